@@ -1,0 +1,72 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+/** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** postgres://… switches the store to PostgreSQL; absent means the SQLite file under dataDir. */
+  databaseUrl?: string;
+  chromePath: string;
+  allowPrivateTargets: boolean;
+  agentSlots: number;
+  /** Run the in-process agent (default). `serve --no-agent` turns it off for API-only nodes. */
+  agent: boolean;
+  locationName: string;
+  locationRegion: string;
+  /** Emit `gtmetrix_grade`/`gtmetrix_score` besides `service_*` (COMPAT.md). */
+  legacyBrandFields: boolean;
+  /** Honour X-Forwarded-Proto/Host when building links. */
+  trustProxy: boolean;
+  /** Lease of a claimed test; renewed while it runs. */
+  leaseMs: number;
+  /** Upper bound of one run. */
+  runTimeoutMs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const databaseUrl = env.WEBGAUGE_DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`WEBGAUGE_DATABASE_URL must start with postgres:// (got "${databaseUrl}"); leave it unset for SQLite`);
+  }
+  const config: Config = {
+    host: env.WEBGAUGE_HOST || '127.0.0.1',
+    port: intVar(env, 'WEBGAUGE_PORT', 8080, 0, 65535),
+    dataDir: resolve(env.WEBGAUGE_DATA_DIR || './data'),
+    databaseUrl,
+    chromePath: env.WEBGAUGE_CHROME_PATH || '/usr/bin/chromium',
+    allowPrivateTargets: boolVar(env, 'WEBGAUGE_ALLOW_PRIVATE_TARGETS', false),
+    agentSlots: intVar(env, 'WEBGAUGE_AGENT_SLOTS', Math.max(1, Math.floor(availableParallelism() / 2)), 0, 64),
+    agent: boolVar(env, 'WEBGAUGE_AGENT', true),
+    locationName: env.WEBGAUGE_LOCATION_NAME || 'Local',
+    locationRegion: env.WEBGAUGE_LOCATION_REGION || 'Local',
+    legacyBrandFields: boolVar(env, 'WEBGAUGE_LEGACY_BRAND_FIELDS', true),
+    trustProxy: boolVar(env, 'WEBGAUGE_TRUST_PROXY', false),
+    leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
+    runTimeoutMs: intVar(env, 'WEBGAUGE_RUN_TIMEOUT_MS', 120_000, 5_000, 3_600_000),
+    logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',
+  };
+  return { ...config, ...overrides };
+}

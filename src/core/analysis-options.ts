@@ -1,0 +1,37 @@
+/**
+ * The normalised analysis options of a test: what POST /tests accepted, with defaults filled in.
+ * Stored with the test and the report, returned by the `analysis-options` resource, and hashed into the
+ * page fingerprint. Optional fields are absent (not undefined) when the user did not give them.
+ */
+export type ReportType = 'lighthouse' | 'legacy' | 'lighthouse,legacy' | 'none';
+export type Retention = 1 | 6 | 12 | 24;
+export type Flag = 0 | 1;
+
+export interface AnalysisOptions {
+  url: string;
+  location: string;
+  browser: string;
+  report: ReportType;
+  retention: Retention;
+  httpauth_username?: string;
+  httpauth_password?: string;
+  adblock: Flag;
+  cookies: string[];
+  video: Flag;
+  stop_onload: Flag;
+  /** `down/up/latency`: Kbit/s, Kbit/s, ms. */
+  throttle?: string;
+  allow_url: string[];
+  block_url: string[];
+  /** `host:ip` overrides. */
+  dns: string[];
+  simulate_device?: string;
+  user_agent?: string;
+  browser_width?: number;
+  browser_height?: number;
+  browser_dppx?: number;
+  browser_rotate: Flag;
+}
+
+/** The options whose only effect is on what is produced, not on the page load; excluded from page identity. */
+export const NON_IDENTITY_OPTIONS = ['retention', 'video', 'httpauth_password'] as const;

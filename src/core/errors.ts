@@ -1,0 +1,71 @@
+/**
+ * The spec's error table (part 7) in one place. Every failure the service reports maps to one of these
+ * codes; `ApiError` carries the code and a detail that tells the user what to fix.
+ */
+export const ERRORS = {
+  E40000: { status: 400, title: 'Unknown request' },
+  E40001: { status: 400, title: 'Invalid resource request' },
+  E40002: { status: 400, title: 'Request body syntax error' },
+  E40003: { status: 400, title: 'Invalid parameter' },
+  E40004: { status: 400, title: 'Invalid test parameter' },
+  E40005: { status: 400, title: 'Invalid query parameter' },
+  E40006: { status: 400, title: 'Unknown filter value' },
+  E40007: { status: 400, title: 'Invalid sort value' },
+  E40008: { status: 400, title: 'Invalid page parameter' },
+  E40009: { status: 400, title: 'Invalid tag name or description' },
+  E4001: { status: 400, title: 'Invalid request parameter' },
+  E40100: { status: 401, title: 'Invalid API key' },
+  E40201: { status: 402, title: 'Insufficient API credits' },
+  E40300: { status: 403, title: 'E-mail address not validated' },
+  E40301: { status: 403, title: 'Role has no access to this feature' },
+  E40302: { status: 403, title: 'Plan lacks full PDF generation' },
+  E40303: { status: 403, title: 'Update not permitted' },
+  E40400: { status: 404, title: 'Test not found' },
+  E40401: { status: 404, title: 'Report not found' },
+  E40402: { status: 404, title: 'Page not found' },
+  E40403: { status: 404, title: 'Browser not found' },
+  E40404: { status: 404, title: 'Location not found' },
+  E40405: { status: 404, title: 'Screenshot not found' },
+  E40406: { status: 404, title: 'HAR not found' },
+  E40407: { status: 404, title: 'Resource not found' },
+  E40408: { status: 404, title: 'Simulated device not found' },
+  E40409: { status: 404, title: 'Filmstrip unavailable' },
+  E40410: { status: 404, title: 'Lighthouse JSON unavailable' },
+  E40411: { status: 404, title: 'Optimized images unavailable' },
+  E40412: { status: 404, title: 'Optimized images expired' },
+  E40413: { status: 404, title: 'PageSpeed JSON unavailable' },
+  E40414: { status: 404, title: 'YSlow JSON unavailable' },
+  E40415: { status: 404, title: 'PageSpeed files unavailable' },
+  E40416: { status: 404, title: 'PageSpeed files expired' },
+  E40417: { status: 404, title: 'Tag not found' },
+  E40500: { status: 405, title: 'Method not allowed' },
+  E41500: { status: 415, title: 'Unsupported media type' },
+  E41600: { status: 416, title: 'Range not satisfiable' },
+  E42900: { status: 429, title: 'Too many tests pending' },
+  E42901: { status: 429, title: 'Rate limit exceeded' },
+  E42902: { status: 429, title: 'Another report list query is running' },
+  E42903: { status: 429, title: 'Too many PDF requests' },
+  E50000: { status: 500, title: 'Internal server error' },
+  E50001: { status: 500, title: 'Error generating the PDF' },
+  E50002: { status: 500, title: 'Error generating Lighthouse JSON' },
+  E50200: { status: 502, title: 'Application server temporarily unavailable' },
+  E50300: { status: 503, title: 'Application server temporarily unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly title: string;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    /** Extra response headers, e.g. Retry-After or the rate-limit reset. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? ERRORS[code].title);
+    this.name = 'ApiError';
+    this.status = ERRORS[code].status;
+    this.title = ERRORS[code].title;
+  }
+}

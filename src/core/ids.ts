@@ -1,0 +1,19 @@
+import { randomBytes, createHash } from 'node:crypto';
+
+/** Random, URL-safe, unguessable IDs: 9 bytes = 72 bits, 12 base64url characters. */
+export function newId(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+/** API keys: 32 lowercase hex characters (128 bits), like the keys existing clients expect. */
+export function newApiKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * Keys are stored as SHA-256: they are 128-bit random secrets, so a fast hash is enough (no dictionary to
+ * brute-force) and lets us look an account up by the hash in one indexed query.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}

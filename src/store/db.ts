@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import type { Database } from './schema.js';
+import { migrations } from './migrations/index.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) and numeric come back as strings from pg by default; our values are ms timestamps and
+// counts that fit a double exactly.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+
+export interface OpenStoreOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /** Override the SQLite file (tests use a temporary one). */
+  sqliteFile?: string;
+  poolSize?: number;
+}
+
+export async function openStore(opts: OpenStoreOptions): Promise<Store> {
+  let db: Kysely<Database>;
+  let engine: Engine;
+  if (opts.databaseUrl) {
+    engine = 'postgres';
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // Fail fast with a clear message instead of on the first request.
+    try {
+      const client = await pool.connect();
+      client.release();
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw new Error(`Cannot connect to PostgreSQL at ${redactUrl(opts.databaseUrl)}: ${(err as Error).message}`);
+    }
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    engine = 'sqlite';
+    mkdirSync(opts.dataDir, { recursive: true });
+    const file = opts.sqliteFile ?? join(opts.dataDir, 'webgauge.sqlite');
+    const sqlite = new SQLite(file);
+    // WAL lets readers run beside the single writer; busy_timeout absorbs short write contention.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  await migrate(db);
+  return { db, engine, close: () => db.destroy() };
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
+  }
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}

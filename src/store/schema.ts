@@ -1,0 +1,115 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table shapes as Kysely sees them. Times are integer milliseconds; credits are integer tenths so that
+ * 0.7 + 0.2 never drifts. JSON columns are text on both engines (portable, and we never query inside them).
+ */
+export interface AccountsTable {
+  id: string;
+  email: string;
+  plan: string;
+  role: string;
+  team_owner_id: string | null;
+  api_key_hash: string;
+  credits_tenths: number;
+  credits_refilled_at: number;
+  email_validated: number;
+  created: number;
+}
+
+export interface TestsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  options: string;
+  fingerprint: string;
+  source: string;
+  state: string;
+  error: string | null;
+  browser: string;
+  location: string;
+  created: number;
+  started: number | null;
+  finished: number | null;
+  lease_owner: string | null;
+  lease_expires: number | null;
+  attempts: Generated<number>;
+  credits_tenths: number;
+  report_id: string | null;
+  page_id: string | null;
+}
+
+export interface ReportsTable {
+  id: string;
+  account_id: string;
+  test_id: string;
+  page_id: string;
+  url: string;
+  source: string;
+  report_type: string;
+  options: string;
+  created: number;
+  expires: number;
+  browser: string;
+  location: string;
+  user_agent: string;
+  /** JSON array of artifact names present for this report. */
+  resources: string;
+  filmstrip_frames: number;
+  service_grade: string | null;
+  service_score: number | null;
+  performance_score: number | null;
+  structure_score: number | null;
+  pagespeed_score: number | null;
+  yslow_score: number | null;
+  html_bytes: number;
+  page_bytes: number;
+  page_requests: number;
+  redirect_duration: number;
+  connect_duration: number;
+  backend_duration: number;
+  time_to_first_byte: number;
+  first_paint_time: number;
+  first_contentful_paint: number;
+  dom_interactive_time: number;
+  dom_content_loaded_time: number;
+  dom_content_loaded_duration: number;
+  onload_time: number;
+  onload_duration: number;
+  fully_loaded_time: number;
+  rum_speed_index: number;
+  speed_index: number | null;
+  largest_contentful_paint: number | null;
+  time_to_interactive: number | null;
+  total_blocking_time: number | null;
+  cumulative_layout_shift: number | null;
+}
+
+export interface PagesTable {
+  id: string;
+  account_id: string;
+  url: string;
+  fingerprint: string;
+  options: string;
+  created: number;
+  browser: string;
+  location: string;
+  monitored: string;
+  latest_report_id: string | null;
+  latest_report_time: number | null;
+  report_count: number;
+}
+
+export interface RateLimitsTable {
+  account_id: string;
+  window_start: number;
+  count: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  tests: TestsTable;
+  reports: ReportsTable;
+  pages: PagesTable;
+  rate_limits: RateLimitsTable;
+}
