@@ -1,0 +1,141 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, AccountsTable } from '../store/schema.js';
+import { clock } from './clock.js';
+import { hashApiKey, newApiKey, newId } from './ids.js';
+import { PLANS, isPlanName, type Plan, type PlanName, type Role } from './plans.js';
+
+export const DAY_MS = 86_400_000;
+
+/** Who is calling: the key's own account, and the account whose data and credits it works with. */
+export interface Principal {
+  /** The account that owns the data: the key's account, or its team owner for a team member. */
+  accountId: string;
+  /** The account the API key belongs to. */
+  keyAccountId: string;
+  apiKey: string;
+  email: string;
+  role: Role;
+  plan: Plan;
+  emailValidated: boolean;
+}
+
+export type Db = Kysely<Database> | Transaction<Database>;
+
+export const tenths = (credits: number): number => Math.round(credits * 10);
+export const fromTenths = (t: number): number => Math.round(t) / 10;
+
+export interface CreateAccountInput {
+  email: string;
+  plan: PlanName;
+  credits?: number;
+  role?: Role;
+  /** E-mail of the team owner whose data a member works with. */
+  teamOf?: string;
+  emailValidated?: boolean;
+}
+
+export class AccountInputError extends Error {}
+
+export async function createAccount(db: Kysely<Database>, input: CreateAccountInput): Promise<{ id: string; apiKey: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AccountInputError(`"${input.email}" is not an e-mail address`);
+  if (!isPlanName(input.plan)) throw new AccountInputError(`plan must be basic or pro, got "${input.plan}"`);
+  const role = input.role ?? 'owner';
+  if (role !== 'owner' && role !== 'viewer') throw new AccountInputError(`role must be owner or viewer, got "${role}"`);
+  let teamOwnerId: string | null = null;
+  if (input.teamOf) {
+    const owner = await db.selectFrom('accounts').select(['id', 'team_owner_id']).where('email', '=', input.teamOf.trim().toLowerCase()).executeTakeFirst();
+    if (!owner) throw new AccountInputError(`no account with e-mail ${input.teamOf} to join as a team member`);
+    teamOwnerId = owner.team_owner_id ?? owner.id;
+  } else if (role === 'viewer') {
+    throw new AccountInputError('a viewer must belong to a team: give --team-of EMAIL');
+  }
+  const existing = await db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+  if (existing) throw new AccountInputError(`an account with e-mail ${email} already exists`);
+  const plan = PLANS[input.plan];
+  const credits = input.credits ?? plan.initialCredits;
+  if (!Number.isFinite(credits) || credits < 0) throw new AccountInputError(`credits must be a number ≥ 0`);
+  const apiKey = newApiKey();
+  const id = newId();
+  const now = clock.now();
+  await db
+    .insertInto('accounts')
+    .values({
+      id,
+      email,
+      plan: plan.name,
+      role,
+      team_owner_id: teamOwnerId,
+      api_key_hash: hashApiKey(apiKey),
+      credits_tenths: tenths(credits),
+      credits_refilled_at: now,
+      email_validated: input.emailValidated === false ? 0 : 1,
+      created: now,
+    })
+    .execute();
+  return { id, apiKey };
+}
+
+export async function regenerateKey(db: Kysely<Database>, email: string): Promise<string> {
+  const apiKey = newApiKey();
+  const res = await db
+    .updateTable('accounts')
+    .set({ api_key_hash: hashApiKey(apiKey) })
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) throw new AccountInputError(`no account with e-mail ${email}`);
+  return apiKey;
+}
+
+export async function countAccounts(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function authenticate(db: Kysely<Database>, apiKey: string): Promise<Principal | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('api_key_hash', '=', hashApiKey(apiKey)).executeTakeFirst();
+  if (!row) return null;
+  let owner: AccountsTable = row;
+  if (row.team_owner_id) {
+    const o = await db.selectFrom('accounts').selectAll().where('id', '=', row.team_owner_id).executeTakeFirst();
+    if (!o) return null;
+    owner = o;
+  }
+  return {
+    accountId: owner.id,
+    keyAccountId: row.id,
+    apiKey,
+    email: row.email,
+    role: row.role as Role,
+    plan: PLANS[owner.plan as PlanName] ?? PLANS.basic,
+    emailValidated: row.email_validated === 1,
+  };
+}
+
+/**
+ * Daily refill: once a day has passed since the last refill, a balance below the plan's allowance goes back up
+ * to it; a balance at or above it is left alone (credits never accumulate beyond the allowance by refilling).
+ * Returns the balance in tenths after any refill. Call inside the transaction that spends credits.
+ */
+export async function refilledCredits(db: Db, accountId: string): Promise<{ tenths: number; nextRefill: number; plan: Plan }> {
+  const acc = await db.selectFrom('accounts').select(['credits_tenths', 'credits_refilled_at', 'plan']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  const plan = PLANS[acc.plan as PlanName] ?? PLANS.basic;
+  const now = clock.now();
+  let balance = acc.credits_tenths;
+  let refilledAt = acc.credits_refilled_at;
+  if (now - refilledAt >= DAY_MS) {
+    const days = Math.floor((now - refilledAt) / DAY_MS);
+    refilledAt += days * DAY_MS;
+    balance = Math.max(balance, tenths(plan.dailyCredits));
+    await db.updateTable('accounts').set({ credits_tenths: balance, credits_refilled_at: refilledAt }).where('id', '=', accountId).execute();
+  }
+  return { tenths: balance, nextRefill: refilledAt + DAY_MS, plan };
+}
+
+export async function adjustCredits(db: Db, accountId: string, deltaTenths: number): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ credits_tenths: eb('credits_tenths', '+', deltaTenths) }))
+    .where('id', '=', accountId)
+    .execute();
+}

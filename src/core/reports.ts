@@ -1,0 +1,238 @@
+import type { Selectable } from 'kysely';
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { Store } from '../store/db.js';
+import type { ReportsTable } from '../store/schema.js';
+import type { RunResult } from '../runner/types.js';
+import { grade, structureScore } from '../analysis/grade.js';
+import type { AnalysisOptions } from './analysis-options.js';
+import type { Db } from './accounts.js';
+import { clock } from './clock.js';
+import { newId } from './ids.js';
+import type { TestRow } from './tests.js';
+
+export type ReportRow = Selectable<ReportsTable>;
+
+/** Artifact names as stored; the API maps resource names onto them. */
+export const ARTIFACT = {
+  lighthouse: 'lighthouse.json',
+  har: 'net.har',
+  screenshot: 'screenshot.jpg',
+  filmstrip: 'filmstrip.json',
+  frame: (i: number) => `filmstrip/${i}.jpg`,
+} as const;
+
+export const artifactKey = (reportId: string, name: string): string => `${reportId}/${name}`;
+
+export interface FilmstripIndex {
+  frames: { id: string; timestamp: number }[];
+}
+
+export function reportExpiry(createdMs: number, retentionMonths: number): number {
+  const d = new Date(createdMs);
+  d.setUTCMonth(d.getUTCMonth() + retentionMonths);
+  return d.getTime();
+}
+
+/**
+ * Turn a finished run into a report: files first (under the report's own folder), then one transaction that
+ * re-checks the agent still holds the test, creates the report, finds or creates its page and completes the test.
+ * Returns false (and leaves nothing behind) when the agent had lost the test.
+ */
+export async function completeTest(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult): Promise<boolean> {
+  const test = await store.db.selectFrom('tests').selectAll().where('id', '=', testId).executeTakeFirst();
+  if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
+  const options = JSON.parse(test.options) as AnalysisOptions;
+  const withLighthouse = options.report.includes('lighthouse');
+  const reportId = test.id; // COMPAT: the report ID equals the ID of its test.
+
+  const resources: string[] = [ARTIFACT.har, ARTIFACT.screenshot];
+  const writes: Promise<void>[] = [
+    artifacts.put(artifactKey(reportId, ARTIFACT.har), JSON.stringify(result.har)),
+    artifacts.put(artifactKey(reportId, ARTIFACT.screenshot), result.screenshot),
+  ];
+  let frames = 0;
+  if (withLighthouse && result.lighthouse) {
+    resources.push(ARTIFACT.lighthouse);
+    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.lighthouse), JSON.stringify(result.lighthouse)));
+  }
+  if (withLighthouse && result.filmstrip.length > 0) {
+    const index: FilmstripIndex = { frames: [] };
+    result.filmstrip.forEach((f, i) => {
+      index.frames.push({ id: String(i), timestamp: Math.round(f.timestamp) });
+      writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.frame(i)), f.jpeg));
+    });
+    frames = result.filmstrip.length;
+    resources.push(ARTIFACT.filmstrip);
+    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.filmstrip), JSON.stringify(index)));
+  }
+  try {
+    await Promise.all(writes);
+  } catch (err) {
+    await artifacts.removePrefix(reportId);
+    throw err;
+  }
+
+  const m = result.metrics;
+  const lh = withLighthouse && result.lighthouse ? m : undefined;
+  const perf = lh?.performance_score;
+  const structure = withLighthouse ? structureScore((result.lighthouse as { audits?: Record<string, { score?: number | null; scoreDisplayMode?: string }> } | undefined)?.audits) : undefined;
+  const graded = perf !== undefined && structure !== undefined ? grade(perf, structure) : undefined;
+  const now = clock.now();
+
+  const ok = await store.db.transaction().execute(async (trx) => {
+    const claimed = await trx
+      .updateTable('tests')
+      .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
+      .where('id', '=', testId)
+      .where('state', '=', 'started')
+      .where('lease_owner', '=', agentId)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return false;
+    const pageId = await findOrCreatePage(trx, test, options, now);
+    await trx
+      .insertInto('reports')
+      .values({
+        id: reportId,
+        account_id: test.account_id,
+        test_id: test.id,
+        page_id: pageId,
+        url: test.url,
+        source: test.source,
+        report_type: options.report,
+        options: test.options,
+        created: now,
+        expires: reportExpiry(now, options.retention),
+        browser: test.browser,
+        location: test.location,
+        user_agent: result.userAgent,
+        resources: JSON.stringify(resources),
+        filmstrip_frames: frames,
+        service_grade: graded?.grade ?? null,
+        service_score: graded?.score ?? null,
+        performance_score: perf ?? null,
+        structure_score: graded ? structure! : null,
+        pagespeed_score: null,
+        yslow_score: null,
+        html_bytes: m.html_bytes,
+        page_bytes: m.page_bytes,
+        page_requests: m.page_requests,
+        redirect_duration: m.redirect_duration,
+        connect_duration: m.connect_duration,
+        backend_duration: m.backend_duration,
+        time_to_first_byte: m.time_to_first_byte,
+        first_paint_time: m.first_paint_time,
+        first_contentful_paint: m.first_contentful_paint,
+        dom_interactive_time: m.dom_interactive_time,
+        dom_content_loaded_time: m.dom_content_loaded_time,
+        dom_content_loaded_duration: m.dom_content_loaded_duration,
+        onload_time: m.onload_time,
+        onload_duration: m.onload_duration,
+        fully_loaded_time: m.fully_loaded_time,
+        rum_speed_index: m.rum_speed_index,
+        speed_index: lh?.speed_index ?? null,
+        largest_contentful_paint: lh?.largest_contentful_paint ?? null,
+        time_to_interactive: lh?.time_to_interactive ?? null,
+        total_blocking_time: lh?.total_blocking_time ?? null,
+        cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
+      })
+      .execute();
+    await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
+    await refreshPage(trx, pageId);
+    return true;
+  });
+  if (!ok) await artifacts.removePrefix(reportId);
+  return ok;
+}
+
+async function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions, now: number): Promise<string> {
+  await trx
+    .insertInto('pages')
+    .values({
+      id: newId(),
+      account_id: test.account_id,
+      url: test.url,
+      fingerprint: test.fingerprint,
+      options: test.options,
+      created: now,
+      browser: options.browser,
+      location: options.location,
+      monitored: 'no',
+      latest_report_id: null,
+      latest_report_time: null,
+      report_count: 0,
+    })
+    .onConflict((oc) => oc.columns(['account_id', 'url', 'fingerprint']).doNothing())
+    .execute();
+  const page = await trx
+    .selectFrom('pages')
+    .select('id')
+    .where('account_id', '=', test.account_id)
+    .where('url', '=', test.url)
+    .where('fingerprint', '=', test.fingerprint)
+    .executeTakeFirstOrThrow();
+  // The page's settings are those of the last test that produced a report for it (used by page retest).
+  await trx.updateTable('pages').set({ options: test.options }).where('id', '=', page.id).execute();
+  return page.id;
+}
+
+/**
+ * Recompute a page's report count and latest report from its valid reports; a page left with none is deleted.
+ * Returns false when the page was deleted.
+ */
+export async function refreshPage(trx: Db, pageId: string): Promise<boolean> {
+  const now = clock.now();
+  const stats = await trx
+    .selectFrom('reports')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('page_id', '=', pageId)
+    .where('expires', '>', now)
+    .executeTakeFirstOrThrow();
+  const count = Number(stats.n);
+  if (count === 0) {
+    await trx.deleteFrom('pages').where('id', '=', pageId).execute();
+    return false;
+  }
+  const latest = await trx
+    .selectFrom('reports')
+    .select(['id', 'created'])
+    .where('page_id', '=', pageId)
+    .where('expires', '>', now)
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable('pages')
+    .set({ report_count: count, latest_report_id: latest.id, latest_report_time: latest.created })
+    .where('id', '=', pageId)
+    .execute();
+  return true;
+}
+
+/** A valid (not expired) report of this account. */
+export async function getReport(db: Db, accountId: string, id: string): Promise<ReportRow | undefined> {
+  return db
+    .selectFrom('reports')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('expires', '>', clock.now())
+    .executeTakeFirst();
+}
+
+/** A valid report by ID alone: for the public report page, whose unguessable URL is the credential. */
+export async function getReportById(db: Db, id: string): Promise<ReportRow | undefined> {
+  return db.selectFrom('reports').selectAll().where('id', '=', id).where('expires', '>', clock.now()).executeTakeFirst();
+}
+
+export async function deleteReport(store: Store, artifacts: ArtifactStore, report: ReportRow): Promise<void> {
+  await store.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('reports').where('id', '=', report.id).execute();
+    await refreshPage(trx, report.page_id);
+  });
+  await artifacts.removePrefix(report.id);
+}
+
+export function reportResources(report: ReportRow): Set<string> {
+  return new Set(JSON.parse(report.resources) as string[]);
+}

@@ -1,0 +1,193 @@
+import { sql, type Selectable } from 'kysely';
+import type { Store } from '../store/db.js';
+import type { TestsTable } from '../store/schema.js';
+import type { AnalysisOptions } from './analysis-options.js';
+import { adjustCredits, fromTenths, refilledCredits, type Db, type Principal } from './accounts.js';
+import { clock } from './clock.js';
+import { ApiError } from './errors.js';
+import { newId } from './ids.js';
+import { optionsFingerprint } from './options.js';
+import { testCostTenths } from './pricing.js';
+
+export type TestRow = Selectable<TestsTable>;
+export type TestSource = 'api' | 'on-demand' | 'monitored';
+
+/** Tests are kept (and served) for 24 hours. */
+export const TEST_RETENTION_MS = 86_400_000;
+/** A test whose lease ran out this many times is failed instead of requeued. */
+export const MAX_ATTEMPTS = 2;
+
+export interface StartedTest {
+  test: TestRow;
+  creditsLeft: number;
+  creditsUsed: number;
+}
+
+/**
+ * Queue a test and charge its credits in one transaction, after the concurrency and credit checks.
+ * PostgreSQL locks the account row so two concurrent starts cannot both pass the checks; SQLite has one writer.
+ */
+export async function startTest(store: Store, principal: Principal, options: AnalysisOptions, source: TestSource): Promise<StartedTest> {
+  if (principal.role === 'viewer') {
+    throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
+  }
+  const cost = testCostTenths(options);
+  const fingerprint = optionsFingerprint(options);
+  return store.db.transaction().execute(async (trx) => {
+    if (store.engine === 'postgres') {
+      await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
+    }
+    const active = await trx
+      .selectFrom('tests')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', principal.accountId)
+      .where('state', 'in', ['queued', 'started'])
+      .executeTakeFirstOrThrow();
+    if (Number(active.n) >= principal.plan.concurrentTests) {
+      throw new ApiError(
+        'E42900',
+        `This account already has ${Number(active.n)} tests queued or running, the limit of the ${principal.plan.name} plan; retry after one of them completes.`,
+      );
+    }
+    const credits = await refilledCredits(trx, principal.accountId);
+    if (credits.tenths < cost) {
+      throw new ApiError(
+        'E40201',
+        `This test costs ${fromTenths(cost)} credits and the account has ${fromTenths(credits.tenths)}; credits refill at ${new Date(credits.nextRefill).toISOString()}.`,
+      );
+    }
+    await adjustCredits(trx, principal.accountId, -cost);
+    const page = await trx
+      .selectFrom('pages')
+      .select('id')
+      .where('account_id', '=', principal.accountId)
+      .where('url', '=', options.url)
+      .where('fingerprint', '=', fingerprint)
+      .executeTakeFirst();
+    const test: TestRow = {
+      id: newId(),
+      account_id: principal.accountId,
+      url: options.url,
+      options: JSON.stringify(options),
+      fingerprint,
+      source,
+      state: 'queued',
+      error: null,
+      browser: options.browser,
+      location: options.location,
+      created: clock.now(),
+      started: null,
+      finished: null,
+      lease_owner: null,
+      lease_expires: null,
+      attempts: 0,
+      credits_tenths: cost,
+      report_id: null,
+      page_id: page?.id ?? null,
+    };
+    await trx.insertInto('tests').values(test).execute();
+    return { test, creditsLeft: fromTenths(credits.tenths - cost), creditsUsed: fromTenths(cost) };
+  });
+}
+
+/** A test of this account, if it exists and is within its 24 h retention. */
+export async function getTest(db: Db, accountId: string, id: string): Promise<TestRow | undefined> {
+  return db
+    .selectFrom('tests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('created', '>', clock.now() - TEST_RETENTION_MS)
+    .executeTakeFirst();
+}
+
+/** Atomically take the oldest queued test of a location and give the agent a lease on it. */
+export async function claimTest(store: Store, location: string, agentId: string, leaseMs: number): Promise<TestRow | undefined> {
+  const now = clock.now();
+  const lock = store.engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<TestRow>`
+    update tests set state = 'started', started = ${now}, lease_owner = ${agentId},
+      lease_expires = ${now + leaseMs}, attempts = attempts + 1
+    where id = (
+      select id from tests where state = 'queued' and location = ${location}
+      order by created, id limit 1 ${lock}
+    ) and state = 'queued'
+    returning *`.execute(store.db);
+  return result.rows[0];
+}
+
+/** Extend the lease; false when the agent no longer holds it (the reaper requeued or failed the test). */
+export async function renewLease(db: Db, testId: string, agentId: string, leaseMs: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tests')
+    .set({ lease_expires: clock.now() + leaseMs })
+    .where('id', '=', testId)
+    .where('state', '=', 'started')
+    .where('lease_owner', '=', agentId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Fail a test the agent holds. Credits are refunded: the user got no report for them.
+ * Returns false when the agent no longer held the test.
+ */
+export async function failTest(store: Store, testId: string, agentId: string | null, message: string): Promise<boolean> {
+  return store.db.transaction().execute(async (trx) => {
+    let q = trx
+      .updateTable('tests')
+      .set({ state: 'error', error: message, finished: clock.now(), lease_owner: null, lease_expires: null })
+      .where('id', '=', testId)
+      .where('state', 'in', ['queued', 'started']);
+    if (agentId !== null) q = q.where('lease_owner', '=', agentId);
+    const res = await q.executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    const test = await trx.selectFrom('tests').select(['account_id', 'credits_tenths']).where('id', '=', testId).executeTakeFirstOrThrow();
+    await adjustCredits(trx, test.account_id, test.credits_tenths);
+    return true;
+  });
+}
+
+/** Give a test back to the queue without counting the attempt (the server is stopping, not the test failing). */
+export async function releaseTest(db: Db, testId: string, agentId: string): Promise<void> {
+  await db
+    .updateTable('tests')
+    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', testId)
+    .where('state', '=', 'started')
+    .where('lease_owner', '=', agentId)
+    .execute();
+}
+
+/**
+ * Tests whose lease ran out (agent killed, machine gone): requeue those that have attempts left, fail the
+ * others with an error the user can read. Returns how many of each.
+ */
+export async function reapExpiredLeases(store: Store): Promise<{ requeued: number; failed: number }> {
+  const now = clock.now();
+  const expired = await store.db
+    .selectFrom('tests')
+    .select(['id', 'attempts'])
+    .where('state', '=', 'started')
+    .where('lease_expires', '<', now)
+    .execute();
+  let requeued = 0;
+  let failed = 0;
+  for (const t of expired) {
+    if (t.attempts < MAX_ATTEMPTS) {
+      const res = await store.db
+        .updateTable('tests')
+        .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null })
+        .where('id', '=', t.id)
+        .where('state', '=', 'started')
+        .where('lease_expires', '<', now)
+        .executeTakeFirst();
+      requeued += Number(res.numUpdatedRows);
+    } else if (
+      await failTest(store, t.id, null, 'The test agent stopped responding while running this test, twice; the page may crash the browser or take longer than the run time limit.')
+    ) {
+      failed += 1;
+    }
+  }
+  return { requeued, failed };
+}
