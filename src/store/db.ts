@@ -33,6 +33,9 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
     engine = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle connection cut by the server (restart, failover, terminate) must not crash the process: the pool
+    // drops it and opens a new one on the next query.
+    pool.on('error', (err) => process.stderr.write(`webgauge: PostgreSQL connection lost: ${err.message}\n`));
     // Fail fast with a clear message instead of on the first request.
     try {
       const client = await pool.connect();

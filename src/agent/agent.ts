@@ -1,0 +1,141 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { newId } from '../core/ids.js';
+import type { RunResult, RunSpec } from '../runner/types.js';
+import { RunError } from '../runner/types.js';
+import type { AgentTransport, Job } from './transport.js';
+
+export interface AgentOptions {
+  transport: AgentTransport;
+  location: string;
+  slots: number;
+  leaseMs: number;
+  runTimeoutMs: number;
+  chromePath: string;
+  allowPrivateTargets: boolean;
+  log: Logger;
+  /** The page load; injectable so the queue logic can be driven by a real runner or a benchmark. */
+  run: (spec: RunSpec) => Promise<RunResult>;
+  /** How long an idle slot sleeps before asking again (a wake-up call cuts it short). */
+  idlePollMs?: number;
+}
+
+/**
+ * The work loop: `slots` workers, each claiming one test at a time, renewing its lease while the browser works,
+ * and reporting the outcome. Stopping aborts running loads and hands their tests back to the queue.
+ */
+export class Agent {
+  readonly id = `agent-${newId()}`;
+  private stopping = false;
+  private readonly running = new Map<string, AbortController>();
+  private readonly loops: Promise<void>[] = [];
+  private wakers: (() => void)[] = [];
+
+  constructor(private readonly opts: AgentOptions) {}
+
+  start(): void {
+    for (let i = 0; i < this.opts.slots; i++) this.loops.push(this.loop(i));
+  }
+
+  /** New work was queued: wake idle slots now instead of at their next poll. */
+  wake(): void {
+    const w = this.wakers;
+    this.wakers = [];
+    for (const f of w) f();
+  }
+
+  get activeTests(): string[] {
+    return [...this.running.keys()];
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
+    this.wake();
+    await Promise.allSettled(this.loops);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wakers.push(done);
+    });
+  }
+
+  private async loop(slot: number): Promise<void> {
+    const log = this.opts.log.child({ agent: this.id, slot });
+    while (!this.stopping) {
+      let job: Job | null = null;
+      try {
+        job = await this.opts.transport.claim(this.id, this.opts.location, this.opts.leaseMs);
+      } catch (err) {
+        log.error({ err }, 'claiming a test failed');
+      }
+      if (!job) {
+        await this.sleep(this.opts.idlePollMs ?? 1000);
+        continue;
+      }
+      await this.work(job, log);
+    }
+  }
+
+  private async work(job: Job, log: Logger): Promise<void> {
+    const { transport } = this.opts;
+    const ctrl = new AbortController();
+    this.running.set(job.testId, ctrl);
+    let leaseLost = false;
+    const renewEvery = Math.max(200, Math.floor(this.opts.leaseMs / 3));
+    const renewer = setInterval(() => {
+      transport.renew(this.id, job.testId, this.opts.leaseMs).then(
+        (held) => {
+          if (!held && !leaseLost) {
+            leaseLost = true;
+            ctrl.abort(new Error('lease lost'));
+          }
+        },
+        (err) => log.warn({ err, test: job.testId }, 'lease renewal failed'),
+      );
+    }, renewEvery);
+    const workDir = await mkdtemp(join(tmpdir(), 'webgauge-run-'));
+    const started = Date.now();
+    try {
+      const result = await this.opts.run({
+        testId: job.testId,
+        options: job.options,
+        device: job.device,
+        chromePath: this.opts.chromePath,
+        allowPrivateTargets: this.opts.allowPrivateTargets,
+        workDir,
+        timeoutMs: this.opts.runTimeoutMs,
+        signal: ctrl.signal,
+      });
+      clearInterval(renewer);
+      if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');
+      const done = await transport.complete(this.id, job.testId, result);
+      log.info({ test: job.testId, ms: Date.now() - started, phases: result.phases, stored: done }, 'test completed');
+    } catch (err) {
+      clearInterval(renewer);
+      if (this.stopping) {
+        await transport.release(this.id, job.testId).catch((e) => log.error({ err: e }, 'release failed'));
+        log.info({ test: job.testId }, 'test handed back to the queue (stopping)');
+      } else if (leaseLost) {
+        log.warn({ test: job.testId }, 'lease lost; result discarded');
+      } else {
+        const message =
+          err instanceof RunError ? err.message : 'The test could not be run because of an internal error of the test agent.';
+        if (!(err instanceof RunError)) log.error({ err, test: job.testId }, 'run failed unexpectedly');
+        await transport.fail(this.id, job.testId, message).catch((e) => log.error({ err: e }, 'marking failure failed'));
+      }
+    } finally {
+      clearInterval(renewer);
+      this.running.delete(job.testId);
+      await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { AnalysisOptions } from '../core/analysis-options.js';
+import type { Catalog } from '../core/catalog.js';
+import { deviceProfile } from '../core/catalog.js';
+import { completeTest } from '../core/reports.js';
+import { claimTest, failTest, releaseTest, renewLease } from '../core/tests.js';
+import type { Store } from '../store/db.js';
+import type { DeviceProfile, RunResult } from '../runner/types.js';
+
+/** A unit of work as an agent sees it: no account, no credits. */
+export interface Job {
+  testId: string;
+  options: AnalysisOptions;
+  device?: DeviceProfile;
+}
+
+/**
+ * How an agent talks to the service. In-process today (direct calls into core); the same interface can be
+ * carried over HTTP for remote agents without changing the agent.
+ */
+export interface AgentTransport {
+  claim(agentId: string, location: string, leaseMs: number): Promise<Job | null>;
+  /** false: the lease is lost, stop working on the test. */
+  renew(agentId: string, testId: string, leaseMs: number): Promise<boolean>;
+  complete(agentId: string, testId: string, result: RunResult): Promise<boolean>;
+  fail(agentId: string, testId: string, message: string): Promise<boolean>;
+  /** Hand the test back to the queue (shutdown). */
+  release(agentId: string, testId: string): Promise<void>;
+}
+
+export class InProcessTransport implements AgentTransport {
+  constructor(
+    private readonly store: Store,
+    private readonly artifacts: ArtifactStore,
+    private readonly catalog: Catalog,
+  ) {}
+
+  async claim(agentId: string, location: string, leaseMs: number): Promise<Job | null> {
+    const test = await claimTest(this.store, location, agentId, leaseMs);
+    if (!test) return null;
+    const options = JSON.parse(test.options) as AnalysisOptions;
+    const device = options.simulate_device ? this.catalog.device(options.simulate_device) : undefined;
+    return { testId: test.id, options, device: device ? deviceProfile(device) : undefined };
+  }
+
+  renew(agentId: string, testId: string, leaseMs: number): Promise<boolean> {
+    return renewLease(this.store.db, testId, agentId, leaseMs);
+  }
+
+  complete(agentId: string, testId: string, result: RunResult): Promise<boolean> {
+    return completeTest(this.store, this.artifacts, testId, agentId, result);
+  }
+
+  fail(agentId: string, testId: string, message: string): Promise<boolean> {
+    return failTest(this.store, testId, agentId, message);
+  }
+
+  release(agentId: string, testId: string): Promise<void> {
+    return releaseTest(this.store.db, testId, agentId);
+  }
+}

@@ -1,0 +1,14 @@
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { Config } from '../config.js';
+import type { Catalog } from '../core/catalog.js';
+import type { Store } from '../store/db.js';
+
+/** What route handlers work with. Nothing here is Fastify-specific. */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  artifacts: ArtifactStore;
+  catalog: Catalog;
+  /** Tell the in-process agent that work was queued (no-op when the agent runs elsewhere). */
+  notifyQueued(): void;
+}

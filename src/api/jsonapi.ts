@@ -1,0 +1,81 @@
+import { toSeconds } from '../core/clock.js';
+import { reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
+import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
+import type { Links } from './links.js';
+
+/** JSON:API resource objects. Times leave as Unix seconds; metrics as integers (COMPAT.md). */
+
+export function testResource(t: TestRow, links: Links) {
+  const attributes: Record<string, unknown> = {
+    url: t.url,
+    state: t.state,
+    browser: t.browser,
+    location: t.location,
+    source: t.source,
+    created: toSeconds(t.created),
+  };
+  if (t.page_id) attributes.page = t.page_id;
+  if (t.started !== null) attributes.started = toSeconds(t.started);
+  if ((t.state === 'completed' || t.state === 'error') && t.finished !== null) attributes.finished = toSeconds(t.finished);
+  if (t.state === 'error') attributes.error = t.error ?? 'The test failed.';
+  if (t.state === 'completed' && t.report_id) attributes.report = t.report_id;
+  const l: Record<string, string> = { self: links.test(t.id) };
+  if (t.state === 'completed' && t.report_id) l.report = links.report(t.report_id);
+  l.location = links.location(t.location);
+  l.browser = links.browser(t.browser);
+  return { type: 'test', id: t.id, attributes, links: l };
+}
+
+const METRICS = [
+  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
+  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time',
+  'dom_content_loaded_time', 'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time',
+  'rum_speed_index',
+] as const;
+const LIGHTHOUSE_METRICS = ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time'] as const;
+
+export interface ReportView {
+  /** Also emit gtmetrix_grade / gtmetrix_score (COMPAT.md). */
+  legacyBrandFields: boolean;
+  pageTags: string[];
+  now: number;
+}
+
+export function reportResource(r: ReportRow, links: Links, view: ReportView) {
+  const a: Record<string, unknown> = {
+    url: r.url,
+    page: r.page_id,
+  };
+  if (r.created > view.now - TEST_RETENTION_MS) a.test = r.test_id;
+  a.source = r.source;
+  a.page_tags = view.pageTags;
+  a.created = toSeconds(r.created);
+  a.expires = toSeconds(r.expires);
+  a.browser = r.browser;
+  a.location = r.location;
+  if (r.service_grade !== null) {
+    a.service_grade = r.service_grade;
+    a.service_score = r.service_score;
+    if (view.legacyBrandFields) {
+      a.gtmetrix_grade = r.service_grade;
+      a.gtmetrix_score = r.service_score;
+    }
+  }
+  if (r.performance_score !== null) a.performance_score = r.performance_score;
+  if (r.structure_score !== null) a.structure_score = r.structure_score;
+  if (r.pagespeed_score !== null) a.pagespeed_score = r.pagespeed_score;
+  if (r.yslow_score !== null) a.yslow_score = r.yslow_score;
+  for (const k of METRICS) a[k] = Math.round(r[k]);
+  for (const k of LIGHTHOUSE_METRICS) if (r[k] !== null) a[k] = Math.round(r[k]!);
+  if (r.cumulative_layout_shift !== null) a.cumulative_layout_shift = r.cumulative_layout_shift;
+
+  const have = reportResources(r);
+  const l: Record<string, string> = { self: links.report(r.id) };
+  l.analysis_options = links.resource(r.id, 'analysis-options');
+  if (have.has(ARTIFACT.har)) l.har = links.resource(r.id, 'net.har');
+  l.report_url = links.reportPage(r.id);
+  if (have.has(ARTIFACT.screenshot)) l.screenshot = links.resource(r.id, 'screenshot.jpg');
+  if (have.has(ARTIFACT.filmstrip)) l.filmstrip = links.resource(r.id, 'filmstrip.json');
+  if (have.has(ARTIFACT.lighthouse)) l.lighthouse = links.resource(r.id, 'lighthouse.json');
+  return { type: 'report', id: r.id, attributes: a, links: l };
+}

@@ -1,0 +1,167 @@
+import type { FastifyReply } from 'fastify';
+import type { AnalysisOptions } from '../../core/analysis-options.js';
+import { clock } from '../../core/clock.js';
+import { ApiError, type ErrorCode } from '../../core/errors.js';
+import { publicOptions } from '../../core/options.js';
+import { ARTIFACT, artifactKey, deleteReport, getReport, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
+import { principalOf } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { JSONAPI } from '../errors.js';
+import { reportResource } from '../jsonapi.js';
+import type { Links } from '../links.js';
+import type { Router } from '../router.js';
+import { queueAndRespond } from './tests.js';
+
+const IMMUTABLE = 'max-age=31536000';
+
+/** Resource names of spec 4.2, and the link-attribute names accepted as aliases (COMPAT.md). */
+const RESOURCE_NAMES: Record<string, string> = {
+  'screenshot.jpg': 'screenshot.jpg',
+  screenshot: 'screenshot.jpg',
+  'filmstrip.json': 'filmstrip.json',
+  filmstrip: 'filmstrip.json',
+  'filmstrip-frame.jpg': 'filmstrip-frame.jpg',
+  'filmstrip-frame': 'filmstrip-frame.jpg',
+  'net.har': 'net.har',
+  har: 'net.har',
+  'analysis-options': 'analysis-options',
+  analysis_options: 'analysis-options',
+  'video.mp4': 'video.mp4',
+  video: 'video.mp4',
+  'optimized-images.tar': 'optimized-images.tar',
+  optimized_images: 'optimized-images.tar',
+  'report.pdf': 'report.pdf',
+  report_pdf: 'report.pdf',
+  'lighthouse.json': 'lighthouse.json',
+  lighthouse: 'lighthouse.json',
+  'pagespeed.json': 'pagespeed.json',
+  pagespeed: 'pagespeed.json',
+  'pagespeed-files.tar': 'pagespeed-files.tar',
+  pagespeed_files: 'pagespeed-files.tar',
+  'yslow.json': 'yslow.json',
+  yslow: 'yslow.json',
+  'resource-summary': 'resource-summary',
+  resource_summary: 'resource-summary',
+};
+
+/** Resources this server does not produce yet answer their spec "unavailable" code, never a fake file. */
+const NOT_PRODUCED: Record<string, [ErrorCode, string]> = {
+  'video.mp4': ['E40407', 'This report has no video; run the test with video=1.'],
+  'report.pdf': ['E40407', 'PDF reports are not available on this server yet.'],
+  'optimized-images.tar': ['E40411', 'Optimized images are not available for this report.'],
+  'pagespeed.json': ['E40413', 'This report has no PageSpeed data; it is not a legacy report.'],
+  'pagespeed-files.tar': ['E40415', 'This report has no PageSpeed files; it is not a legacy report.'],
+  'yslow.json': ['E40414', 'This report has no YSlow data; it is not a legacy report.'],
+  'resource-summary': ['E40407', 'The resource summary is not available on this server yet.'],
+};
+
+async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportRow> {
+  const report = await getReport(ctx.store.db, accountId, id);
+  if (!report) throw new ApiError(code, `No report with ID ${id} in this account (it may have expired or been deleted).`);
+  return report;
+}
+
+async function sendArtifact(
+  ctx: AppContext,
+  reply: FastifyReply,
+  report: ReportRow,
+  name: string,
+  type: string,
+  missing: [ErrorCode, string],
+): Promise<FastifyReply> {
+  if (!reportResources(report).has(name)) throw new ApiError(...missing);
+  const data = await ctx.artifacts.get(artifactKey(report.id, name));
+  if (!data) throw new ApiError(...missing);
+  return reply.code(200).header('Cache-Control', IMMUTABLE).type(type).send(data);
+}
+
+export function registerReportRoutes(r: Router, ctx: AppContext): void {
+  const view = (links: Links, report: ReportRow) =>
+    reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: [], now: clock.now() });
+
+  r.get('/reports/:id', async (req, reply, links) => {
+    const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id);
+    const data = view(links, report);
+    return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
+  });
+
+  r.delete('/reports/:id', async (req, reply) => {
+    const principal = principalOf(req);
+    const report = await loadReport(ctx, principal.accountId, (req.params as { id: string }).id);
+    if (principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete reports.');
+    await deleteReport(ctx.store, ctx.artifacts, report);
+    return reply.type(JSONAPI).send({ data: { type: 'report', id: report.id } });
+  });
+
+  r.post('/reports/:id/retest', async (req, reply, links) => {
+    // The spec assigns E40402 to an unknown report here.
+    const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id, 'E40402');
+    return queueAndRespond(ctx, req, reply, links, JSON.parse(report.options) as AnalysisOptions, 'api');
+  });
+
+  r.get('/reports/:id/resources/:name', async (req, reply, links) => {
+    const { id, name: rawName } = req.params as { id: string; name: string };
+    const report = await loadReport(ctx, principalOf(req).accountId, id);
+    const name = RESOURCE_NAMES[rawName];
+    if (!name) {
+      throw new ApiError('E40001', `Unknown resource "${rawName}"; use one of ${Object.keys(RESOURCE_NAMES).filter((n) => n.includes('.') || n.includes('-')).join(', ')}.`);
+    }
+    const query = req.query as Record<string, string | string[] | undefined>;
+    switch (name) {
+      case 'screenshot.jpg':
+        return sendArtifact(ctx, reply, report, ARTIFACT.screenshot, 'image/jpeg', ['E40405', 'This report has no screenshot.']);
+      case 'net.har':
+        return sendArtifact(ctx, reply, report, ARTIFACT.har, 'application/json', ['E40406', 'This report has no HAR file.']);
+      case 'lighthouse.json':
+        return sendArtifact(ctx, reply, report, ARTIFACT.lighthouse, 'application/json', [
+          'E40410',
+          'This report has no Lighthouse JSON; it was not run with report=lighthouse.',
+        ]);
+      case 'analysis-options':
+        return reply
+          .header('Cache-Control', IMMUTABLE)
+          .type('application/json')
+          .send(publicOptions(JSON.parse(report.options) as AnalysisOptions));
+      case 'filmstrip.json': {
+        const missing: [ErrorCode, string] = ['E40409', 'This report has no filmstrip; it was not run with report=lighthouse.'];
+        if (!reportResources(report).has(ARTIFACT.filmstrip)) throw new ApiError(...missing);
+        const raw = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.filmstrip));
+        if (!raw) throw new ApiError(...missing);
+        const index = JSON.parse(raw.toString('utf8')) as FilmstripIndex;
+        const base64 = first(query.base64) === '1';
+        const frames = await Promise.all(
+          index.frames.map(async (f) => {
+            const frame: Record<string, unknown> = {
+              id: f.id,
+              timestamp: f.timestamp,
+              url: `${links.resource(report.id, 'filmstrip-frame.jpg')}?id=${f.id}`,
+            };
+            if (base64) frame.data = (await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.frame(Number(f.id)))))?.toString('base64') ?? '';
+            return frame;
+          }),
+        );
+        return reply.header('Cache-Control', IMMUTABLE).type('application/json').send({ frames });
+      }
+      case 'filmstrip-frame.jpg': {
+        const frameId = first(query.id);
+        if (frameId === undefined || !/^\d+$/.test(frameId)) {
+          throw new ApiError('E40001', 'Give the frame with ?id=<frame id> (the ids are listed in filmstrip.json).');
+        }
+        if (Number(frameId) >= report.filmstrip_frames) {
+          throw new ApiError('E40409', `This report has no filmstrip frame ${frameId}; it has ${report.filmstrip_frames}.`);
+        }
+        const jpeg = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.frame(Number(frameId))));
+        if (!jpeg) throw new ApiError('E40409', `Filmstrip frame ${frameId} is unavailable.`);
+        return reply.header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
+      }
+      default: {
+        const [code, detail] = NOT_PRODUCED[name];
+        throw new ApiError(code, detail);
+      }
+    }
+  });
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,75 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AnalysisOptions } from '../../core/analysis-options.js';
+import { ApiError } from '../../core/errors.js';
+import { parseTestAttributes } from '../../core/options.js';
+import { assertPublicTarget } from '../../core/targets.js';
+import { getTest, startTest, type TestSource } from '../../core/tests.js';
+import { principalOf } from '../auth.js';
+import { jsonApiBody } from '../body.js';
+import type { AppContext } from '../context.js';
+import { JSONAPI } from '../errors.js';
+import { testResource } from '../jsonapi.js';
+import type { Links } from '../links.js';
+import type { Router } from '../router.js';
+
+/** Report types this server produces today; the others are refused with a clear E40004 rather than faked. */
+const SUPPORTED_REPORTS = new Set(['lighthouse', 'none']);
+
+/** Queue a test (POST /tests and every retest) and answer 202 exactly as the spec and COMPAT.md say. */
+export async function queueAndRespond(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  links: Links,
+  options: AnalysisOptions,
+  source: TestSource,
+): Promise<FastifyReply> {
+  const principal = principalOf(req);
+  if (principal.role === 'viewer') {
+    throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
+  }
+  if (!SUPPORTED_REPORTS.has(options.report)) {
+    throw new ApiError('E40004', `report "${options.report}" is not available on this server yet; use "lighthouse" or "none".`);
+  }
+  await assertPublicTarget(options.url, ctx.config.allowPrivateTargets, options.dns);
+  const started = await startTest(ctx.store, principal, options, source);
+  ctx.notifyQueued();
+  const self = links.test(started.test.id);
+  const data = testResource(started.test, links);
+  return reply
+    .code(202)
+    .header('Location', self)
+    .type(JSONAPI)
+    .send({
+      data: { type: data.type, id: data.id, attributes: data.attributes, links: data.links },
+      meta: { credits_left: started.creditsLeft, credits_used: started.creditsUsed },
+      links: { self },
+    });
+}
+
+export function registerTestRoutes(r: Router, ctx: AppContext): void {
+  r.post('/tests', async (req, reply, links) => {
+    const principal = principalOf(req);
+    const body = jsonApiBody(req);
+    const options = parseTestAttributes(body, {
+      plan: principal.plan,
+      catalog: ctx.catalog,
+      defaultLocation: ctx.catalog.defaultLocation,
+      defaultBrowser: ctx.catalog.defaultBrowser,
+    });
+    return queueAndRespond(ctx, req, reply, links, options, 'api');
+  });
+
+  r.get('/tests/:id', async (req, reply, links) => {
+    const { id } = req.params as { id: string };
+    const test = await getTest(ctx.store.db, principalOf(req).accountId, id);
+    if (!test) throw new ApiError('E40400', `No test with ID ${id} in this account (tests are kept for 24 hours).`);
+    const data = testResource(test, links);
+    if (test.state === 'completed' && test.report_id) {
+      // COMPAT: the 303 body stands alone; several clients never follow the redirect.
+      return reply.code(303).header('Location', links.report(test.report_id)).type(JSONAPI).send({ data, links: { self: data.links.self } });
+    }
+    if (test.state === 'queued' || test.state === 'started') reply.header('Retry-After', '3');
+    return reply.code(200).type(JSONAPI).send({ data, links: { self: data.links.self } });
+  });
+}

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Agent } from './agent/agent.js';
+import { InProcessTransport } from './agent/transport.js';
+import { buildServer } from './api/server.js';
+import { FileArtifactStore } from './artifacts/store.js';
+import type { Config } from './config.js';
+import { createCatalog } from './core/catalog.js';
+import { sweepRateLimits } from './core/ratelimit.js';
+import { reapExpiredLeases } from './core/tests.js';
+import { runTest } from './runner/run.js';
+import type { RunResult, RunSpec } from './runner/types.js';
+import { openStore, type Store } from './store/db.js';
+
+export interface App {
+  server: FastifyInstance;
+  store: Store;
+  agent?: Agent;
+  /** Stop taking work, hand running tests back to the queue, close everything. */
+  close(): Promise<void>;
+}
+
+export interface AppOverrides {
+  /** The page load; tests and benchmarks use the real runner too, this only allows wrapping it. */
+  run?: (spec: RunSpec) => Promise<RunResult>;
+  sqliteFile?: string;
+}
+
+export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile });
+  const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
+  const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
+  let agent: Agent | undefined;
+  const server = await buildServer({
+    config,
+    store,
+    artifacts,
+    catalog,
+    notifyQueued: () => agent?.wake(),
+  });
+  if (config.agent && config.agentSlots > 0) {
+    agent = new Agent({
+      transport: new InProcessTransport(store, artifacts, catalog),
+      location: catalog.defaultLocation,
+      slots: config.agentSlots,
+      leaseMs: config.leaseMs,
+      runTimeoutMs: config.runTimeoutMs,
+      chromePath: config.chromePath,
+      allowPrivateTargets: config.allowPrivateTargets,
+      log: server.log as never,
+      run: overrides.run ?? runTest,
+    });
+  }
+
+  // The lease reaper: a test whose agent died goes back to the queue once, then fails; never stuck in `started`.
+  const reap = async () => {
+    try {
+      const r = await reapExpiredLeases(store);
+      if (r.requeued || r.failed) server.log.warn(r, 'expired leases reaped');
+      await sweepRateLimits(store);
+    } catch (err) {
+      server.log.error({ err }, 'sweep failed');
+    }
+  };
+  await reap();
+  const reaper = setInterval(reap, Math.max(500, Math.floor(config.leaseMs / 2)));
+  reaper.unref();
+  agent?.start();
+
+  let closed = false;
+  return {
+    server,
+    store,
+    agent,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(reaper);
+      await agent?.stop();
+      await server.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { AccountInputError, countAccounts, createAccount, regenerateKey } from './core/accounts.js';
+import type { PlanName, Role } from './core/plans.js';
+import { openStore } from './store/db.js';
+
+const USAGE = `Usage:
+  webgauge serve [--host H] [--port P] [--no-agent]
+  webgauge account create --email E --plan basic|pro [--credits N] [--role owner|viewer --team-of EMAIL]
+  webgauge key regenerate --email E
+  webgauge migrate
+Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH,
+WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS (see README).`;
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' }, 'no-agent': { type: 'boolean' } } });
+  const env = { ...process.env };
+  if (values.host) env.WEBGAUGE_HOST = values.host;
+  if (values.port) env.WEBGAUGE_PORT = values.port;
+  if (values['no-agent']) env.WEBGAUGE_AGENT = '0';
+  const config = loadConfig(env);
+  const app = await createApp(config);
+  if ((await countAccounts(app.store.db)) === 0) {
+    const email = process.env.WEBGAUGE_OWNER_EMAIL || 'owner@localhost';
+    const { apiKey } = await createAccount(app.store.db, { email, plan: 'pro' });
+    process.stdout.write(
+      `\nFirst start: created the owner account ${email} on the pro plan.\nAPI key (shown once, keep it): ${apiKey}\n\n`,
+    );
+  }
+  const address = await app.server.listen({ host: config.host, port: config.port });
+  process.stdout.write(`Webgauge listening on ${address}/api/2.0 (${app.store.engine}, data in ${config.dataDir})\n`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.server.log.info({ signal }, 'stopping: running tests go back to the queue');
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+async function withStore<T>(fn: (db: Awaited<ReturnType<typeof openStore>>['db']) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await fn(store.db);
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, sub, ...rest] = argv;
+  if (cmd === 'serve') {
+    await serve([sub, ...rest].filter((a): a is string => a !== undefined));
+    return -1; // keep running
+  }
+  if (cmd === 'migrate') {
+    await withStore(async () => undefined);
+    process.stdout.write('migrations applied\n');
+    return 0;
+  }
+  if (cmd === 'account' && sub === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, role: { type: 'string' }, 'team-of': { type: 'string' } },
+    });
+    if (!values.email || !values.plan) throw new AccountInputError('--email and --plan are required');
+    const credits = values.credits === undefined ? undefined : Number(values.credits);
+    if (credits !== undefined && !Number.isFinite(credits)) throw new AccountInputError(`--credits must be a number, got "${values.credits}"`);
+    const { apiKey } = await withStore((db) =>
+      createAccount(db, { email: values.email!, plan: values.plan as PlanName, credits, role: values.role as Role | undefined, teamOf: values['team-of'] }),
+    );
+    process.stdout.write(`created account ${values.email}\n${apiKey}\n`);
+    return 0;
+  }
+  if (cmd === 'key' && sub === 'regenerate') {
+    const { values } = parseArgs({ args: rest, options: { email: { type: 'string' } } });
+    if (!values.email) throw new AccountInputError('--email is required');
+    const apiKey = await withStore((db) => regenerateKey(db, values.email!));
+    process.stdout.write(`new API key for ${values.email}\n${apiKey}\n`);
+    return 0;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return cmd === undefined || cmd === 'help' || cmd === '--help' ? 0 : 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof AccountInputError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      process.stderr.write(`webgauge: ${(err as Error).message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`webgauge: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

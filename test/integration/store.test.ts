@@ -1,0 +1,271 @@
+/**
+ * The queue in the tests table (DESIGN.md "The tests table is the queue"), on both engines, through the core
+ * functions an agent uses: claim, lease renewal, the lease reaper, failing and releasing tests; and API keys
+ * stored hashed. Tests are queued over HTTP on an app without agent slots, so only these calls move them.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { authenticate } from '../../src/core/accounts.js';
+import { clock } from '../../src/core/clock.js';
+import { claimTest, failTest, reapExpiredLeases, releaseTest, renewLease, type TestRow } from '../../src/core/tests.js';
+import { call, engines, startServer, type TestServer } from '../helpers/server.js';
+
+const PAGE = 'http://127.0.0.1:9/page.html';
+const LOCATION = '1';
+const LEASE = 60_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+
+for (const engine of engines()) {
+  describe(engine, () => {
+    let s: TestServer;
+    before(async () => {
+      // A lease far longer than any test: the app's own reaper (every leaseMs / 2) never runs during the tests,
+      // so only the calls below requeue or fail a test.
+      s = await startServer({ engine, agentSlots: 0, leaseMs: 3_600_000 });
+    });
+    after(async () => {
+      clock.reset();
+      await s?.close();
+    });
+
+    const store = () => s.app.store;
+    const db = () => s.app.store.db;
+    const row = (id: string): Promise<TestRow> => db().selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+    /** Queue a test over HTTP; returns its ID. Waits a little so that `created` orders the queue strictly. */
+    async function queue(key: string, attributes: Record<string, unknown> = {}): Promise<string> {
+      const res = await call(s, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url: PAGE, ...attributes } } } });
+      assert.equal(res.status, 202, res.text);
+      await sleep(3);
+      return res.body.data.id;
+    }
+
+    async function credits(key: string): Promise<number> {
+      const res = await call(s, 'GET', '/status', { key });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.attributes.api_credits;
+    }
+
+    /** Every test starts with no queued or started test: whatever an earlier test left is failed. */
+    beforeEach(async () => {
+      const left = await db().selectFrom('tests').select('id').where('state', 'in', ['queued', 'started']).execute();
+      for (const t of left) assert.equal(await failTest(store(), t.id, null, 'cleared by the test suite'), true);
+    });
+    afterEach(() => {
+      clock.reset();
+    });
+
+    test('claimTest gives the oldest queued test, once, with a lease', async () => {
+      const a = await s.account({ plan: 'pro' });
+      const b = await s.account({ plan: 'pro' });
+      const first = await queue(a);
+      const second = await queue(b);
+      const third = await queue(a);
+
+      assert.equal(await claimTest(store(), '999', 'agent-1', LEASE), undefined, 'another location has no work');
+
+      const before = clock.now();
+      const t1 = await claimTest(store(), LOCATION, 'agent-1', LEASE);
+      assert.ok(t1);
+      assert.equal(t1.id, first);
+      assert.equal(t1.state, 'started');
+      assert.equal(t1.lease_owner, 'agent-1');
+      assert.equal(Number(t1.attempts), 1);
+      assert.ok(Number(t1.started) >= before - 1);
+      assert.ok(Number(t1.lease_expires) >= before + LEASE - 1 && Number(t1.lease_expires) <= clock.now() + LEASE);
+
+      assert.equal((await claimTest(store(), LOCATION, 'agent-2', LEASE))?.id, second, 'oldest first, whatever the account');
+      assert.equal((await claimTest(store(), LOCATION, 'agent-1', LEASE))?.id, third);
+      assert.equal(await claimTest(store(), LOCATION, 'agent-3', LEASE), undefined, 'each test is claimed once');
+
+      // The API shows the claimed test as started, still with Retry-After.
+      const res = await call(s, 'GET', `/tests/${first}`, { key: a });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data.attributes.state, 'started');
+      assert.ok(Number.isInteger(res.body.data.attributes.started));
+      assert.equal(res.headers.get('retry-after'), '3');
+    });
+
+    test('ten concurrent claims over five queued tests never get the same test', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const queued: string[] = [];
+      for (let i = 0; i < 5; i++) queued.push(await queue(key));
+      const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => claimTest(store(), LOCATION, `agent-${i}`, LEASE)));
+      const got = claims.filter((t): t is TestRow => t !== undefined);
+      const ids = got.map((t) => t.id);
+      assert.equal(new Set(ids).size, ids.length, `no test claimed twice: ${ids.join(', ')}`);
+      assert.equal(got.length, 5, 'every queued test was claimed');
+      assert.deepEqual([...ids].sort(), [...queued].sort());
+      for (const t of got) {
+        const r = await row(t.id);
+        assert.equal(r.state, 'started');
+        assert.equal(r.lease_owner, t.lease_owner, 'the stored owner is the agent that got the test');
+        assert.equal(Number(r.attempts), 1);
+      }
+      assert.equal(await claimTest(store(), LOCATION, 'late', LEASE), undefined);
+    });
+
+    test('renewLease extends the lease of its holder only', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const id = await queue(key);
+      const t = await claimTest(store(), LOCATION, 'agent-a', LEASE);
+      assert.equal(t?.id, id);
+      const expires = Number((await row(id)).lease_expires);
+
+      assert.equal(await renewLease(db(), id, 'agent-b', 10 * LEASE), false, 'another agent cannot renew');
+      assert.equal(Number((await row(id)).lease_expires), expires);
+      assert.equal((await row(id)).lease_owner, 'agent-a');
+
+      clock.advance(1_000);
+      assert.equal(await renewLease(db(), id, 'agent-a', LEASE), true);
+      assert.ok(Number((await row(id)).lease_expires) > expires, 'the holder extended its lease');
+
+      assert.equal(await renewLease(db(), 'no-such-test', 'agent-a', LEASE), false);
+      assert.equal(await failTest(store(), id, 'agent-a', 'done'), true);
+      assert.equal(await renewLease(db(), id, 'agent-a', LEASE), false, 'a finished test has no lease to renew');
+    });
+
+    test('a lease that runs out is requeued the first time and failed with an error the second time', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const id = await queue(key);
+      assert.equal(await credits(key), 99);
+
+      assert.equal((await claimTest(store(), LOCATION, 'agent-a', LEASE))?.id, id);
+      assert.deepEqual(await reapExpiredLeases(store()), { requeued: 0, failed: 0 }, 'a live lease is left alone');
+      assert.equal((await row(id)).state, 'started');
+
+      clock.advance(LEASE + 1_000);
+      assert.deepEqual(await reapExpiredLeases(store()), { requeued: 1, failed: 0 });
+      let r = await row(id);
+      assert.equal(r.state, 'queued');
+      assert.equal(r.lease_owner, null);
+      assert.equal(r.lease_expires, null);
+      assert.equal(r.started, null);
+      assert.equal(Number(r.attempts), 1);
+      assert.equal(await renewLease(db(), id, 'agent-a', LEASE), false, 'the dead agent lost the test');
+      let res = await call(s, 'GET', `/tests/${id}`, { key });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data.attributes.state, 'queued');
+      assert.equal(res.headers.get('retry-after'), '3');
+      assert.equal(await credits(key), 99, 'a requeued test stays charged');
+
+      const again = await claimTest(store(), LOCATION, 'agent-b', LEASE);
+      assert.equal(again?.id, id, 'the requeued test is claimed again');
+      assert.equal(Number(again!.attempts), 2);
+
+      clock.advance(LEASE + 1_000);
+      assert.deepEqual(await reapExpiredLeases(store()), { requeued: 0, failed: 1 });
+      r = await row(id);
+      assert.equal(r.state, 'error');
+      assert.equal(typeof r.error, 'string');
+      assert.ok(r.error!.trim().length > 0, 'the failure says why');
+      assert.ok(r.finished !== null);
+      assert.equal(r.lease_owner, null);
+      assert.equal(await claimTest(store(), LOCATION, 'agent-c', LEASE), undefined, 'a failed test is not queued again');
+      assert.deepEqual(await reapExpiredLeases(store()), { requeued: 0, failed: 0 });
+      assert.equal(await credits(key), 100, 'the failed test was refunded');
+
+      res = await call(s, 'GET', `/tests/${id}`, { key });
+      assert.equal(res.status, 200);
+      const a = res.body.data.attributes;
+      assert.equal(a.state, 'error');
+      assert.equal(typeof a.error, 'string');
+      assert.ok(a.error.length > 0);
+      assert.ok(Number.isInteger(a.started), 'started is an integer');
+      assert.ok(Number.isInteger(a.finished), 'finished is an integer');
+      assert.equal(a.report, undefined);
+      assert.equal(res.headers.get('retry-after'), null, 'no Retry-After once the test has failed');
+    });
+
+    test('failTest refunds the credits once, and only for the agent holding the test', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const id = await queue(key, { video: 1, retention: 6 });
+      assert.equal(await credits(key), 97.7);
+      assert.equal((await claimTest(store(), LOCATION, 'agent-a', LEASE))?.id, id);
+
+      assert.equal(await failTest(store(), id, 'agent-b', 'not mine'), false);
+      assert.equal((await row(id)).state, 'started');
+      assert.equal(await credits(key), 97.7);
+
+      assert.equal(await failTest(store(), id, 'agent-a', 'The page crashed the browser.'), true);
+      const r = await row(id);
+      assert.equal(r.state, 'error');
+      assert.equal(r.error, 'The page crashed the browser.');
+      assert.equal(await credits(key), 100);
+
+      assert.equal(await failTest(store(), id, 'agent-a', 'twice'), false, 'a failed test cannot fail again');
+      assert.equal(await failTest(store(), id, null, 'twice'), false);
+      assert.equal(await credits(key), 100, 'refunded once');
+
+      const res = await call(s, 'GET', `/tests/${id}`, { key });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data.attributes.state, 'error');
+      assert.equal(res.body.data.attributes.error, 'The page crashed the browser.');
+    });
+
+    test('a failed test frees its concurrency slot', async () => {
+      const key = await s.account({ plan: 'basic' });
+      const first = await queue(key);
+      await queue(key);
+      const refused = await call(s, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url: PAGE } } } });
+      assert.equal(refused.status, 429);
+      assert.equal((await claimTest(store(), LOCATION, 'agent-a', LEASE))?.id, first);
+      assert.equal(await failTest(store(), first, 'agent-a', 'failed'), true);
+      await queue(key);
+    });
+
+    test('releaseTest puts the test back in the queue without counting the attempt', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const id = await queue(key);
+      assert.equal((await claimTest(store(), LOCATION, 'agent-a', LEASE))?.id, id);
+
+      await releaseTest(db(), id, 'agent-b');
+      assert.equal((await row(id)).state, 'started', 'another agent cannot release it');
+      assert.equal((await row(id)).lease_owner, 'agent-a');
+
+      await releaseTest(db(), id, 'agent-a');
+      let r = await row(id);
+      assert.equal(r.state, 'queued');
+      assert.equal(Number(r.attempts), 0);
+      assert.equal(r.lease_owner, null);
+      assert.equal(r.lease_expires, null);
+      assert.equal(r.started, null);
+      assert.equal(await credits(key), 99, 'a released test stays charged: it will still run');
+
+      // Released, claimed and then lost: that is its first lost lease, so it is requeued, not failed.
+      const again = await claimTest(store(), LOCATION, 'agent-b', LEASE);
+      assert.equal(again?.id, id);
+      assert.equal(Number(again!.attempts), 1);
+      clock.advance(LEASE + 1_000);
+      assert.deepEqual(await reapExpiredLeases(store()), { requeued: 1, failed: 0 });
+      r = await row(id);
+      assert.equal(r.state, 'queued');
+    });
+
+    test('API keys are stored hashed: no table holds a key', async () => {
+      const keys = [s.key, await s.account({ plan: 'pro' }), await s.account({ plan: 'basic' })];
+      await queue(keys[1]);
+      for (const key of keys) assert.equal((await call(s, 'GET', '/status', { key })).status, 200);
+
+      const accounts = await db().selectFrom('accounts').selectAll().execute();
+      assert.ok(accounts.length >= 3);
+      const dumps = {
+        accounts: JSON.stringify(accounts),
+        tests: JSON.stringify(await db().selectFrom('tests').selectAll().execute()),
+        rate_limits: JSON.stringify(await db().selectFrom('rate_limits').selectAll().execute()),
+      };
+      for (const key of keys) {
+        for (const [table, dump] of Object.entries(dumps)) {
+          assert.ok(!dump.toLowerCase().includes(key.toLowerCase()), `table ${table} contains an API key`);
+        }
+        assert.ok((await authenticate(db(), key)) !== null, 'the key still authenticates');
+      }
+      for (const a of accounts) {
+        assert.equal(await authenticate(db(), a.api_key_hash), null, 'the stored value is not a usable key');
+        assert.equal((await call(s, 'GET', '/status', { key: a.api_key_hash })).status, 401);
+      }
+    });
+  });
+}
