@@ -9,6 +9,8 @@ import { createCatalog } from './core/catalog.js';
 import { sweepRateLimits } from './core/ratelimit.js';
 import { reapExpiredLeases } from './core/tests.js';
 import { runTest } from './runner/run.js';
+import { MonitorScheduler } from './scheduler/monitor.js';
+import { ExpirySweeper } from './scheduler/sweep.js';
 import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
 
@@ -16,6 +18,9 @@ export interface App {
   server: FastifyInstance;
   store: Store;
   agent?: Agent;
+  /** Monitoring and expiry schedulers; tests stop them to drive `tick()`/`sweep()` by hand. */
+  monitor: MonitorScheduler;
+  sweeper: ExpirySweeper;
   /** Stop taking work, hand running tests back to the queue, close everything. */
   close(): Promise<void>;
 }
@@ -65,6 +70,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   await reap();
   const reaper = setInterval(reap, Math.max(500, Math.floor(config.leaseMs / 2)));
   reaper.unref();
+  const log = server.log as never;
+  const monitor = new MonitorScheduler({ store, allowPrivateTargets: config.allowPrivateTargets, notifyQueued: () => agent?.wake(), log });
+  const sweeper = new ExpirySweeper({ store, artifacts, log });
+  monitor.start();
+  sweeper.start();
   agent?.start();
 
   let closed = false;
@@ -72,12 +82,20 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     server,
     store,
     agent,
+    monitor,
+    sweeper,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(reaper);
+      await monitor.stop();
+      await sweeper.stop();
       await agent?.stop();
+      // Graceful for in-flight requests, but bounded: a client holding a keep-alive socket (say, an unread
+      // response body) must not keep the server from stopping.
+      const force = setTimeout(() => server.server.closeAllConnections(), 3000);
       await server.close();
+      clearTimeout(force);
       await store.close();
     },
   };

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs everything Webgauge needs on a Debian machine with Node.js 20+: Chromium and ffmpeg from apt when
+# missing, the npm packages, and the build. Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m[webgauge setup]\033[0m %s\n' "$*"; }
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))." >&2
+  exit 1
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+apt_install() {
+  say "installing $* with apt"
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "${WEBGAUGE_APT_UPDATED:-}" ]; then $SUDO apt-get update -qq; export WEBGAUGE_APT_UPDATED=1; fi
+  $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+missing=()
+chrome="${WEBGAUGE_CHROME_PATH:-/usr/bin/chromium}"
+[ -x "$chrome" ] || missing+=(chromium fonts-liberation)
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium and ffmpeg present"; fi
+
+# npm packages: reinstall only when package-lock.json changed since the last install.
+stamp=node_modules/.webgauge-lock-hash
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  say "installing npm packages"
+  # Browsers come from apt; no package may download its own.
+  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+else
+  say "npm packages up to date"
+fi
+
+say "building"
+npm run --silent build

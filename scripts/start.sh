@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Set up (if needed) and start Webgauge on the embedded default: SQLite and files under ./data.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+exec node dist/main.js serve "$@"
