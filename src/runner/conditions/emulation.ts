@@ -1,0 +1,58 @@
+import type { AnalysisOptions } from '../../core/analysis-options.js';
+import type { Protocol } from 'puppeteer-core';
+import type { DeviceProfile } from '../types.js';
+
+export interface Emulation {
+  width: number;
+  height: number;
+  dppx: number;
+  /** Mobile viewport semantics (meta viewport, touch). */
+  mobile: boolean;
+  /** Lighthouse form factor: picks the mobile or desktop scoring curves. */
+  formFactor: 'desktop' | 'mobile';
+  userAgent: string;
+}
+
+const DESKTOP = { width: 1366, height: 768, dppx: 1 };
+
+/**
+ * The screen and user agent of the test. Precedence: explicit options over the device preset over the
+ * desktop default; rotate swaps width and height last. Without user_agent or a device, the real browser's
+ * UA is sent (minus the "Headless" marker), not Lighthouse's emulated old macOS Chrome.
+ */
+export function resolveEmulation(options: AnalysisOptions, device: DeviceProfile | undefined,
+  browserUserAgent: string): Emulation {
+  let width = options.browser_width ?? device?.width ?? DESKTOP.width;
+  let height = options.browser_height ?? device?.height ?? DESKTOP.height;
+  if (options.browser_rotate === 1) [width, height] = [height, width];
+  return {
+    width,
+    height,
+    dppx: options.browser_dppx ?? device?.dppx ?? DESKTOP.dppx,
+    mobile: device?.mobile ?? false,
+    formFactor: device ? 'mobile' : 'desktop',
+    userAgent: options.user_agent || device?.userAgent || browserUserAgent.replace('HeadlessChrome', 'Chrome'),
+  };
+}
+
+/**
+ * Client hints (Sec-CH-UA*) consistent with a Chrome-like UA string; none for other browsers' UAs,
+ * which do not send them.
+ */
+export function userAgentMetadata(userAgent: string, mobile: boolean): Protocol.Emulation.UserAgentMetadata | undefined {
+  const version = /(?:Chrome|CriOS)\/(\d+)[\d.]*/.exec(userAgent);
+  if (!version) return undefined;
+  const platform = /Android/.test(userAgent) ? 'Android'
+    : /Windows/.test(userAgent) ? 'Windows'
+    : /Mac OS X/.test(userAgent) ? 'macOS'
+    : /CrOS/.test(userAgent) ? 'Chrome OS'
+    : 'Linux';
+  return {
+    brands: [{ brand: 'Chromium', version: version[1] }, { brand: 'Not_A Brand', version: '24' }],
+    platform,
+    platformVersion: '',
+    architecture: '',
+    model: '',
+    mobile: mobile || /Mobile/.test(userAgent),
+  };
+}

@@ -1,0 +1,95 @@
+/** Messages for page loads that fail, worded so the user knows what to change. */
+import { STATUS_CODES } from 'node:http';
+import type { RefusedRequest } from './conditions/interceptor.js';
+
+export function httpStatusMessage(status: number, statusText?: string): string {
+  const text = statusText || STATUS_CODES[status] || '';
+  const base = `The page returned HTTP ${status}${text ? ` ${text}` : ''}`;
+  if (status === 401) {
+    return `${base}: it needs HTTP authentication, or the httpauth_username/httpauth_password given were refused`;
+  }
+  if (status === 407) return `${base}: a proxy asked for authentication`;
+  return base;
+}
+
+/** A Chromium net error (`net::ERR_...`) of the main document, as a sentence. */
+export function navigationErrorMessage(errorText: string, url: string, refused: readonly RefusedRequest[]): string {
+  let host = url;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    /* keep the raw URL */
+  }
+  const code = errorText.replace(/^net::/, '');
+  const mine = refused.find((r) => r.mainDocument);
+  if (mine?.reason === 'private-address') {
+    return `${new URL(mine.url).hostname} resolves to a private network address (${mine.address}); ` +
+      'testing private or local addresses is not allowed';
+  }
+  if (mine?.reason === 'unresolved') return `Could not resolve host ${new URL(mine.url).hostname}`;
+  switch (code) {
+    case 'ERR_NAME_NOT_RESOLVED':
+    case 'ERR_NAME_RESOLUTION_FAILED':
+      return `Could not resolve host ${host}`;
+    case 'ERR_CONNECTION_REFUSED':
+      return `The server at ${host} refused the connection`;
+    case 'ERR_CONNECTION_TIMED_OUT':
+    case 'ERR_TIMED_OUT':
+      return `The connection to ${host} timed out`;
+    case 'ERR_CONNECTION_RESET':
+    case 'ERR_CONNECTION_CLOSED':
+      return `The connection to ${host} was reset`;
+    case 'ERR_EMPTY_RESPONSE':
+      return `The server at ${host} closed the connection without sending a response`;
+    case 'ERR_ADDRESS_UNREACHABLE':
+      return `The address of ${host} is unreachable`;
+    case 'ERR_TOO_MANY_REDIRECTS':
+      return 'The page redirects too many times';
+    case 'ERR_ABORTED':
+      return 'The page load was aborted (the URL may point to a download rather than a page)';
+    case 'ERR_INVALID_URL':
+    case 'ERR_UNKNOWN_URL_SCHEME':
+    case 'ERR_DISALLOWED_URL_SCHEME':
+      return `The URL ${url} cannot be loaded as a web page`;
+    case 'ERR_UNSAFE_PORT':
+      return `Browsers refuse to connect to the port of ${url}`;
+    case 'ERR_INVALID_AUTH_CREDENTIALS':
+      return 'The page needs HTTP authentication and the credentials given were refused';
+  }
+  if (/^ERR_(CERT|SSL)_/.test(code)) return `The TLS certificate of ${host} was not accepted (${code})`;
+  return `The page could not be loaded (${code})`;
+}
+
+/**
+ * A Lighthouse error code (thrown, or the LHR's runtimeError) as a sentence; undefined for codes that
+ * are bugs rather than something about the page.
+ */
+export function lighthouseErrorMessage(code: string, loadLimitMs: number, detail?: string): string | undefined {
+  switch (code) {
+    case 'PAGE_HUNG':
+      return `The page did not finish loading within ${Math.round(loadLimitMs / 1000)} s and stopped responding`;
+    case 'NO_FCP':
+      return 'The page did not paint any content';
+    case 'TARGET_CRASHED':
+      return 'The browser tab crashed while loading the page';
+    case 'NOT_HTML':
+      return 'The URL is not an HTML page';
+    case 'DNS_FAILURE':
+    case 'FAILED_DOCUMENT_REQUEST':
+    case 'ERRORED_DOCUMENT_REQUEST':
+    case 'INSECURE_DOCUMENT_REQUEST':
+    case 'CHROME_INTERSTITIAL_ERROR':
+    case 'PAGE_LOAD_TIMEOUT':
+    case 'NO_NAVSTART':
+    case 'NO_LCP':
+    case 'NO_SPEEDLINE_FRAMES':
+      return `The page could not be measured: ${detail ?? code}`;
+  }
+  return undefined;
+}
+
+/** The code of a LighthouseError (they carry `code` and `friendlyMessage`), if `err` is one. */
+export function lighthouseErrorCode(err: unknown): string | undefined {
+  if (err instanceof Error && 'code' in err && 'friendlyMessage' in err && typeof err.code === 'string') return err.code;
+  return undefined;
+}

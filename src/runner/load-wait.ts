@@ -1,0 +1,168 @@
+/**
+ * The navigation Lighthouse measures, driven by us (Lighthouse's "requestor" callback): navigate, then
+ * hold the load open until it is over by the spec's rule (onload, then 2 s of network silence, or just
+ * onload with stop_onload) and then as long as Lighthouse's observed TTI needs (at most 10 s more). Lighthouse
+ * stops its trace and devtools log when this resolves. Hopeless loads (net errors, HTTP >= 400) are
+ * reported at once through `onFailure` so the run can end without waiting out Lighthouse's timeouts.
+ */
+import type { CDPSession, Page, Protocol } from 'puppeteer-core';
+import { httpStatusMessage } from './failures.js';
+
+export const NETWORK_QUIET_MS = 2000;
+/**
+ * Observed TTI needs a 5 s window without long tasks (and with at most 2 requests in flight) after FCP,
+ * ending inside the trace. Lighthouse's own margin is 250 ms; we keep it.
+ */
+const TTI_WINDOW_MS = 5250;
+/** How long past network quiet we wait for that window before giving up on TTI (and TBT, score). */
+const TTI_MAX_EXTRA_MS = 10_000;
+
+export interface LoadWaitOptions {
+  session: CDPSession;
+  page: Page;
+  url: string;
+  mainFrameId: string;
+  stopOnload: boolean;
+  maxWaitMs: number;
+  /** Called once when the load cannot succeed; the caller ends the run with this message. */
+  onFailure(message: string): void;
+  /** True once the run was stopped from outside (timeout, abort): stop waiting. */
+  isStopped(): boolean;
+  /** Turns a net error of the main document into a message. */
+  describeNavigationError(errorText: string): string;
+}
+
+export interface LoadWait {
+  requestor: () => Promise<void>;
+  warnings: string[];
+  /** Whether the main document's response (headers) arrived. */
+  mainDocumentResponded(): boolean;
+  /**
+   * Resolves with the failure message once the load failed and Lighthouse's own waits are over (the
+   * error page fired its load event, or 2 s passed): closing the browser then ends Lighthouse at once,
+   * instead of its ~5 s trace flush of an error page, and leaves none of its wait timers running.
+   */
+  failed: Promise<string>;
+}
+
+const ACTIVITY_EVENTS = [
+  'Network.requestWillBeSent', 'Network.responseReceived', 'Network.dataReceived', 'Network.loadingFinished',
+  'Network.loadingFailed', 'Network.webSocketFrameSent', 'Network.webSocketFrameReceived',
+  'Network.eventSourceMessageReceived',
+] as const;
+
+// Reads the end of the last long task and FCP in the page (a string: see capture/timings.ts).
+const CPU_STATE = `(() => {
+  let end = 0;
+  try {
+    const o = new PerformanceObserver(() => undefined);
+    o.observe({ type: 'longtask', buffered: true });
+    for (const e of o.takeRecords()) end = Math.max(end, e.startTime + e.duration);
+    o.disconnect();
+  } catch (e) {}
+  const fcp = performance.getEntriesByName('first-contentful-paint', 'paint')[0];
+  return { now: performance.now(), lastLongTaskEnd: end, fcp: fcp ? fcp.startTime : -1 };
+})()`;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createLoadWait(o: LoadWaitOptions): LoadWait {
+  const { session, mainFrameId } = o;
+  const warnings: string[] = [];
+  let failed = false;
+  let lastActivity = 0;
+  let loadFiredAt: number | undefined;
+  let mainStatus: { status: number; statusText: string } | undefined;
+  const inFlight = new Set<string>();
+  let twoQuietSince = Date.now();
+
+  let settleFailure: (message: string) => void = () => undefined;
+  const failedPromise = new Promise<string>((resolve) => (settleFailure = resolve));
+  const fail = (message: string): void => {
+    if (failed) return;
+    failed = true;
+    o.onFailure(message);
+    const since = Date.now();
+    const settle = (): void => {
+      if (loadFiredAt !== undefined || Date.now() - since >= 2000) setTimeout(() => settleFailure(message), 100);
+      else setTimeout(settle, 50);
+    };
+    settle();
+  };
+  const checkStatus = (): void => {
+    if (mainStatus && mainStatus.status >= 400) fail(httpStatusMessage(mainStatus.status, mainStatus.statusText));
+  };
+  const updateInFlight = (): void => {
+    if (inFlight.size > 2) twoQuietSince = Infinity;
+    else if (twoQuietSince === Infinity) twoQuietSince = Date.now();
+  };
+
+  for (const event of ACTIVITY_EVENTS) session.on(event, () => (lastActivity = Date.now()));
+  session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
+    inFlight.add(e.requestId);
+    updateInFlight();
+  });
+  const finished = (e: { requestId: string }): void => {
+    inFlight.delete(e.requestId);
+    updateInFlight();
+  };
+  session.on('Network.loadingFinished', finished);
+  session.on('Network.loadingFailed', finished);
+  // The status of the main document's final response (redirect hops carry no responseReceived).
+  session.on('Network.responseReceived', (e: Protocol.Network.ResponseReceivedEvent) => {
+    if (e.type === 'Document' && e.frameId === mainFrameId) mainStatus = e.response;
+  });
+  session.on('Page.domContentEventFired', checkStatus);
+  session.on('Page.loadEventFired', () => {
+    loadFiredAt ??= Date.now();
+    checkStatus();
+  });
+
+  async function waitUntil(done: () => boolean | Promise<boolean>, deadline: number, pollMs = 50): Promise<boolean> {
+    while (!failed && !o.isStopped()) {
+      if (await done()) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(pollMs);
+    }
+    return false;
+  }
+
+  async function ttiWindowReached(): Promise<boolean> {
+    if (Date.now() - twoQuietSince < TTI_WINDOW_MS) return false;
+    // A page busy for 2 s is not quiet; a page that navigated away has no TTI to wait for.
+    const state = o.page.evaluate(CPU_STATE).catch(() => undefined);
+    const cpu = (await Promise.race([state, sleep(2000).then(() => undefined)])) as
+      | { now: number; lastLongTaskEnd: number; fcp: number }
+      | undefined;
+    return cpu !== undefined && cpu.fcp >= 0 && cpu.now - Math.max(cpu.lastLongTaskEnd, cpu.fcp) >= TTI_WINDOW_MS;
+  }
+
+  async function requestor(): Promise<void> {
+    const deadline = Date.now() + o.maxWaitMs;
+    // Never reject: Lighthouse awaits this promise only after its own waits, and an early rejection would
+    // be unhandled meanwhile. Failures travel through onFailure instead.
+    try {
+      const { errorText } = await session.send('Page.navigate', { url: o.url });
+      if (errorText) return fail(o.describeNavigationError(errorText));
+      if (!(await waitUntil(() => loadFiredAt !== undefined, deadline))) {
+        if (!failed) warnings.push(`The page did not fire its load event within ${Math.round(o.maxWaitMs / 1000)} s`);
+        return;
+      }
+      if (!o.stopOnload) {
+        const quiet = await waitUntil(
+          () => Date.now() - Math.max(lastActivity, loadFiredAt ?? 0) >= NETWORK_QUIET_MS, deadline);
+        if (!quiet) {
+          if (!failed) warnings.push(`The network did not go quiet within ${Math.round(o.maxWaitMs / 1000)} s`);
+          return;
+        }
+      }
+      // Also with stop_onload: without this window there is no TTI, TBT or performance score. The load
+      // itself (HAR, byte and request counts, filmstrip) still ends at onload; see run.ts.
+      await waitUntil(ttiWindowReached, Math.min(deadline, Date.now() + TTI_MAX_EXTRA_MS), 200);
+    } catch {
+      // The browser was closed under us (abort, timeout or failure): the caller knows why.
+    }
+  }
+
+  return { requestor, warnings, mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise };
+}

@@ -1,0 +1,244 @@
+/**
+ * One test = one Chromium page load. Lighthouse drives the load over our puppeteer page; during that same
+ * load we record a screencast and the devtools log, and afterwards read navigation timings, RUM SpeedIndex
+ * and a screenshot from the page, so every figure of the report describes the same load.
+ */
+// not yet applied: adblock, video (another issue).
+import { join } from 'node:path';
+import type { Browser } from 'puppeteer-core';
+import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
+import { closeBrowser, launchBrowser } from './browser.js';
+import { resolveEmulation, userAgentMetadata } from './conditions/emulation.js';
+import { parseThrottle } from './conditions/throttle.js';
+import { hostResolverRules, parseDnsOverrides } from './conditions/dns.js';
+import { blockedUrlPatterns } from './conditions/url-patterns.js';
+import { setCookies, parseCookie } from './conditions/cookies.js';
+import { startInterceptor } from './conditions/interceptor.js';
+import { isPrivateAddress } from './conditions/private-address.js';
+import { createLoadWait } from './load-wait.js';
+import { lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, runLighthouse } from './lighthouse.js';
+import { httpStatusMessage, lighthouseErrorCode, lighthouseErrorMessage, navigationErrorMessage } from './failures.js';
+import { startScreencast, filmstripFrames } from './capture/filmstrip.js';
+import { readTimings, timingFigures } from './capture/timings.js';
+import { rumSpeedIndex } from './capture/rum-speed-index.js';
+import { takeScreenshot } from './capture/screenshot.js';
+import { buildHar, harFigures, keepEntries } from './capture/har.js';
+import { findMainDocument, fullyLoadedTime, requestsStartedBy } from './capture/network.js';
+
+export { RunError } from './types.js';
+
+export async function runTest(spec: RunSpec): Promise<RunResult> {
+  const started = performance.now();
+  const phases: Record<string, number> = {};
+  let phaseStart = started;
+  const phase = (name: string): void => {
+    const now = performance.now();
+    phases[name] = Math.round(now - phaseStart);
+    phaseStart = now;
+  };
+
+  // Bad option values fail before anything is launched.
+  const throttle = parseThrottle(spec.options.throttle);
+  const dnsOverrides = parseDnsOverrides(spec.options.dns);
+  const guard = new RunGuard(spec.signal, spec.timeoutMs);
+  try {
+    const work = execute();
+    work.catch(() => undefined); // if the guard wins the race, this settles later, when the browser is gone
+    return await guard.race(work);
+  } finally {
+    guard.dispose();
+    phaseStart = performance.now();
+    await closeBrowser(guard.browser);
+    phase('close');
+    phases.total = Math.round(performance.now() - started);
+  }
+
+  async function execute(): Promise<RunResult> {
+    const { options } = spec;
+    const browser = await launchBrowser({
+      chromePath: spec.chromePath,
+      userDataDir: join(spec.workDir, 'chrome-profile'),
+      hostResolverRules: hostResolverRules(dnsOverrides),
+      sameProcessFrames: !spec.allowPrivateTargets,
+      protocolTimeoutMs: spec.timeoutMs,
+    });
+    guard.adopt(browser);
+    phase('launch');
+
+    const page = (await browser.pages())[0] ?? (await browser.newPage());
+    const emulation = resolveEmulation(options, spec.device, await browser.userAgent());
+    // The screen is emulated on puppeteer's own session as well as by Lighthouse: Lighthouse's session (and
+    // its emulation) goes away when it finishes, and the screenshot and RUM SpeedIndex come after that.
+    await page.setViewport({ width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx,
+      isMobile: emulation.mobile, hasTouch: emulation.mobile });
+    await page.setUserAgent({
+      userAgent: emulation.userAgent,
+      userAgentMetadata: userAgentMetadata(emulation.userAgent, emulation.mobile),
+    });
+
+    const session = await page.createCDPSession();
+    await session.send('Page.enable');
+    await session.send('Network.enable');
+    const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
+    const warnings = await setCookies(session, options.url, options.cookies);
+    const auth = options.httpauth_username !== undefined
+      ? { username: options.httpauth_username, password: options.httpauth_password ?? '' }
+      : undefined;
+    const interceptor = await startInterceptor({
+      session, mainFrameId, testedUrl: options.url, blockPrivate: !spec.allowPrivateTargets, dnsOverrides,
+      allowUrl: options.allow_url, auth,
+    });
+    const refused = interceptor?.refused ?? [];
+    const screencast = await startScreencast(session);
+
+    let failure: string | undefined;
+    const maxWaitMs = Math.max(5000, Math.min(60_000, Math.round(spec.timeoutMs * 0.6)));
+    const loadWait = createLoadWait({
+      session, page, url: options.url, mainFrameId, stopOnload: options.stop_onload === 1, maxWaitMs,
+      onFailure: (message) => (failure ??= message),
+      isStopped: () => guard.error !== undefined,
+      describeNavigationError: (errorText) => navigationErrorMessage(errorText, options.url, refused),
+    });
+    const config = lighthouseConfig({
+      emulation, throttle, blockedUrlPatterns: blockedUrlPatterns(options.block_url), maxWaitForLoadMs: maxWaitMs,
+    });
+    phase('setup');
+
+    let lh: Awaited<ReturnType<typeof runLighthouse>>;
+    try {
+      const lighthouse = runLighthouse(page, loadWait.requestor, config);
+      lighthouse.catch(() => undefined); // after a failure it ends when the browser closes
+      const outcome = await Promise.race([lighthouse, loadWait.failed.then((message) => ({ failure: message }))]);
+      if ('failure' in outcome) throw new RunError(outcome.failure);
+      lh = outcome;
+    } catch (err) {
+      if (err instanceof RunError) throw err;
+      if (failure) throw new RunError(failure);
+      if (guard.error) throw guard.error;
+      const code = lighthouseErrorCode(err);
+      if (code === 'PAGE_HUNG' && !loadWait.mainDocumentResponded()) {
+        throw new RunError(`The server at ${new URL(options.url).host} did not respond within ` +
+          `${Math.round(maxWaitMs / 1000)} s`);
+      }
+      const message = code && lighthouseErrorMessage(code, maxWaitMs);
+      throw message ? new RunError(message) : err;
+    }
+    if (failure) throw new RunError(failure);
+    phase('lighthouse');
+    Object.assign(phases, lighthousePhases(lh.lhr));
+
+    const { lhr, devtoolsLog } = lh;
+    const mainDoc = findMainDocument(devtoolsLog, mainFrameId);
+    if (mainDoc?.status !== undefined && mainDoc.status >= 400) {
+      throw new RunError(httpStatusMessage(mainDoc.status, mainDoc.statusText));
+    }
+    if (lhr.runtimeError) {
+      const { code, message } = lhr.runtimeError;
+      throw new RunError(lighthouseErrorMessage(code, maxWaitMs, message) ?? `The page could not be measured: ${message}`);
+    }
+    const frames = await screencast.stop();
+    // Lighthouse's screen emulation left with its session; the screenshot and RUM SpeedIndex need it back.
+    await session.send('Emulation.setDeviceMetricsOverride', {
+      width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx, mobile: emulation.mobile,
+    });
+
+    const timings = await readTimings(page);
+    if (!timings) throw new RunError('The page has no navigation timing (it did not load as a document)');
+    const rumSi = await rumSpeedIndex(page);
+    phase('page_timings');
+    const screenshot = await takeScreenshot(page);
+    phase('screenshot');
+
+    // The load's end on the protocol clock: fully loaded, or the end of onload with stop_onload.
+    const navStart = observedNavigationStart(lhr) ?? mainDoc?.startTime ?? 0;
+    const onloadEnd = navStart + timings.loadEventEnd / 1000;
+    const stopOnload = options.stop_onload === 1;
+    const loadEnd = stopOnload ? onloadEnd : fullyLoadedTime(devtoolsLog, onloadEnd);
+
+    const secrets = [options.httpauth_password ?? '',
+      ...options.cookies.map((c) => parseCookie(c)?.value ?? '').filter((v) => v.length >= 8)];
+    const har = buildHar(devtoolsLog, secrets);
+    keepEntries(har, requestsStartedBy(devtoolsLog, loadEnd));
+    const figures = harFigures(har, mainDoc?.requestId);
+    phase('har');
+
+    if (!spec.allowPrivateTargets) {
+      // Catches what request interception cannot: a host that resolved publicly for us and privately
+      // for the browser (DNS rebinding). The load happened, but nothing of it is handed out.
+      const leak = har.log.entries.find((e) => e.serverIPAddress && isPrivateAddress(e.serverIPAddress));
+      if (leak) {
+        throw new RunError(`${new URL(leak.request.url).hostname} was served from a private network address ` +
+          `(${leak.serverIPAddress}); testing private or local addresses is not allowed`);
+      }
+    }
+
+    const endMs = Math.round((loadEnd - navStart) * 1000);
+    const metrics: RunMetrics = {
+      ...figures,
+      ...timingFigures(timings),
+      fully_loaded_time: stopOnload ? -1 : Math.max(endMs, Math.round(timings.loadEventEnd)),
+      rum_speed_index: rumSi,
+      ...lighthouseMetrics(lhr),
+    };
+    for (const w of lhr.runWarnings) warnings.push(typeof w === 'string' ? w : String(w));
+    warnings.push(...loadWait.warnings);
+    return {
+      finalUrl: timings.url,
+      userAgent: emulation.userAgent,
+      metrics,
+      lighthouse: lhr as unknown as Record<string, unknown>,
+      har: har as unknown as Record<string, unknown>,
+      screenshot,
+      filmstrip: filmstripFrames(frames, timings.timeOrigin, Math.max(endMs, timings.loadEventEnd)),
+      phases,
+      warnings,
+    };
+  }
+}
+
+/**
+ * Enforces spec.timeoutMs and spec.signal: whichever comes first rejects the race with a RunError and
+ * closes the browser, which makes every pending protocol call of the run fail fast.
+ */
+class RunGuard {
+  browser: Browser | undefined;
+  error: RunError | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly aborted: Promise<never>;
+  private reject: (err: RunError) => void = () => undefined;
+  private readonly onAbort = (): void => this.stop(new RunError('The test was cancelled'));
+
+  constructor(private readonly signal: AbortSignal | undefined, timeoutMs: number) {
+    this.aborted = new Promise<never>((_, reject) => (this.reject = reject));
+    this.aborted.catch(() => undefined);
+    this.timer = setTimeout(
+      () => this.stop(new RunError(`The test did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    if (signal?.aborted) this.onAbort();
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Registers the browser; if the run was already stopped it is closed straight away. */
+  adopt(browser: Browser): void {
+    this.browser = browser;
+    if (this.error) {
+      void closeBrowser(browser);
+      throw this.error;
+    }
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.aborted]);
+  }
+
+  private stop(error: RunError): void {
+    if (this.error) return;
+    this.error = error;
+    this.reject(error);
+    void closeBrowser(this.browser);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
+}

@@ -1,0 +1,86 @@
+import type { AnalysisOptions } from '../core/analysis-options.js';
+
+/** A simulated device as the runner needs it (resolved from the catalogue by core). */
+export interface DeviceProfile {
+  id: string;
+  width: number;
+  height: number;
+  dppx: number;
+  userAgent: string;
+  mobile: boolean;
+}
+
+/** Everything the runner needs for one page load. It knows nothing of accounts, credits or HTTP. */
+export interface RunSpec {
+  testId: string;
+  options: AnalysisOptions;
+  device?: DeviceProfile;
+  chromePath: string;
+  /** When false the runner refuses requests (including redirects) to loopback/private addresses. */
+  allowPrivateTargets: boolean;
+  /** Scratch directory for this run; the runner may write here and the caller removes it. */
+  workDir: string;
+  /** Hard upper bound for the whole run. */
+  timeoutMs: number;
+  /** Aborted when the agent loses its lease or the server stops. */
+  signal?: AbortSignal;
+}
+
+/** Integer metrics of spec 2.2 (milliseconds, bytes, counts) plus CLS. Absent when not applicable. */
+export interface RunMetrics {
+  html_bytes: number;
+  page_bytes: number;
+  page_requests: number;
+  redirect_duration: number;
+  connect_duration: number;
+  backend_duration: number;
+  time_to_first_byte: number;
+  first_paint_time: number;
+  first_contentful_paint: number;
+  dom_interactive_time: number;
+  dom_content_loaded_time: number;
+  dom_content_loaded_duration: number;
+  onload_time: number;
+  onload_duration: number;
+  /** -1 when stop_onload was used. */
+  fully_loaded_time: number;
+  rum_speed_index: number;
+  /** Lighthouse metrics: present only when Lighthouse ran. */
+  speed_index?: number;
+  largest_contentful_paint?: number;
+  time_to_interactive?: number;
+  total_blocking_time?: number;
+  cumulative_layout_shift?: number;
+  /** Lighthouse performance category score, 0-100. */
+  performance_score?: number;
+}
+
+export interface FilmstripFrame {
+  /** Milliseconds since navigation start. */
+  timestamp: number;
+  jpeg: Buffer;
+}
+
+export interface RunResult {
+  finalUrl: string;
+  userAgent: string;
+  metrics: RunMetrics;
+  /** Full Lighthouse result (LHR), when Lighthouse ran. */
+  lighthouse?: Record<string, unknown>;
+  /** HAR 1.2, credentials scrubbed, contents trimmed. */
+  har: Record<string, unknown>;
+  screenshot: Buffer;
+  filmstrip: FilmstripFrame[];
+  /** Timing of the run's phases, for benchmarks and logs. */
+  phases: Record<string, number>;
+  /** Things the user should know about the load (cookies not set, load time limit hit, Lighthouse warnings). */
+  warnings?: string[];
+}
+
+/** A failure the user can act on (DNS, refused connection, HTTP auth needed, timeout...). */
+export class RunError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunError';
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * The runner against the fixture site, in real Chromium: the numbers it reports must match what the
+ * fixture really does (server delays, handler costs, byte sizes), and each option must change what the
+ * server saw or what the page measured. Browser runs are few and shared between assertions.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FIXTURE, startFixtureSite, type FixtureSite, type RecordedRequest } from '../fixtures/site/server.js';
+import { runTest, RunError } from '../../src/runner/run.js';
+import type { RunResult, RunSpec } from '../../src/runner/types.js';
+import type { AnalysisOptions } from '../../src/core/analysis-options.js';
+import { isPrivateAddress } from '../../src/runner/conditions/private-address.js';
+
+const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
+
+let site: FixtureSite;
+const workDirs: string[] = [];
+
+function options(url: string, extra: Partial<AnalysisOptions> = {}): AnalysisOptions {
+  return {
+    url, location: '1', browser: '3', report: 'lighthouse', retention: 1, adblock: 0, cookies: [], video: 0,
+    stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0, ...extra,
+  };
+}
+
+async function spec(opts: AnalysisOptions, extra: Partial<RunSpec> = {}): Promise<RunSpec> {
+  const workDir = await mkdtemp(join(tmpdir(), 'webgauge-runner-'));
+  workDirs.push(workDir);
+  return { testId: 'test', options: opts, chromePath: CHROME, allowPrivateTargets: true, workDir, timeoutMs: 60_000,
+    ...extra };
+}
+
+/** Requests the fixture received while `fn` ran. */
+async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; seen: RecordedRequest[] }> {
+  const from = site.requests.length;
+  const result = await fn();
+  return { result, seen: site.requests.slice(from) };
+}
+
+/** Width and height from a JPEG's start-of-frame marker. */
+function jpegSize(jpeg: Buffer): { width: number; height: number } {
+  let i = 2;
+  while (i < jpeg.length) {
+    const marker = jpeg[i + 1];
+    const length = jpeg.readUInt16BE(i + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: jpeg.readUInt16BE(i + 5), width: jpeg.readUInt16BE(i + 7) };
+    }
+    i += 2 + length;
+  }
+  throw new Error('no SOF marker');
+}
+
+/** Mean luminance 0-255 of a JPEG (decoded by ffmpeg to a small grey image). */
+function luminance(jpeg: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-vf', 'scale=32:18,format=gray', '-f', 'rawvideo',
+      'pipe:1'], { encoding: 'buffer' }, (err, stdout) => {
+      if (err) return reject(err);
+      resolve(stdout.reduce((sum, v) => sum + v, 0) / stdout.length);
+    });
+    child.stdin?.end(jpeg);
+  });
+}
+
+before(async () => {
+  site = await startFixtureSite();
+});
+
+after(async () => {
+  await site.close();
+  await Promise.all(workDirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe('a default desktop run of the fixture page', () => {
+  let run: { result: RunResult; seen: RecordedRequest[] };
+  before(async () => {
+    run = await recording(async () => runTest(await spec(options(site.url('/')))));
+  });
+
+  test('loads the page exactly once', () => {
+    assert.equal(run.seen.filter((r) => r.path === '/').length, 1);
+  });
+
+  test('backend duration and TTFB include the server delay (+0..300 ms)', () => {
+    const m = run.result.metrics;
+    for (const v of [m.backend_duration, m.time_to_first_byte]) {
+      assert.ok(v >= FIXTURE.htmlDelayMs && v < FIXTURE.htmlDelayMs + 300, `${v}`);
+    }
+    assert.equal(m.redirect_duration, 0);
+    assert.ok(m.connect_duration >= 0 && m.connect_duration < 100, `${m.connect_duration}`);
+  });
+
+  test('DOMContentLoaded and onload durations match the handlers\' busy-waits (+0..60 ms)', () => {
+    const m = run.result.metrics;
+    assert.ok(m.dom_content_loaded_duration >= FIXTURE.domContentLoadedCostMs - 1, `${m.dom_content_loaded_duration}`);
+    assert.ok(m.dom_content_loaded_duration <= FIXTURE.domContentLoadedCostMs + 60, `${m.dom_content_loaded_duration}`);
+    assert.ok(m.onload_duration >= FIXTURE.onloadCostMs - 1 && m.onload_duration <= FIXTURE.onloadCostMs + 60,
+      `${m.onload_duration}`);
+    assert.ok(m.dom_interactive_time <= m.dom_content_loaded_time && m.dom_content_loaded_time <= m.onload_time);
+  });
+
+  test('nothing paints before the render-blocking stylesheet arrived', () => {
+    const m = run.result.metrics;
+    assert.ok(m.first_paint_time >= FIXTURE.htmlDelayMs + FIXTURE.cssDelayMs, `${m.first_paint_time}`);
+    assert.ok(m.first_contentful_paint >= m.first_paint_time);
+    assert.ok(m.rum_speed_index >= m.first_paint_time - 1 && m.rum_speed_index <= m.fully_loaded_time,
+      `${m.rum_speed_index}`);
+  });
+
+  test('fully loaded is the late request after onload (+0..300 ms)', () => {
+    const m = run.result.metrics;
+    const earliest = m.onload_time + FIXTURE.lateRequestDelayMs;
+    assert.ok(m.fully_loaded_time >= earliest && m.fully_loaded_time < earliest + 300, `${m.fully_loaded_time}`);
+  });
+
+  test('bytes and requests match the fixture (headers at most 400 bytes per response)', () => {
+    const m = run.result.metrics;
+    assert.equal(m.page_requests, FIXTURE.mainPageRequests);
+    assert.ok(m.html_bytes >= FIXTURE.htmlBytes && m.html_bytes <= FIXTURE.htmlBytes + FIXTURE.maxResponseHeaderBytes,
+      `${m.html_bytes}`);
+    const body = FIXTURE.mainPageBodyBytes;
+    assert.ok(m.page_bytes >= body && m.page_bytes <= body + FIXTURE.mainPageRequests * FIXTURE.maxResponseHeaderBytes,
+      `${m.page_bytes}`);
+  });
+
+  test('the HAR is HAR 1.2 with the fields reports need', () => {
+    const log = run.result.har.log as { version: string; entries: Record<string, any>[] };
+    assert.equal(log.version, '1.2');
+    assert.equal(log.entries.length, FIXTURE.mainPageRequests);
+    for (const e of log.entries) {
+      assert.equal(typeof e.time, 'number');
+      assert.equal(typeof e.request.url, 'string');
+      assert.equal(typeof e.response.bodySize, 'number');
+      assert.equal(typeof e.response._transferSize, 'number');
+      assert.equal(typeof e.response.content.size, 'number');
+      assert.equal(e.response.content.text, undefined);
+    }
+    const image = log.entries.find((e) => e.request.url.endsWith('/image.jpg'));
+    assert.equal(image?.response.content.size, FIXTURE.imageBytes);
+    assert.ok(log.entries.some((e) => e.request.url.endsWith('/late.json')));
+  });
+
+  test('the filmstrip goes from blank to the styled page, in order', async () => {
+    const { filmstrip, metrics } = run.result;
+    const stamps = filmstrip.map((f) => f.timestamp).join(', ');
+    assert.ok(filmstrip.length >= 2, stamps);
+    for (let i = 1; i < filmstrip.length; i++) assert.ok(filmstrip[i].timestamp > filmstrip[i - 1].timestamp, stamps);
+    assert.equal(filmstrip[0].timestamp, 0);
+    // What was on screen at a time: the last frame at or before it. Screencast swap times and paint
+    // timing come from different points of Chromium's pipeline, so look 100 ms either side of first paint.
+    const shownAt = (t: number) => filmstrip.filter((f) => f.timestamp <= t).pop()!;
+    const before = shownAt(metrics.first_paint_time - 100);
+    const after = shownAt(metrics.first_contentful_paint + 100);
+    assert.ok((await luminance(before.jpeg)) > 240, `blank before first paint (${stamps}; FP ${metrics.first_paint_time})`);
+    assert.ok((await luminance(after.jpeg)) < 150, `styled after first paint (${stamps}; FCP ${metrics.first_contentful_paint})`);
+    assert.deepEqual(jpegSize(filmstrip[0].jpeg), { width: 1366, height: 768 });
+  });
+
+  test('the screenshot is a JPEG of the 1366 px wide desktop viewport', () => {
+    const shot = run.result.screenshot;
+    assert.deepEqual([...shot.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    assert.equal(jpegSize(shot).width, 1366);
+  });
+
+  test('the real browser UA is sent, without the Headless marker', () => {
+    const ua = run.result.userAgent;
+    assert.match(ua, /Chrome\/\d+/);
+    assert.doesNotMatch(ua, /Headless/);
+    assert.equal(run.seen.find((r) => r.path === '/')?.headers['user-agent'], ua);
+  });
+
+  test('Lighthouse measured observed desktop metrics with all performance audits', () => {
+    const { metrics, lighthouse } = run.result;
+    const lhr = lighthouse as { configSettings: Record<string, unknown>; audits: Record<string, { scoreDisplayMode: string }> };
+    assert.equal(lhr.configSettings.formFactor, 'desktop');
+    assert.equal(lhr.configSettings.throttlingMethod, 'provided');
+    assert.ok(Number.isInteger(metrics.performance_score) && metrics.performance_score! >= 0 &&
+      metrics.performance_score! <= 100, `${metrics.performance_score}`);
+    for (const key of ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time'] as const) {
+      assert.equal(typeof metrics[key], 'number', key);
+    }
+    assert.equal(metrics.cumulative_layout_shift, 0);
+    for (const id of ['render-blocking-resources', 'uses-text-compression', 'uses-optimized-images',
+      'uses-long-cache-ttl', 'unused-css-rules', 'unused-javascript', 'dom-size', 'interactive']) {
+      assert.ok(lhr.audits[id], id);
+      assert.notEqual(lhr.audits[id].scoreDisplayMode, 'error', id);
+    }
+  });
+
+  test('phases are reported', () => {
+    for (const p of ['launch', 'lighthouse', 'har', 'screenshot', 'total']) {
+      assert.equal(typeof run.result.phases[p], 'number', p);
+    }
+  });
+});
+
+describe('options change the load', () => {
+  let run: { result: RunResult; seen: RecordedRequest[] };
+  const host = (): string => `fixture.test:${site.port}`;
+  const origin = (): string => `http://${host()}`;
+  const cookieValue = 'cookie-value-4711';
+  const ua = 'WebgaugeProbe/1.0 (test)';
+
+  before(async () => {
+    // One run, every group-1 option plus allow_url: the probe page behind HTTP auth reports its viewport.
+    const opts = options(`${origin()}/auth`, {
+      dns: [`fixture.test:127.0.0.1`],
+      httpauth_username: FIXTURE.auth.username,
+      httpauth_password: FIXTURE.auth.password,
+      cookies: [`wg_test=${cookieValue}; Path=/; Domain=elsewhere.example`],
+      allow_url: [`${origin()}/style.css`, `${origin()}/pixel.gif`, `${origin()}/image.jpg`],
+      block_url: [`${origin()}/image.jpg`],
+      browser_width: 800, browser_height: 600, browser_rotate: 1, browser_dppx: 2,
+      user_agent: ua,
+      throttle: '20000/10000/150',
+      stop_onload: 1,
+    });
+    const device = { id: 'test-phone', width: 360, height: 640, dppx: 3, mobile: true,
+      userAgent: 'Mozilla/5.0 (Linux; Android 14; Test) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36' };
+    run = await recording(async () => runTest(await spec(opts, { device })));
+  });
+
+  const probeRequests = (): RecordedRequest[] => run.seen.filter((r) => r.headers.host === host());
+
+  test('dns maps the host name for the browser', () => {
+    assert.ok(probeRequests().some((r) => r.path === '/auth'));
+    assert.match(run.result.finalUrl, /^http:\/\/fixture\.test:\d+\/auth$/);
+  });
+
+  test('http auth answers the challenge with the credentials', () => {
+    const auths = probeRequests().filter((r) => r.path === '/auth');
+    const expected = 'Basic ' + Buffer.from(`${FIXTURE.auth.username}:${FIXTURE.auth.password}`).toString('base64');
+    assert.ok(auths.some((r) => r.headers.authorization === expected));
+  });
+
+  test('cookies are sent to the tested host (Domain ignored: host-only)', () => {
+    const main = probeRequests().filter((r) => r.path === '/auth');
+    assert.ok(main.every((r) => r.headers.cookie?.includes(`wg_test=${cookieValue}`)));
+    const pixel = probeRequests().find((r) => r.path.startsWith('/pixel.gif'));
+    assert.ok(pixel, 'the probe reported');
+    assert.equal(new URLSearchParams(pixel.path.split('?')[1]).get('cookie'), `wg_test=${cookieValue}`);
+  });
+
+  test('viewport, DPR and rotation reach the page; the user agent overrides the device', () => {
+    const pixel = probeRequests().find((r) => r.path.startsWith('/pixel.gif'));
+    const q = new URLSearchParams(pixel!.path.split('?')[1]);
+    assert.deepEqual([q.get('w'), q.get('h'), q.get('dpr')], ['600', '800', '2']);
+    assert.ok(probeRequests().every((r) => r.headers['user-agent'] === ua));
+    assert.equal(run.result.userAgent, ua);
+    assert.equal(jpegSize(run.result.screenshot).width, 1200);
+    const lhr = run.result.lighthouse as { configSettings: Record<string, unknown> };
+    assert.equal(lhr.configSettings.formFactor, 'mobile');
+  });
+
+  test('block_url and allow_url keep requests from the server', () => {
+    const paths = probeRequests().map((r) => r.path);
+    assert.ok(paths.includes('/style.css'), 'allowed');
+    assert.ok(!paths.includes('/image.jpg'), 'allowed but blocked by block_url');
+    assert.ok(!paths.includes('/blocked.js'), 'not allowed by allow_url');
+  });
+
+  test('throttle adds its latency and runs Lighthouse in devtools mode', () => {
+    assert.ok(run.result.metrics.time_to_first_byte >= 150, `${run.result.metrics.time_to_first_byte}`);
+    const lhr = run.result.lighthouse as { configSettings: Record<string, unknown> };
+    assert.equal(lhr.configSettings.throttlingMethod, 'devtools');
+  });
+
+  test('stop_onload reports fully_loaded_time -1 and still gets a performance score', () => {
+    assert.equal(run.result.metrics.fully_loaded_time, -1);
+    assert.equal(typeof run.result.metrics.performance_score, 'number');
+    assert.equal(typeof run.result.metrics.total_blocking_time, 'number');
+  });
+
+  test('the HAR carries no credentials or cookie values', () => {
+    const har = JSON.stringify(run.result.har);
+    assert.ok(!har.includes(FIXTURE.auth.password));
+    assert.ok(!har.includes(Buffer.from(`${FIXTURE.auth.username}:${FIXTURE.auth.password}`).toString('base64')));
+    assert.ok(!har.includes(cookieValue));
+    assert.ok(!har.includes('server-secret-cookie'));
+    const entries = (run.result.har.log as { entries: { request: { headers: { name: string; value: string }[] } }[] })
+      .entries;
+    const headers = entries.flatMap((e) => e.request.headers);
+    assert.ok(headers.some((h) => /^authorization$/i.test(h.name) && h.value === '[removed]'));
+    assert.ok(headers.some((h) => /^cookie$/i.test(h.name) && h.value === '[removed]'));
+  });
+});
+
+describe('failing loads', () => {
+  test('a 404 page (after a redirect) throws a RunError naming the status', async () => {
+    const started = Date.now();
+    await assert.rejects(runTest(await spec(options(site.url('/redirect?to=/status/404')))),
+      (err: unknown) => err instanceof RunError && /HTTP 404 Not Found/.test(err.message));
+    assert.ok(Date.now() - started < 8000, 'fails fast, without waiting out Lighthouse');
+  });
+
+  test('an unresolvable host throws "Could not resolve host"', async () => {
+    await assert.rejects(runTest(await spec(options('http://example.invalid/'))),
+      (err: unknown) => err instanceof RunError && /Could not resolve host example\.invalid/.test(err.message));
+  });
+
+  test('a public test refuses private addresses before any request leaves the browser', async () => {
+    const { seen } = await recording(() => assert.rejects(
+      async () => runTest(await spec(options(site.url('/')), { allowPrivateTargets: false })),
+      (err: unknown) => err instanceof RunError && /private/.test(err.message)));
+    assert.equal(seen.length, 0);
+  });
+
+  test('an aborted run throws and closes its browser', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1500);
+    // A short timeoutMs keeps Lighthouse's own load timer (left running in the background) short too.
+    await assert.rejects(runTest(await spec(options(site.url('/')), { signal: controller.signal, timeoutMs: 10_000 })),
+      (err: unknown) => err instanceof RunError && /cancelled/.test(err.message));
+  });
+});
+
+test('private address ranges', () => {
+  for (const ip of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', '::',
+    'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '100.64.0.1']) {
+    assert.ok(isPrivateAddress(ip), ip);
+  }
+  for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '172.32.0.1']) assert.ok(!isPrivateAddress(ip), ip);
+});
