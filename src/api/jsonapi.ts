@@ -1,5 +1,6 @@
 import { toSeconds } from '../core/clock.js';
 import { reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
+import type { PageRow } from '../core/pages.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
 import type { Links } from './links.js';
 
@@ -78,4 +79,32 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (have.has(ARTIFACT.filmstrip)) l.filmstrip = links.resource(r.id, 'filmstrip.json');
   if (have.has(ARTIFACT.lighthouse)) l.lighthouse = links.resource(r.id, 'lighthouse.json');
   return { type: 'report', id: r.id, attributes: a, links: l };
+}
+
+/** A page (spec 2.3). `pageTags` comes from tagIdsForPages; every link is absolute (COMPAT.md). */
+export function pageResource(p: PageRow, links: Links, pageTags: string[]) {
+  const self = links.page(p.id);
+  const attributes: Record<string, unknown> = {
+    url: p.url,
+    created: toSeconds(p.created),
+    browser: p.browser,
+    location: p.location,
+    latest_report: p.latest_report_id,
+    latest_report_time: p.latest_report_time === null ? null : toSeconds(p.latest_report_time),
+    report_count: p.report_count,
+    monitored: p.monitored,
+    page_tags: pageTags,
+  };
+  const l: Record<string, string> = {
+    self,
+    retest: `${self}/retest`,
+    latest_report: `${self}/latest-report`,
+    reports: `${self}/reports`,
+    location: links.location(p.location),
+    browser: links.browser(p.browser),
+    performance_monitor: `${self}/performance_monitor`,
+    performance_alert_conditions: `${self}/performance_alert_conditions`,
+    performance_alert_events: `${self}/performance_alert_events`,
+  };
+  return { type: 'page', id: p.id, attributes, links: l };
 }

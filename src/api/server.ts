@@ -8,6 +8,10 @@ import { Router } from './router.js';
 import { registerReferenceRoutes } from './routes/reference.js';
 import { registerReportRoutes } from './routes/reports.js';
 import { registerTestRoutes } from './routes/tests.js';
+import { registerListRoutes } from './routes/lists.js';
+import { registerPageRoutes } from './routes/pages.js';
+import { registerMonitoringRoutes } from './routes/monitoring.js';
+import { registerTagRoutes } from './routes/tags.js';
 import { registerReportPage } from '../report/routes.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
@@ -45,6 +49,10 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   registerTestRoutes(router, ctx);
   registerReportRoutes(router, ctx);
   registerReferenceRoutes(router, ctx);
+  registerListRoutes(router, ctx);
+  registerPageRoutes(router, ctx);
+  registerTagRoutes(router, ctx);
+  registerMonitoringRoutes(router, ctx);
   registerReportPage(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => {

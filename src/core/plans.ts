@@ -24,6 +24,12 @@ export interface Plan {
   whitelabelPdf: boolean;
   /** Parallel PDF generations per account (429 E42903 beyond). */
   parallelPdfs: number;
+  /** Tags an account may hold (spec 4.4; the spec gives no number): creating one more is 403 E40303. */
+  maxTags: number;
+  /** Pages monitored at once (spec 3; no number given): enabling one more is 403 E40303. */
+  monitoringSlots: number;
+  /** Whether `hourly` monitoring is offered ("hourly may be unavailable on the plan"); else 403 E40303. */
+  hourlyMonitoring: boolean;
 }
 
 export const PLANS: Record<PlanName, Plan> = {
@@ -40,6 +46,10 @@ export const PLANS: Record<PlanName, Plan> = {
     fullPdf: false,
     whitelabelPdf: false,
     parallelPdfs: 1,
+    // One daily-monitored lighthouse page costs 1 credit a day of the 5: room left for own tests.
+    maxTags: 10,
+    monitoringSlots: 1,
+    hourlyMonitoring: false,
   },
   pro: {
     name: 'pro',
@@ -54,6 +64,10 @@ export const PLANS: Record<PlanName, Plan> = {
     fullPdf: true,
     whitelabelPdf: true,
     parallelPdfs: 2,
+    // Hourly monitoring costs 24 credits a day per page; the 100 slots are bounded by credits in practice.
+    maxTags: 500,
+    monitoringSlots: 100,
+    hourlyMonitoring: true,
   },
 };
 

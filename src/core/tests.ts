@@ -1,6 +1,6 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Store } from '../store/db.js';
-import type { TestsTable } from '../store/schema.js';
+import type { Database, TestsTable } from '../store/schema.js';
 import type { AnalysisOptions } from './analysis-options.js';
 import { adjustCredits, fromTenths, refilledCredits, type Db, type Principal } from './accounts.js';
 import { clock } from './clock.js';
@@ -27,13 +27,21 @@ export interface StartedTest {
  * Queue a test and charge its credits in one transaction, after the concurrency and credit checks.
  * PostgreSQL locks the account row so two concurrent starts cannot both pass the checks; SQLite has one writer.
  */
-export async function startTest(store: Store, principal: Principal, options: AnalysisOptions, source: TestSource): Promise<StartedTest> {
+export async function startTest(
+  store: Store,
+  principal: Principal,
+  options: AnalysisOptions,
+  source: TestSource,
+  /** Runs first in the transaction (the monitor claims its slot here, so claim and test commit together); throw to abort. */
+  before?: (trx: Transaction<Database>) => Promise<void>,
+): Promise<StartedTest> {
   if (principal.role === 'viewer') {
     throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
   }
   const cost = testCostTenths(options);
   const fingerprint = optionsFingerprint(options);
   return store.db.transaction().execute(async (trx) => {
+    await before?.(trx);
     if (store.engine === 'postgres') {
       await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
     }

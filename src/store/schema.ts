@@ -98,6 +98,27 @@ export interface PagesTable {
   latest_report_id: string | null;
   latest_report_time: number | null;
   report_count: number;
+  /** Monitoring (migration 003): next due slot, slot-grid origin, last skipped slot and why. */
+  monitor_next_run: number | null;
+  monitor_anchor: number | null;
+  monitor_skipped_at: number | null;
+  monitor_skip_reason: string | null;
+}
+
+export interface TagsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  /** Six upper-case hex digits, no `#`. */
+  color: string;
+  created: number;
+}
+
+export interface PageTagLinksTable {
+  page_id: string;
+  tag_id: string;
+  account_id: string;
 }
 
 export interface RateLimitsTable {
@@ -112,4 +133,6 @@ export interface Database {
   reports: ReportsTable;
   pages: PagesTable;
   rate_limits: RateLimitsTable;
+  tags: TagsTable;
+  page_tag_links: PageTagLinksTable;
 }

@@ -281,7 +281,7 @@ for (const engine of engines()) {
         assert.equal(res.headers.get('retry-after'), null);
       });
 
-      test('GET /tests lists the account\'s tests (spec 4.1)', { todo: 'the test list comes with the list endpoints (issue 3)' }, async () => {
+      test('GET /tests lists the account\'s tests (spec 4.1)', async () => {
         const res = await call(s, 'GET', '/tests', { key });
         const data = assertData(res, 200);
         assert.ok(Array.isArray(data), 'data is an array');

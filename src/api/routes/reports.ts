@@ -3,6 +3,7 @@ import type { AnalysisOptions } from '../../core/analysis-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { publicOptions } from '../../core/options.js';
+import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { ARTIFACT, artifactKey, deleteReport, getReport, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../context.js';
@@ -76,12 +77,14 @@ async function sendArtifact(
 }
 
 export function registerReportRoutes(r: Router, ctx: AppContext): void {
-  const view = (links: Links, report: ReportRow) =>
-    reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: [], now: clock.now() });
+  const view = async (links: Links, report: ReportRow) => {
+    const pageTags = (await tagIdsForPages(ctx.store.db, [report.page_id])).get(report.page_id) ?? [];
+    return reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags, now: clock.now() });
+  };
 
   r.get('/reports/:id', async (req, reply, links) => {
     const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id);
-    const data = view(links, report);
+    const data = await view(links, report);
     return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
   });
 
@@ -106,6 +109,8 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
     if (!name) {
       throw new ApiError('E40001', `Unknown resource "${rawName}"; use one of ${Object.keys(RESOURCE_NAMES).filter((n) => n.includes('.') || n.includes('-')).join(', ')}.`);
     }
+    // Spec 5: the Viewer role cannot create PDF reports (they cost credits), whatever else applies.
+    if (name === 'report.pdf' && principalOf(req).role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot create PDF reports.');
     const query = req.query as Record<string, string | string[] | undefined>;
     switch (name) {
       case 'screenshot.jpg':

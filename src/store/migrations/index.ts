@@ -1,4 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
+import { m002Lists } from './002-lists.js';
+import { m003TagsMonitoring } from './003-tags-monitoring.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -118,4 +120,6 @@ const m001: Migration = {
 
 export const migrations: Record<string, Migration> = {
   '001_initial': m001,
+  '002_lists': m002Lists,
+  '003_tags_monitoring': m003TagsMonitoring,
 };

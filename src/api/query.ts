@@ -1,0 +1,179 @@
+import { ApiError } from '../core/errors.js';
+import {
+  OPS,
+  isNumericType,
+  type AttrSpec,
+  type FilterTerm,
+  type ListQuery,
+  type ListSpec,
+  type ListTable,
+  type Op,
+  type SortKey,
+} from '../store/list-query.js';
+
+/**
+ * The list query language of spec 4.1 and 4.3, in one parser: `sort`, `filter[attr]`, `filter[attr:op]`,
+ * `filter[:bool]`, `page[size]`, `page[number]`. Input is the query as `parseQuery` (server.ts) leaves it:
+ * raw brackets in keys, repeated keys as arrays, `+` already a space.
+ */
+
+export const MAX_PAGE_SIZE = 500;
+export const MAX_PAGE_TAGS = 500;
+const MAX_PAGE_NUMBER = 1_000_000_000;
+
+const FILTER_KEY = /^filter\[([^\][]*)\]$/;
+const NUMBER = /^-?\d+(\.\d+)?$/;
+const INTEGER = /^-?\d+$/;
+
+function list(v: string | string[] | undefined): string[] {
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+/** Comma-separated or repeated values, each trimmed (COMPAT: spaces or `+` around commas); empties dropped. */
+function items(v: string | string[] | undefined): string[] {
+  return list(v)
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const quoted = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(', ');
+
+function filterable(spec: ListSpec): string[] {
+  return Object.entries(spec.attrs as Record<string, AttrSpec>).filter(([, a]) => a.filter).map(([k]) => k);
+}
+
+function sortable(spec: ListSpec): string[] {
+  return Object.entries(spec.attrs as Record<string, AttrSpec>).filter(([, a]) => a.sort).map(([k]) => k);
+}
+
+function parseValue(name: string, attr: AttrSpec, raw: string): string | number {
+  switch (attr.type) {
+    case 'enum': {
+      const values = attr.values ?? [];
+      const hit = values.find((v) => v.toLowerCase() === raw.toLowerCase()) ?? attr.aliases?.[raw.toLowerCase()];
+      if (hit === undefined) throw new ApiError('E40006', `filter[${name}] does not accept "${raw}"; use one of ${quoted(values)}.`);
+      return hit;
+    }
+    case 'time':
+      if (!INTEGER.test(raw)) throw new ApiError('E40006', `filter[${name}] takes a Unix time in whole seconds, not "${raw}".`);
+      return Number(raw);
+    case 'int':
+    case 'number':
+      if (!NUMBER.test(raw)) throw new ApiError('E40006', `filter[${name}] takes a number, not "${raw}".`);
+      return Number(raw);
+    default:
+      return raw;
+  }
+}
+
+function parseFilter(spec: ListSpec, key: string, inner: string, raw: string | string[]): FilterTerm {
+  const parts = inner.split(':');
+  const name = parts[0];
+  const attr = (spec.attrs as Record<string, AttrSpec | undefined>)[name];
+  if (parts.length > 2 || name === '' || !attr?.filter) {
+    throw new ApiError('E40005', `Unknown filter ${key}; the ${spec.table} list filters on ${quoted(filterable(spec))}, with :eq, :lt, :lte, :gt or :gte on numeric attributes.`);
+  }
+  const op = (parts.length === 2 ? parts[1].toLowerCase() : 'eq') as Op;
+  if (!OPS.includes(op)) {
+    throw new ApiError('E40005', `Unknown operator "${parts[1]}" in ${key}; use eq, lt, lte, gt or gte.`);
+  }
+  if (op !== 'eq' && !isNumericType(attr.type)) {
+    throw new ApiError('E40005', `filter[${name}] is not numeric and takes no :${op}; give filter[${name}]=value.`);
+  }
+  const values = items(raw);
+  if (values.length === 0) throw new ApiError('E40006', `${key} has no value; give at least one (several comma-separated).`);
+  if (attr.type === 'tag' && new Set(values).size > MAX_PAGE_TAGS) {
+    throw new ApiError('E40005', `${key} takes at most ${MAX_PAGE_TAGS} tag IDs, got ${new Set(values).size}.`);
+  }
+  return { attr: name, type: attr.type, op, values: values.map((v) => parseValue(name, attr, v)) };
+}
+
+function parseSort(spec: ListSpec, raw: string | string[]): SortKey[] {
+  const keys: SortKey[] = [];
+  const accepted = `sort by ${quoted(sortable(spec))}, "-" before a name for descending, several comma-separated`;
+  for (const item of items(raw)) {
+    const desc = item.startsWith('-');
+    const attr = desc ? item.slice(1).trim() : item;
+    const why = spec.unsortable?.[attr];
+    if (why) throw new ApiError('E40007', `${why}; ${accepted}.`);
+    if (!(spec.attrs as Record<string, AttrSpec | undefined>)[attr]?.sort) {
+      throw new ApiError('E40007', `Unknown sort "${item}"; ${accepted}.`);
+    }
+    if (keys.some((k) => k.attr === attr)) throw new ApiError('E40007', `sort names "${attr}" twice; give each attribute once.`);
+    keys.push({ attr, desc });
+  }
+  return keys;
+}
+
+function parsePageParam(name: string, raw: string | string[], max: number): number {
+  const values = list(raw).map((s) => s.trim());
+  const accepted = name === 'size' ? `an integer from 1 to ${MAX_PAGE_SIZE}` : 'an integer from 1 (the first page)';
+  if (values.length !== 1) throw new ApiError('E40008', `page[${name}] is given ${values.length} times; give it once, ${accepted}.`);
+  const v = values[0];
+  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > max) {
+    throw new ApiError('E40008', `page[${name}] must be ${accepted}, not "${v}".`);
+  }
+  return Number(v);
+}
+
+/** Parse and check a list query against the resource's table; every refusal is a spec 400 with what is accepted. */
+export function parseListQuery<T extends ListTable>(spec: ListSpec<T>, query: Record<string, string | string[]>): ListQuery {
+  const filters: FilterTerm[] = [];
+  let bools: string[] = [];
+  let sort: SortKey[] = [];
+  let size = spec.defaultPageSize;
+  let number = 1;
+  for (const [key, raw] of Object.entries(query)) {
+    const m = FILTER_KEY.exec(key);
+    if (key === 'sort') sort = parseSort(spec, raw);
+    else if (key === 'page[size]') size = parsePageParam('size', raw, MAX_PAGE_SIZE);
+    else if (key === 'page[number]') number = parsePageParam('number', raw, MAX_PAGE_NUMBER);
+    else if (m && m[1] === ':bool') bools = items(raw).map((b) => b.toUpperCase());
+    else if (m) filters.push(parseFilter(spec, key, m[1], raw));
+    else {
+      throw new ApiError('E40005', `Unknown query parameter "${key}"; lists take sort, filter[attribute], filter[attribute:operator], filter[:bool], page[size] and page[number].`);
+    }
+  }
+  const boolGiven = Object.prototype.hasOwnProperty.call(query, 'filter[:bool]');
+  if (boolGiven) {
+    const distinct = [...new Set(bools)];
+    if (distinct.length !== 1 || (distinct[0] !== 'AND' && distinct[0] !== 'OR')) {
+      throw new ApiError('E40005', `filter[:bool] must be AND or OR (once), not "${list(query['filter[:bool]']).join(',')}".`);
+    }
+    if (filters.length === 0) throw new ApiError('E40005', 'filter[:bool] must be given with at least one other filter.');
+  }
+  return {
+    filters,
+    bool: boolGiven && bools[0] === 'OR' ? 'OR' : 'AND',
+    sort,
+    filteredOrSorted: filters.length > 0 || sort.length > 0,
+    page: { size, number },
+  };
+}
+
+/**
+ * `links.self`, `links.prev`, `links.next` of a list: absolute, the request's own path and query with only
+ * page[number] replaced; prev absent on the first page, next absent on the last.
+ */
+export function listLinks(origin: string, rawUrl: string, page: number, hasNext: boolean): { self: string; prev?: string; next?: string } {
+  const q = rawUrl.indexOf('?');
+  const path = (q < 0 ? rawUrl : rawUrl.slice(0, q)).replace(/\/{2,}/g, '/');
+  const pairs = (q < 0 ? '' : rawUrl.slice(q + 1)).split('&').filter((p) => p !== '');
+  const kept = pairs.filter((p) => decodeKey(p.split('=')[0]) !== 'page[number]');
+  const at = (n: number) => `${origin}${path}?${[...kept, `page[number]=${n}`].join('&')}`;
+  const links: { self: string; prev?: string; next?: string } = {
+    self: pairs.length > 0 ? `${origin}${path}?${pairs.join('&')}` : `${origin}${path}`,
+  };
+  if (page > 1) links.prev = at(page - 1);
+  if (hasNext) links.next = at(page + 1);
+  return links;
+}
+
+function decodeKey(k: string): string {
+  try {
+    return decodeURIComponent(k.replace(/\+/g, ' '));
+  } catch {
+    return k;
+  }
+}

@@ -1,0 +1,25 @@
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '../../core/errors.js';
+import { expireDueReports, getPage, type PageRow } from '../../core/pages.js';
+import { tagIdsForPages } from '../../core/page-tags-lookup.js';
+import type { AppContext } from '../context.js';
+import { JSONAPI } from '../errors.js';
+import { pageResource } from '../jsonapi.js';
+import type { Links } from '../links.js';
+
+/** The page in the path of attach_tags, detach_tags and performance_monitor, loaded as GET /pages/{id} does. */
+export async function requirePage(ctx: AppContext, accountId: string, id: string): Promise<PageRow> {
+  await expireDueReports(ctx.store, ctx.artifacts, accountId);
+  const page = await getPage(ctx.store.db, accountId, id);
+  if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
+  return page;
+}
+
+/** 200 with the page as it is now (spec: those endpoints answer the updated page). */
+export async function sendPage(ctx: AppContext, reply: FastifyReply, links: Links, accountId: string, id: string): Promise<FastifyReply> {
+  const page = await getPage(ctx.store.db, accountId, id);
+  if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account.`);
+  const tags = (await tagIdsForPages(ctx.store.db, [id])).get(id) ?? [];
+  const data = pageResource(page, links, tags);
+  return reply.code(200).type(JSONAPI).send({ data, links: { self: data.links.self } });
+}

@@ -1,0 +1,56 @@
+import type { AnalysisOptions } from '../../core/analysis-options.js';
+import { clock } from '../../core/clock.js';
+import { ApiError } from '../../core/errors.js';
+import { deletePage, expireDueReports, getPage, type PageRow } from '../../core/pages.js';
+import { tagIdsForPages } from '../../core/page-tags-lookup.js';
+import { getReport } from '../../core/reports.js';
+import { principalOf } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { JSONAPI } from '../errors.js';
+import { pageResource, reportResource } from '../jsonapi.js';
+import type { Router } from '../router.js';
+import { queueAndRespond } from './tests.js';
+
+const IMMUTABLE = 'max-age=31536000';
+
+/** One page of spec 4.3 (the page list and a page's report list are in lists.ts). */
+export function registerPageRoutes(r: Router, ctx: AppContext): void {
+  /** The page, after this account's expired reports are gone, or 404 E40402 (the newer variant's code everywhere). */
+  async function loadPage(accountId: string, id: string): Promise<PageRow> {
+    await expireDueReports(ctx.store, ctx.artifacts, accountId);
+    const page = await getPage(ctx.store.db, accountId, id);
+    if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
+    return page;
+  }
+
+  const tagsOf = async (pageId: string) => (await tagIdsForPages(ctx.store.db, [pageId])).get(pageId) ?? [];
+
+  r.get('/pages/:id', async (req, reply, links) => {
+    const page = await loadPage(principalOf(req).accountId, (req.params as { id: string }).id);
+    const data = pageResource(page, links, await tagsOf(page.id));
+    return reply.type(JSONAPI).send({ data, links: { self: data.links.self } });
+  });
+
+  r.delete('/pages/:id', async (req, reply) => {
+    const principal = principalOf(req);
+    const page = await loadPage(principal.accountId, (req.params as { id: string }).id);
+    if (principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete pages.');
+    await deletePage(ctx.store, ctx.artifacts, page);
+    return reply.type(JSONAPI).send({ data: { type: 'page', id: page.id } });
+  });
+
+  r.post('/pages/:id/retest', async (req, reply, links) => {
+    // The page's options are those of the last test that produced a report for it (kept by completeTest).
+    const page = await loadPage(principalOf(req).accountId, (req.params as { id: string }).id);
+    return queueAndRespond(ctx, req, reply, links, JSON.parse(page.options) as AnalysisOptions, 'api');
+  });
+
+  r.get('/pages/:id/latest-report', async (req, reply, links) => {
+    const accountId = principalOf(req).accountId;
+    const page = await loadPage(accountId, (req.params as { id: string }).id);
+    const report = page.latest_report_id ? await getReport(ctx.store.db, accountId, page.latest_report_id) : undefined;
+    if (!report) throw new ApiError('E40402', `Page ${page.id} has no valid report.`);
+    const data = reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: await tagsOf(page.id), now: clock.now() });
+    return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
+  });
+}

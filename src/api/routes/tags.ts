@@ -1,0 +1,98 @@
+import type { FastifyReply } from 'fastify';
+import type { Principal } from '../../core/accounts.js';
+import { ApiError } from '../../core/errors.js';
+import { expireDueReports } from '../../core/pages.js';
+import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/tags.js';
+import { principalOf } from '../auth.js';
+import { jsonApiBody } from '../body.js';
+import type { AppContext } from '../context.js';
+import { JSONAPI } from '../errors.js';
+import type { Links } from '../links.js';
+import type { Router } from '../router.js';
+import { requirePage, sendPage } from './page-response.js';
+
+/**
+ * Tags (spec 2.7, 4.4) and the page-side attach_tags/detach_tags (4.3). Check order on every write: the
+ * resource in the path (404), then the role (403 E40301), then Content-Type (415), then the body (400), then the
+ * IDs inside it (404). Nothing changes unless every check passes.
+ */
+
+export const tagLink = (links: Links, id: string) => `${links.api}/page_tags/${id}`;
+
+export function tagResource(t: TagRow, links: Links) {
+  const attributes: Record<string, unknown> = { name: t.name };
+  if (t.description !== null) attributes.description = t.description;
+  attributes.color = t.color;
+  return { type: 'tag', id: t.id, attributes, links: { self: tagLink(links, t.id) } };
+}
+
+export function assertOwner(p: Principal, what: string): void {
+  if (p.role === 'viewer') throw new ApiError('E40301', `The Viewer role cannot ${what}; ask the team owner for a key with the Owner role.`);
+}
+
+const sendTag = (reply: FastifyReply, links: Links, tag: TagRow, status = 200) => {
+  const data = tagResource(tag, links);
+  if (status === 201) reply.header('Location', data.links.self);
+  return reply.code(status).type(JSONAPI).send({ data, links: { self: data.links.self } });
+};
+
+const idParam = (params: unknown) => (params as { id: string }).id;
+
+export function registerTagRoutes(r: Router, ctx: AppContext): void {
+  const { store } = ctx;
+
+  r.get('/page_tags', async (req, reply, links) => {
+    const tags = await listTags(store.db, principalOf(req).accountId);
+    return reply.type(JSONAPI).send({ data: tags.map((t) => tagResource(t, links)), links: { self: `${links.api}/page_tags` } });
+  });
+
+  // Create, or update when data.id names an existing tag (then 200; omitted description/color keep their values).
+  r.post('/page_tags', async (req, reply, links) => {
+    const p = principalOf(req);
+    assertOwner(p, 'create or change tags');
+    const input = parseTagBody(jsonApiBody(req), 'create');
+    const { tag, created } = await saveTag(store, p, input);
+    return sendTag(reply, links, tag, created ? 201 : 200);
+  });
+
+  r.get('/page_tags/:id', async (req, reply, links) => {
+    return sendTag(reply, links, await requireTag(store.db, principalOf(req).accountId, idParam(req.params)));
+  });
+
+  r.post('/page_tags/:id', async (req, reply, links) => {
+    const p = principalOf(req);
+    const tag = await requireTag(store.db, p.accountId, idParam(req.params));
+    assertOwner(p, 'change tags');
+    const input = parseTagBody(jsonApiBody(req), 'patch');
+    return sendTag(reply, links, (await saveTag(store, p, input, tag.id)).tag);
+  });
+
+  r.delete('/page_tags/:id', async (req, reply) => {
+    const p = principalOf(req);
+    const tag = await requireTag(store.db, p.accountId, idParam(req.params));
+    assertOwner(p, 'delete tags');
+    await deleteTag(store, p, tag.id);
+    return reply.type(JSONAPI).send({ data: { type: 'tag', id: tag.id } });
+  });
+
+  for (const op of ['attach', 'detach'] as const) {
+    r.post(`/page_tags/:id/${op}`, async (req, reply, links) => {
+      const p = principalOf(req);
+      const tag = await requireTag(store.db, p.accountId, idParam(req.params));
+      assertOwner(p, `${op} tags`);
+      const pageIds = parseIdList(jsonApiBody(req), 'page_ids');
+      await expireDueReports(store, ctx.artifacts, p.accountId); // pages whose last report expired are gone
+      await linkTags(store, p, op, { pageIds, tagIds: [tag.id] });
+      return sendTag(reply, links, tag);
+    });
+
+    r.post(`/pages/:id/${op}_tags`, async (req, reply, links) => {
+      const p = principalOf(req);
+      const pageId = (await requirePage(ctx, p.accountId, idParam(req.params))).id;
+      assertOwner(p, `${op} tags`);
+      const tagIds = parseIdList(jsonApiBody(req), 'page_tags');
+      await linkTags(store, p, op, { pageIds: [pageId], tagIds });
+      return sendPage(ctx, reply, links, p.accountId, pageId);
+    });
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Page monitoring (spec 3, 4.3): a page runs as a `monitored` test at its frequency. The schedule lives on the
+ * page row: `monitor_anchor` is the origin of the slot grid (anchor + k × interval, calendar months for
+ * monthly), `monitor_next_run` the next due slot. The scheduler (src/scheduler/monitor.ts) claims slots.
+ */
+import type { Kysely } from 'kysely';
+import type { Store } from '../store/db.js';
+import type { Database } from '../store/schema.js';
+import type { Principal } from './accounts.js';
+import type { Catalog } from './catalog.js';
+import { clock } from './clock.js';
+import { ApiError } from './errors.js';
+import { PLANS, type PlanName } from './plans.js';
+
+export type Frequency = 'no' | 'hourly' | 'daily' | 'weekly' | 'monthly';
+const ACCEPTED: Record<string, Frequency> = { no: 'no', none: 'no', hourly: 'hourly', daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
+
+const HOUR = 3_600_000;
+const FIXED_MS: Record<Exclude<Frequency, 'no' | 'monthly'>, number> = { hourly: HOUR, daily: 24 * HOUR, weekly: 7 * 24 * HOUR };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{data:{type:'performance_monitor', attributes:{frequency}}}` → the frequency (`none` means `no`), or 400 E4001. */
+export function parseFrequency(body: unknown): Frequency {
+  const shape = 'send {"data":{"type":"performance_monitor","attributes":{"frequency":"daily"}}}';
+  const data = isObject(body) ? body.data : undefined;
+  if (!isObject(data)) throw new ApiError('E4001', `data is missing or not an object; ${shape}.`);
+  if (data.type !== undefined && data.type !== 'performance_monitor') {
+    throw new ApiError('E4001', `data.type must be "performance_monitor", got ${JSON.stringify(data.type)}; ${shape}.`);
+  }
+  const raw = isObject(data.attributes) ? data.attributes.frequency : undefined;
+  const f = typeof raw === 'string' ? ACCEPTED[raw.trim().toLowerCase()] : undefined;
+  if (!f) {
+    const got = raw === undefined ? 'it is missing' : `got ${JSON.stringify(raw)}`;
+    throw new ApiError('E4001', `frequency must be one of no, none, hourly, daily, weekly, monthly; ${got}.`);
+  }
+  return f;
+}
+
+/** `anchor` moved k calendar months, the day clamped to the month's end (Jan 31 → Feb 28/29). */
+function addMonths(anchor: number, k: number): number {
+  const d = new Date(anchor);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + k;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+}
+
+/**
+ * The first slot of the grid strictly after `after`. Slots missed in between are not returned: a page whose
+ * slots were missed while the service was down runs once, then continues on its grid.
+ */
+export function nextSlot(freq: Exclude<Frequency, 'no'>, anchor: number, after: number): number {
+  if (freq === 'monthly') {
+    // Months are at most 31 days, so slot k0 is never after `after`; walk forward from there.
+    let k = Math.max(1, Math.floor((after - anchor) / (31 * 24 * HOUR)));
+    while (addMonths(anchor, k) <= after) k += 1;
+    return addMonths(anchor, k);
+  }
+  const interval = FIXED_MS[freq];
+  const k = Math.max(1, Math.floor((after - anchor) / interval) + 1);
+  return anchor + k * interval;
+}
+
+/**
+ * Enable, change or disable monitoring of a page (403 E40303 when the plan, location/browser or slots refuse).
+ * Enabling schedules the first monitored test one interval from now: the page already has a fresh report.
+ * Re-posting the current frequency keeps the schedule; changing it restarts the grid now, keeping a slot that
+ * is already due sooner.
+ */
+export async function setMonitoring(store: Store, catalog: Catalog, p: Principal, pageId: string, freq: Frequency): Promise<void> {
+  if (p.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot change monitoring; ask the team owner for a key with the Owner role.');
+  await store.db.transaction().execute(async (trx) => {
+    // Account first, page second: the same lock order as the scheduler's claim, so the two never deadlock.
+    if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', p.accountId).forUpdate().execute();
+    const page = await trx.selectFrom('pages').selectAll().where('id', '=', pageId).where('account_id', '=', p.accountId).executeTakeFirst();
+    if (!page) throw new ApiError('E40402', `No page with ID ${pageId} in this account.`);
+    if (freq === 'no') {
+      await trx.updateTable('pages').set({ monitored: 'no', monitor_next_run: null, monitor_anchor: null }).where('id', '=', pageId).execute();
+      return;
+    }
+    const plan = p.plan;
+    if (freq === 'hourly' && !plan.hourlyMonitoring) {
+      throw new ApiError('E40303', `Hourly monitoring is not part of the ${plan.name} plan; use daily, weekly or monthly.`);
+    }
+    const location = catalog.location(page.location);
+    if (!location || !catalog.browser(page.browser) || !location.browsers.includes(page.browser)) {
+      throw new ApiError('E40303', `The page's location "${page.location}" and browser "${page.browser}" are no longer offered, so it cannot be monitored.`);
+    }
+    if (page.monitored === freq && page.monitor_next_run !== null) return;
+    if (page.monitored === 'no') {
+      const used = await trx
+        .selectFrom('pages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', p.accountId)
+        .where('monitored', '<>', 'no')
+        .executeTakeFirstOrThrow();
+      if (Number(used.n) >= plan.monitoringSlots) {
+        throw new ApiError('E40303', `All ${plan.monitoringSlots} monitoring slots of the ${plan.name} plan are in use; stop monitoring another page first.`);
+      }
+    }
+    const now = clock.now();
+    const first = nextSlot(freq, now, now);
+    const next = page.monitored !== 'no' && page.monitor_next_run !== null ? Math.min(page.monitor_next_run, first) : first;
+    await trx.updateTable('pages').set({ monitored: freq, monitor_anchor: now, monitor_next_run: next }).where('id', '=', pageId).execute();
+  });
+}
+
+/** The principal a monitored test runs as: the page's owning account itself, with its plan and credits. */
+export async function accountPrincipal(db: Kysely<Database>, accountId: string): Promise<Principal | undefined> {
+  const row = await db.selectFrom('accounts').select(['id', 'email', 'plan']).where('id', '=', accountId).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    accountId: row.id,
+    keyAccountId: row.id,
+    apiKey: '',
+    email: row.email,
+    role: 'owner',
+    plan: PLANS[row.plan as PlanName] ?? PLANS.basic,
+    emailValidated: true,
+  };
+}

@@ -1,0 +1,152 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { Store } from '../store/db.js';
+import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from '../store/list-query.js';
+import type { Database, PagesTable } from '../store/schema.js';
+import type { Db } from './accounts.js';
+import { clock } from './clock.js';
+import { ApiError } from './errors.js';
+import { newId } from './ids.js';
+import { refreshPage, type ReportRow } from './reports.js';
+import { unlinkPage } from './tags.js';
+import { TEST_RETENTION_MS, type TestRow } from './tests.js';
+
+/**
+ * Pages (spec 1.2, 2.3, 4.3) and the three lists (4.1 tests, 4.3 pages and a page's reports).
+ *
+ * Expiry: a page's `report_count`, `latest_report` and `latest_report_time` are stored and kept by refreshPage.
+ * Reports expire by time, so before any page read the account's reports past `expires` are removed the way the
+ * scheduler's sweep removes them (files, rows, refreshPage, and a page left without reports is deleted). The
+ * steady-state cost is one index probe (reports_account_expires) that finds nothing; the stored columns then stay
+ * exact, and lists can filter and sort on them through indexes. Report reads filter on `expires` as well.
+ */
+
+export type PageRow = Selectable<PagesTable>;
+
+const EXPIRY_BATCH = 500;
+
+/** Remove this account's expired reports now (files first, as the sweep does); returns how many. */
+export async function expireDueReports(store: Store, artifacts: ArtifactStore, accountId: string): Promise<number> {
+  const now = clock.now();
+  let total = 0;
+  for (;;) {
+    const due = await store.db
+      .selectFrom('reports')
+      .select(['id', 'page_id'])
+      .where('account_id', '=', accountId)
+      .where('expires', '<=', now)
+      .limit(EXPIRY_BATCH)
+      .execute();
+    if (due.length === 0) return total;
+    for (const r of due) await artifacts.removePrefix(r.id);
+    const byPage = new Map<string, string[]>();
+    for (const r of due) byPage.set(r.page_id, [...(byPage.get(r.page_id) ?? []), r.id]);
+    // One small transaction per page: it locks one page's reports and then its row, as completeTest and the
+    // sweep do, so concurrent writers cannot deadlock on PostgreSQL.
+    for (const [pageId, ids] of byPage) {
+      await store.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('reports').where('id', 'in', ids).execute();
+        if (!(await refreshPage(trx, pageId))) await unlinkPage(trx, pageId);
+      });
+    }
+    total += due.length;
+    if (due.length < EXPIRY_BATCH) return total;
+  }
+}
+
+/** A page of the account that has at least one valid report (call expireDueReports first). */
+export async function getPage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
+  return db
+    .selectFrom('pages')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('report_count', '>', 0)
+    .executeTakeFirst();
+}
+
+/** DELETE /pages/{id}: the page, all its reports (rows, then files) and its tag links. */
+export async function deletePage(store: Store, artifacts: ArtifactStore, page: PageRow): Promise<number> {
+  const removed = await store.db.transaction().execute(async (trx) => {
+    // `returning` names exactly the rows deleted, including a report committed meanwhile by completeTest.
+    const rows = await trx.deleteFrom('reports').where('page_id', '=', page.id).returning('id').execute();
+    await unlinkPage(trx, page.id);
+    await trx.deleteFrom('pages').where('id', '=', page.id).execute();
+    return rows.map((r) => r.id);
+  });
+  for (const id of removed) await artifacts.removePrefix(id);
+  return removed.length;
+}
+
+/** The rows each list may show, before the query's own filters: the scope of the account and of validity. */
+export const listScopes = {
+  /** GET /pages: the account's pages with at least one valid report. */
+  pages: (db: Kysely<Database>, accountId: string) =>
+    db.selectFrom('pages').selectAll('pages').where('pages.account_id', '=', accountId).where('pages.report_count', '>', 0),
+  /** GET /pages/{id}/reports: the page's valid reports. */
+  pageReports: (db: Kysely<Database>, accountId: string, pageId: string) =>
+    db
+      .selectFrom('reports')
+      .selectAll('reports')
+      .where('reports.page_id', '=', pageId)
+      .where('reports.account_id', '=', accountId)
+      .where('reports.expires', '>', clock.now()),
+  /** GET /tests: tests within their 24 h retention; only `source` = api unless the query filters on source. */
+  tests: (db: Kysely<Database>, accountId: string, q: ListQuery) => {
+    const base = db
+      .selectFrom('tests')
+      .selectAll('tests')
+      .where('tests.account_id', '=', accountId)
+      .where('tests.created', '>', clock.now() - TEST_RETENTION_MS);
+    return q.filters.some((f) => f.attr === 'source') ? base : base.where('tests.source', '=', 'api');
+  },
+};
+
+export function listPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<PageRow>> {
+  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q);
+}
+
+export function listPageReports(db: Kysely<Database>, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<ReportRow>> {
+  return runListQuery(listScopes.pageReports(db, accountId, pageId), REPORTS_LIST, q);
+}
+
+export function listTests(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<TestRow>> {
+  return runListQuery(listScopes.tests(db, accountId, q), TESTS_LIST, q);
+}
+
+/** A lock older than this belongs to a process that died mid-query; the next query takes it over. */
+export const REPORT_LIST_LOCK_STALE_MS = 30_000;
+
+interface ReportListLocksTable {
+  account_id: string;
+  token: string;
+  expires: number;
+}
+
+/**
+ * Run a filtered or sorted report-list query holding the account's lock (spec 4.3, 429 E42902). The lock is a
+ * row of report_list_locks (migration 002), so it holds across API processes sharing the database: insert it,
+ * or take over a stale one, in one statement; release it (only our own token) when the query ends.
+ */
+export async function withReportListLock<T>(db: Kysely<Database>, accountId: string, run: () => Promise<T>): Promise<T> {
+  const locks = db.withTables<{ report_list_locks: ReportListLocksTable }>();
+  const token = newId();
+  const now = clock.now();
+  const expires = now + REPORT_LIST_LOCK_STALE_MS;
+  const got = await locks
+    .insertInto('report_list_locks')
+    .values({ account_id: accountId, token, expires })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ token, expires }).where('report_list_locks.expires', '<=', now))
+    .returning('token')
+    .executeTakeFirst();
+  if (!got) {
+    throw new ApiError('E42902', 'Another filtered or sorted report-list query of this account is running; retry when it has finished.', {
+      'Retry-After': '1',
+    });
+  }
+  try {
+    return await run();
+  } finally {
+    await locks.deleteFrom('report_list_locks').where('account_id', '=', accountId).where('token', '=', token).execute();
+  }
+}

@@ -1,0 +1,265 @@
+/**
+ * Page tags (spec 2.7, 4.4): per-account labels attached to pages. Rules: name unique in the account (exact
+ * match after trimming), 1-45 characters; description up to 255, absent when not set; colour six hex digits,
+ * upper case, default FFFFFF; at most `plan.maxTags` tags per account.
+ */
+import type { Selectable } from 'kysely';
+import type { Store } from '../store/db.js';
+import type { TagsTable } from '../store/schema.js';
+import type { Db, Principal } from './accounts.js';
+import { clock } from './clock.js';
+import { ApiError } from './errors.js';
+import { newId } from './ids.js';
+
+export type TagRow = Selectable<TagsTable>;
+
+export const TAG_NAME_MAX = 45;
+export const TAG_DESCRIPTION_MAX = 255;
+export const DEFAULT_COLOR = 'FFFFFF';
+/** Items in `page_ids` and `page_tags` (spec 8). */
+export const ID_LIST_MAX = 500;
+
+/** What a tag body asks for; `undefined` leaves a field alone, `null` description clears it. */
+export interface TagInput {
+  id?: string;
+  name?: string;
+  description?: string | null;
+  color?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const show = (v: unknown) => (typeof v === 'string' ? `"${v.slice(0, 60)}"` : JSON.stringify(v) ?? String(v));
+const chars = (s: string) => [...s].length;
+
+/**
+ * Parse `{data:{type:'tag', id?, attributes:{name?, description?, color?}}}`. `create` requires a name;
+ * `patch` (POST /page_tags/{id}) refuses `data.id`. Unknown attributes are ignored, as on POST /tests.
+ */
+export function parseTagBody(body: unknown, mode: 'create' | 'patch'): TagInput {
+  const shape = 'send {"data":{"type":"tag","attributes":{"name":"...","description":"...","color":"FFFFFF"}}}';
+  if (!isObject(body) || !isObject(body.data)) throw new ApiError('E4001', `data is missing or not an object; ${shape}`);
+  const data = body.data;
+  if (data.type !== undefined && data.type !== 'tag') throw new ApiError('E4001', `data.type must be "tag", got ${show(data.type)}; ${shape}`);
+  const a = data.attributes === undefined && mode === 'patch' ? {} : data.attributes;
+  if (!isObject(a)) throw new ApiError('E4001', `data.attributes is missing or not an object; ${shape}`);
+  const out: TagInput = {};
+
+  if (data.id !== undefined && data.id !== null) {
+    if (mode === 'patch') throw new ApiError('E4001', 'data.id is not accepted here: the tag is the one in the path; remove data.id.');
+    if (typeof data.id !== 'string' || data.id.trim() === '') throw new ApiError('E4001', `data.id must be a tag ID string, got ${show(data.id)}.`);
+    out.id = data.id.trim();
+  }
+
+  if (a.name !== undefined) {
+    if (typeof a.name !== 'string') throw new ApiError('E40009', `name must be a string, got ${show(a.name)}.`);
+    const name = a.name.trim();
+    if (name === '') throw new ApiError('E40009', 'name must not be empty.');
+    if (chars(name) > TAG_NAME_MAX) throw new ApiError('E40009', `name is ${chars(name)} characters long; the maximum is ${TAG_NAME_MAX}.`);
+    out.name = name;
+  } else if (mode === 'create') {
+    throw new ApiError('E40009', `name is required: a string of 1-${TAG_NAME_MAX} characters, unique in the account.`);
+  }
+
+  if (a.description !== undefined) {
+    if (a.description !== null && typeof a.description !== 'string') {
+      throw new ApiError('E40009', `description must be a string, got ${show(a.description)}.`);
+    }
+    const d = a.description?.trim() ?? '';
+    if (chars(d) > TAG_DESCRIPTION_MAX) {
+      throw new ApiError('E40009', `description is ${chars(d)} characters long; the maximum is ${TAG_DESCRIPTION_MAX}.`);
+    }
+    // An empty description is "not set": the attribute disappears from the tag.
+    out.description = d === '' ? null : d;
+  }
+
+  if (a.color !== undefined && a.color !== null && a.color !== '') {
+    // Lenient: a leading "#" and lower case are accepted; stored and answered as "RRGGBB" upper case.
+    const c = typeof a.color === 'string' ? a.color.trim().replace(/^#/, '') : '';
+    if (!/^[0-9a-fA-F]{6}$/.test(c)) throw new ApiError('E4001', `color must be 6 hex digits without "#", e.g. "FF8800"; got ${show(a.color)}.`);
+    out.color = c.toUpperCase();
+  } else if (a.color !== undefined) {
+    out.color = DEFAULT_COLOR;
+  }
+  return out;
+}
+
+/** The `page_ids` / `page_tags` list of an attach or detach body: 1-500 non-empty strings, duplicates dropped. */
+export function parseIdList(body: unknown, key: 'page_ids' | 'page_tags'): string[] {
+  const list = isObject(body) ? body[key] : undefined;
+  const shape = `send {"${key}":["ID", ...]} with 1 to ${ID_LIST_MAX} IDs`;
+  if (!Array.isArray(list)) throw new ApiError('E4001', `${key} is missing or not an array; ${shape}.`);
+  if (list.length === 0 || list.length > ID_LIST_MAX) throw new ApiError('E4001', `${key} has ${list.length} items; ${shape}.`);
+  const bad = list.find((v) => typeof v !== 'string' || v.trim() === '');
+  if (bad !== undefined) throw new ApiError('E4001', `${key} must hold ID strings; got ${show(bad)}.`);
+  return [...new Set((list as string[]).map((v) => v.trim()))];
+}
+
+export async function listTags(db: Db, accountId: string): Promise<TagRow[]> {
+  return db.selectFrom('tags').selectAll().where('account_id', '=', accountId).orderBy('created').orderBy('id').execute();
+}
+
+export async function getTag(db: Db, accountId: string, id: string): Promise<TagRow | undefined> {
+  return db.selectFrom('tags').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+export function tagNotFound(id: string): ApiError {
+  return new ApiError('E40417', `No tag with ID ${show(id)} in this account; GET /page_tags lists them.`);
+}
+
+export async function requireTag(db: Db, accountId: string, id: string): Promise<TagRow> {
+  const tag = await getTag(db, accountId, id);
+  if (!tag) throw tagNotFound(id);
+  return tag;
+}
+
+function assertWriter(p: Principal): void {
+  if (p.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot change tags; ask the team owner for a key with the Owner role.');
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+const duplicateName = (name: string) => new ApiError('E40009', `A tag named "${name}" already exists in this account; tag names are unique.`);
+
+/**
+ * Create a tag (input without id) or update the one named by `input.id` / `existingId`. Returns the saved tag
+ * and whether it was created. The account row is locked on PostgreSQL so the tag limit holds under concurrency.
+ */
+export async function saveTag(store: Store, p: Principal, input: TagInput, existingId?: string): Promise<{ tag: TagRow; created: boolean }> {
+  assertWriter(p);
+  const targetId = existingId ?? input.id;
+  try {
+    return await store.db.transaction().execute(async (trx) => {
+      if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', p.accountId).forUpdate().execute();
+      if (targetId !== undefined) {
+        const tag = await requireTag(trx, p.accountId, targetId);
+        if (input.name !== undefined && input.name !== tag.name) {
+          const clash = await trx.selectFrom('tags').select('id').where('account_id', '=', p.accountId).where('name', '=', input.name).executeTakeFirst();
+          if (clash) throw duplicateName(input.name);
+        }
+        const next: TagRow = {
+          ...tag,
+          name: input.name ?? tag.name,
+          description: input.description === undefined ? tag.description : input.description,
+          color: input.color ?? tag.color,
+        };
+        await trx.updateTable('tags').set({ name: next.name, description: next.description, color: next.color }).where('id', '=', tag.id).execute();
+        return { tag: next, created: false };
+      }
+      const name = input.name!;
+      const clash = await trx.selectFrom('tags').select('id').where('account_id', '=', p.accountId).where('name', '=', name).executeTakeFirst();
+      if (clash) throw duplicateName(name);
+      const n = await trx.selectFrom('tags').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', p.accountId).executeTakeFirstOrThrow();
+      if (Number(n.n) >= p.plan.maxTags) {
+        throw new ApiError('E40303', `The ${p.plan.name} plan allows ${p.plan.maxTags} tags and this account has ${Number(n.n)}; delete one first.`);
+      }
+      const tag: TagRow = {
+        id: newId(),
+        account_id: p.accountId,
+        name,
+        description: input.description ?? null,
+        color: input.color ?? DEFAULT_COLOR,
+        created: clock.now(),
+      };
+      await trx.insertInto('tags').values(tag).execute();
+      return { tag, created: true };
+    });
+  } catch (err) {
+    // The checks above run under the account lock; the unique constraint is the backstop for any other race.
+    if (isUniqueViolation(err) && input.name !== undefined) throw duplicateName(input.name);
+    throw err;
+  }
+}
+
+/** Delete a tag and detach it from every page. */
+export async function deleteTag(store: Store, p: Principal, id: string): Promise<void> {
+  assertWriter(p);
+  await store.db.transaction().execute(async (trx) => {
+    await requireTag(trx, p.accountId, id);
+    await trx.deleteFrom('page_tag_links').where('tag_id', '=', id).execute();
+    await trx.deleteFrom('tags').where('id', '=', id).execute();
+  });
+}
+
+/** The account's existing pages among `ids`; throws E40402 naming the first unknown one. */
+async function requirePages(db: Db, accountId: string, ids: string[]): Promise<void> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += 100) {
+    const rows = await db
+      .selectFrom('pages')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('report_count', '>', 0) // as getPage: a page without valid reports is gone
+      .where('id', 'in', ids.slice(i, i + 100))
+      .execute();
+    for (const r of rows) found.add(r.id);
+  }
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw new ApiError('E40402', `No page with ID ${show(missing)} in this account; nothing was changed.`);
+}
+
+/** The account's tags among `ids`; throws E40417 naming the first unknown one. */
+async function requireTags(db: Db, accountId: string, ids: string[]): Promise<void> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += 100) {
+    const rows = await db.selectFrom('tags').select('id').where('account_id', '=', accountId).where('id', 'in', ids.slice(i, i + 100)).execute();
+    for (const r of rows) found.add(r.id);
+  }
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw tagNotFound(missing);
+}
+
+/**
+ * Attach or detach links between pages and tags of one account. Every ID is checked first (all or nothing);
+ * attaching an attached pair and detaching an unattached one change nothing.
+ */
+export async function linkTags(
+  store: Store,
+  p: Principal,
+  op: 'attach' | 'detach',
+  pairs: { pageIds: string[]; tagIds: string[] },
+): Promise<void> {
+  assertWriter(p);
+  await store.db.transaction().execute(async (trx) => {
+    await requireTags(trx, p.accountId, pairs.tagIds);
+    await requirePages(trx, p.accountId, pairs.pageIds);
+    for (const tagId of pairs.tagIds) {
+      for (let i = 0; i < pairs.pageIds.length; i += 100) {
+        const pageIds = pairs.pageIds.slice(i, i + 100);
+        if (op === 'attach') {
+          await trx
+            .insertInto('page_tag_links')
+            .values(pageIds.map((pageId) => ({ page_id: pageId, tag_id: tagId, account_id: p.accountId })))
+            .onConflict((oc) => oc.columns(['page_id', 'tag_id']).doNothing())
+            .execute();
+        } else {
+          await trx.deleteFrom('page_tag_links').where('tag_id', '=', tagId).where('page_id', 'in', pageIds).execute();
+        }
+      }
+    }
+  });
+}
+
+/** Tag IDs of each page (in tag creation order), for the `page_tags` attribute of pages and reports. */
+export async function tagIdsOfPages(db: Db, pageIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(pageIds.map((id) => [id, []]));
+  for (let i = 0; i < pageIds.length; i += 500) {
+    const rows = await db
+      .selectFrom('page_tag_links')
+      .innerJoin('tags', 'tags.id', 'page_tag_links.tag_id')
+      .select(['page_tag_links.page_id', 'page_tag_links.tag_id'])
+      .where('page_tag_links.page_id', 'in', pageIds.slice(i, i + 500))
+      .orderBy('tags.created')
+      .orderBy('tags.id')
+      .execute();
+    for (const r of rows) out.get(r.page_id)?.push(r.tag_id);
+  }
+  return out;
+}
+
+/** Drop a page's tag links; call wherever a page row is deleted (DELETE /pages, refreshPage, the sweep). */
+export async function unlinkPage(db: Db, pageId: string): Promise<void> {
+  await db.deleteFrom('page_tag_links').where('page_id', '=', pageId).execute();
+}

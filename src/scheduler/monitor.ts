@@ -1,0 +1,176 @@
+/**
+ * The monitoring scheduler: runs each monitored page as a `monitored` test once per slot of its frequency,
+ * through startTest like any API test, so it is charged like one (credits, concurrency limit).
+ *
+ * Exactly once per slot, across processes and restarts: the slot is claimed by
+ * `update pages set monitor_next_run = <next> where id = ? and monitor_next_run = <due> and monitored = <freq>`
+ * inside the transaction that queues the test, so claim and test commit together or not at all, and of two
+ * schedulers only one can move `monitor_next_run` off the value both read. Slots missed while no scheduler ran
+ * collapse into one run (nextSlot skips to the first slot after now).
+ *
+ * When a slot cannot run: credits short (or any other refusal) → the slot is skipped and the reason stored on
+ * the page (`monitor_skipped_at`, `monitor_skip_reason`); too many tests pending (E42900) → retried every
+ * RETRY_MS until the next slot is due.
+ */
+import type { Transaction } from 'kysely';
+import type { AnalysisOptions } from '../core/analysis-options.js';
+import { clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
+import { accountPrincipal, nextSlot, type Frequency } from '../core/monitoring.js';
+import { assertPublicTarget } from '../core/targets.js';
+import { startTest } from '../core/tests.js';
+import type { Store } from '../store/db.js';
+import type { Database, PagesTable } from '../store/schema.js';
+
+export const RETRY_MS = 60_000;
+
+export interface MonitorLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface MonitorOptions {
+  store: Store;
+  allowPrivateTargets: boolean;
+  /** Wake the in-process agent after queueing. */
+  notifyQueued?: () => void;
+  log?: MonitorLog;
+  intervalMs?: number;
+  /** Due pages read per query. */
+  batchSize?: number;
+  /** Queries per tick at most, so one tick stays bounded; the rest waits for the next tick. */
+  maxBatches?: number;
+}
+
+export interface TickResult {
+  queued: number;
+  skipped: number;
+  retried: number;
+  /** Slots another scheduler claimed first (or that changed under us). */
+  lost: number;
+  errors: number;
+}
+
+type DuePage = Pick<PagesTable, 'id' | 'account_id' | 'options' | 'monitored' | 'monitor_next_run' | 'monitor_anchor'>;
+
+/** Thrown inside the queueing transaction when the slot is no longer ours: rolls the test back. */
+class SlotTaken extends Error {}
+
+const quiet: MonitorLog = { info() {}, warn() {}, error() {} };
+
+export class MonitorScheduler {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<TickResult>;
+  private readonly log: MonitorLog;
+
+  constructor(private readonly o: MonitorOptions) {
+    this.log = o.log ?? quiet;
+  }
+
+  /** Tick now (a slot missed while the service was down runs at once), then every intervalMs. */
+  start(): void {
+    if (this.timer) return;
+    // A run queued by setImmediate must not start after stop() (the store may be closed by then).
+    const run = () => void (this.timer ? this.tick() : Promise.resolve()).catch((err) => this.log.error({ err }, 'monitor tick failed'));
+    this.timer = setInterval(run, this.o.intervalMs ?? 30_000);
+    this.timer.unref();
+    setImmediate(run);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Queue a test for every due slot. Overlapping calls on one instance share the tick in progress. */
+  tick(): Promise<TickResult> {
+    if (!this.running) {
+      this.running = this.runTick().finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  private async runTick(): Promise<TickResult> {
+    const result: TickResult = { queued: 0, skipped: 0, retried: 0, lost: 0, errors: 0 };
+    const batchSize = this.o.batchSize ?? 100;
+    const failed = new Set<string>();
+    for (let b = 0; b < (this.o.maxBatches ?? 20); b++) {
+      let q = this.o.store.db
+        .selectFrom('pages')
+        .select(['id', 'account_id', 'options', 'monitored', 'monitor_next_run', 'monitor_anchor'])
+        .where('monitored', '<>', 'no')
+        .where('monitor_next_run', '<=', clock.now())
+        .orderBy('monitor_next_run')
+        .orderBy('id')
+        .limit(batchSize);
+      // Pages that failed unexpectedly stay due; leave them to the next tick instead of reading them again.
+      if (failed.size > 0) q = q.where('id', 'not in', [...failed].slice(0, 500));
+      const due = await q.execute();
+      for (const page of due) {
+        const outcome = await this.runSlot(page);
+        result[outcome] += 1;
+        if (outcome === 'errors') failed.add(page.id);
+      }
+      if (due.length < batchSize) break;
+    }
+    if (result.queued || result.skipped || result.errors) this.log.info(result, 'monitor tick');
+    return result;
+  }
+
+  private async runSlot(page: DuePage): Promise<keyof TickResult> {
+    const { store } = this.o;
+    const freq = page.monitored as Exclude<Frequency, 'no'>;
+    const due = page.monitor_next_run!;
+    const now = clock.now();
+    const next = nextSlot(freq, page.monitor_anchor ?? due, now);
+    /** Move the schedule only if it is still the one we read (another scheduler may have moved it). */
+    const moveIfUnchanged = async (db: Store['db'] | Transaction<Database>, set: Partial<PagesTable>): Promise<boolean> => {
+      const res = await db
+        .updateTable('pages')
+        .set(set)
+        .where('id', '=', page.id)
+        .where('monitor_next_run', '=', due)
+        .where('monitored', '=', freq)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) === 1;
+    };
+    const skip = async (reason: string) => {
+      const moved = await moveIfUnchanged(store.db, { monitor_next_run: next, monitor_skipped_at: due, monitor_skip_reason: reason });
+      if (moved) this.log.warn({ pageId: page.id, due, reason }, 'monitored test skipped');
+      return moved ? 'skipped' : 'lost';
+    };
+
+    let options: AnalysisOptions;
+    try {
+      options = JSON.parse(page.options) as AnalysisOptions;
+      await assertPublicTarget(options.url, this.o.allowPrivateTargets, options.dns);
+    } catch (err) {
+      return skip(err instanceof ApiError ? (err.detail ?? err.title) : `The page's stored options are unreadable: ${(err as Error).message}`);
+    }
+    const principal = await accountPrincipal(store.db, page.account_id);
+    if (!principal) return skip('The account that owns the page no longer exists.');
+
+    try {
+      await startTest(store, principal, options, 'monitored', async (trx) => {
+        // Account row first, then the page: the lock order of setMonitoring, so the two cannot deadlock.
+        if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', page.account_id).forUpdate().execute();
+        if (!(await moveIfUnchanged(trx, { monitor_next_run: next }))) throw new SlotTaken();
+      });
+      this.o.notifyQueued?.();
+      return 'queued';
+    } catch (err) {
+      if (err instanceof SlotTaken) return 'lost';
+      if (err instanceof ApiError && err.code === 'E42900') {
+        // The account's tests are all busy: try again shortly, but never past the next slot.
+        return (await moveIfUnchanged(store.db, { monitor_next_run: Math.min(now + RETRY_MS, next) })) ? 'retried' : 'lost';
+      }
+      if (err instanceof ApiError) return skip(err.detail ?? err.title);
+      this.log.error({ err, pageId: page.id }, 'monitored test could not be queued; retrying next tick');
+      return 'errors';
+    }
+  }
+}

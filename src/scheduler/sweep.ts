@@ -1,0 +1,129 @@
+/**
+ * The expiry sweep (spec 8 retention): reports past `expires` are deleted with their artifact folders and their
+ * pages refreshed (a page left without valid reports is deleted, refreshPage); tests older than 24 h are deleted.
+ * Runs at start and every intervalMs, in bounded batches so one run never holds the store for long.
+ * Expired rows are already invisible to the API (every read filters on time); the sweep only reclaims space.
+ */
+import type { ArtifactStore } from '../artifacts/store.js';
+import { clock } from '../core/clock.js';
+import { refreshPage } from '../core/reports.js';
+import { unlinkPage } from '../core/tags.js';
+import { failTest, TEST_RETENTION_MS } from '../core/tests.js';
+import type { Store } from '../store/db.js';
+import type { MonitorLog } from './monitor.js';
+
+export interface SweepOptions {
+  store: Store;
+  artifacts: ArtifactStore;
+  log?: MonitorLog;
+  intervalMs?: number;
+  batchSize?: number;
+  maxBatches?: number;
+}
+
+export interface SweepResult {
+  reports: number;
+  pages: number;
+  tests: number;
+  /** Queued tests that waited 24 h without an agent: failed (credits refunded) before they are deleted. */
+  expiredQueued: number;
+}
+
+export class ExpirySweeper {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<SweepResult>;
+
+  constructor(private readonly o: SweepOptions) {}
+
+  start(): void {
+    if (this.timer) return;
+    // A run queued by setImmediate must not start after stop() (the store may be closed by then).
+    const run = () => void (this.timer ? this.sweep() : Promise.resolve()).catch((err) => this.o.log?.error({ err }, 'expiry sweep failed'));
+    this.timer = setInterval(run, this.o.intervalMs ?? 600_000);
+    this.timer.unref();
+    setImmediate(run);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  sweep(): Promise<SweepResult> {
+    if (!this.running) {
+      this.running = this.runSweep().finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  private async runSweep(): Promise<SweepResult> {
+    const { store, artifacts } = this.o;
+    const batch = this.o.batchSize ?? 200;
+    const maxBatches = this.o.maxBatches ?? 50;
+    const result: SweepResult = { reports: 0, pages: 0, tests: 0, expiredQueued: 0 };
+    const now = clock.now();
+
+    for (let b = 0; b < maxBatches; b++) {
+      const expired = await store.db
+        .selectFrom('reports')
+        .select(['id', 'page_id'])
+        .where('expires', '<=', now)
+        .orderBy('expires')
+        .limit(batch)
+        .execute();
+      if (expired.length === 0) break;
+      // Files first: if we stop half-way the rows are still there and the next sweep removes them again.
+      for (const r of expired) await artifacts.removePrefix(r.id);
+      await store.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('reports').where('id', 'in', expired.map((r) => r.id)).execute();
+        for (const pageId of new Set(expired.map((r) => r.page_id))) {
+          if (!(await refreshPage(trx, pageId))) {
+            await unlinkPage(trx, pageId);
+            result.pages += 1;
+          }
+        }
+      });
+      result.reports += expired.length;
+      if (expired.length < batch) break;
+    }
+
+    // Tag links of pages deleted elsewhere (DELETE /pages, DELETE /reports emptying a page).
+    for (let b = 0; b < maxBatches; b++) {
+      const orphans = await store.db
+        .selectFrom('page_tag_links')
+        .leftJoin('pages', 'pages.id', 'page_tag_links.page_id')
+        .select('page_tag_links.page_id')
+        .where('pages.id', 'is', null)
+        .limit(batch)
+        .execute();
+      if (orphans.length === 0) break;
+      await store.db.deleteFrom('page_tag_links').where('page_id', 'in', [...new Set(orphans.map((o) => o.page_id))]).execute();
+      if (orphans.length < batch) break;
+    }
+
+    const cutoff = now - TEST_RETENTION_MS;
+    const stale = await store.db.selectFrom('tests').select('id').where('state', '=', 'queued').where('created', '<', cutoff).limit(batch).execute();
+    for (const t of stale) {
+      if (await failTest(store, t.id, null, 'No test agent took this test within 24 hours; its credits were refunded.')) result.expiredQueued += 1;
+    }
+    for (let b = 0; b < maxBatches; b++) {
+      const old = await store.db
+        .selectFrom('tests')
+        .select('id')
+        .where('created', '<', cutoff)
+        .where('state', 'in', ['completed', 'error'])
+        .orderBy('created')
+        .limit(batch)
+        .execute();
+      if (old.length === 0) break;
+      await store.db.deleteFrom('tests').where('id', 'in', old.map((t) => t.id)).execute();
+      result.tests += old.length;
+      if (old.length < batch) break;
+    }
+    if (result.reports || result.tests || result.expiredQueued) this.o.log?.info(result, 'expiry sweep');
+    return result;
+  }
+}
