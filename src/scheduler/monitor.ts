@@ -13,6 +13,7 @@
  * RETRY_MS until the next slot is due.
  */
 import type { Transaction } from 'kysely';
+import { PeriodicJob } from './periodic.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import { clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
@@ -59,39 +60,27 @@ class SlotTaken extends Error {}
 
 const quiet: MonitorLog = { info() {}, warn() {}, error() {} };
 
-export class MonitorScheduler {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<TickResult>;
+export class MonitorScheduler extends PeriodicJob<TickResult> {
   private readonly log: MonitorLog;
+  protected readonly intervalMs: number;
 
   constructor(private readonly o: MonitorOptions) {
+    super();
     this.log = o.log ?? quiet;
+    this.intervalMs = o.intervalMs ?? 30_000;
   }
 
-  /** Tick now (a slot missed while the service was down runs at once), then every intervalMs. */
-  start(): void {
-    if (this.timer) return;
-    // A run queued by setImmediate must not start after stop() (the store may be closed by then).
-    const run = () => void (this.timer ? this.tick() : Promise.resolve()).catch((err) => this.log.error({ err }, 'monitor tick failed'));
-    this.timer = setInterval(run, this.o.intervalMs ?? 30_000);
-    this.timer.unref();
-    setImmediate(run);
+  protected onError(err: unknown): void {
+    this.log.error({ err }, 'monitor tick failed');
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  protected runOnce(): Promise<TickResult> {
+    return this.runTick();
   }
 
   /** Queue a test for every due slot. Overlapping calls on one instance share the tick in progress. */
   tick(): Promise<TickResult> {
-    if (!this.running) {
-      this.running = this.runTick().finally(() => {
-        this.running = undefined;
-      });
-    }
-    return this.running;
+    return this.run();
   }
 
   private async runTick(): Promise<TickResult> {

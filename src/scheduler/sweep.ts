@@ -5,6 +5,7 @@
  * Expired rows are already invisible to the API (every read filters on time); the sweep only reclaims space.
  */
 import type { ArtifactStore } from '../artifacts/store.js';
+import { PeriodicJob } from './periodic.js';
 import { clock } from '../core/clock.js';
 import { refreshPage } from '../core/reports.js';
 import { unlinkPage } from '../core/tags.js';
@@ -29,34 +30,24 @@ export interface SweepResult {
   expiredQueued: number;
 }
 
-export class ExpirySweeper {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<SweepResult>;
+export class ExpirySweeper extends PeriodicJob<SweepResult> {
+  protected readonly intervalMs: number;
 
-  constructor(private readonly o: SweepOptions) {}
-
-  start(): void {
-    if (this.timer) return;
-    // A run queued by setImmediate must not start after stop() (the store may be closed by then).
-    const run = () => void (this.timer ? this.sweep() : Promise.resolve()).catch((err) => this.o.log?.error({ err }, 'expiry sweep failed'));
-    this.timer = setInterval(run, this.o.intervalMs ?? 600_000);
-    this.timer.unref();
-    setImmediate(run);
+  constructor(private readonly o: SweepOptions) {
+    super();
+    this.intervalMs = o.intervalMs ?? 600_000;
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  protected onError(err: unknown): void {
+    this.o.log?.error({ err }, 'expiry sweep failed');
+  }
+
+  protected runOnce(): Promise<SweepResult> {
+    return this.runSweep();
   }
 
   sweep(): Promise<SweepResult> {
-    if (!this.running) {
-      this.running = this.runSweep().finally(() => {
-        this.running = undefined;
-      });
-    }
-    return this.running;
+    return this.run();
   }
 
   private async runSweep(): Promise<SweepResult> {

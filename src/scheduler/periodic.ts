@@ -1,0 +1,37 @@
+/**
+ * A job that runs now and then every `intervalMs`, one run at a time: overlapping calls share the run in
+ * progress, and `stop()` waits for it. The base of the monitor scheduler and the expiry sweeper.
+ */
+export abstract class PeriodicJob<T> {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<T>;
+
+  protected abstract readonly intervalMs: number;
+  protected abstract runOnce(): Promise<T>;
+  protected abstract onError(err: unknown): void;
+
+  start(): void {
+    if (this.timer) return;
+    // A run queued by setImmediate must not start after stop() (the store may be closed by then).
+    const run = () => void (this.timer ? this.run() : Promise.resolve()).catch((err) => this.onError(err));
+    this.timer = setInterval(run, this.intervalMs);
+    this.timer.unref();
+    setImmediate(run);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Run now, or join the run in progress. */
+  protected run(): Promise<T> {
+    if (!this.running) {
+      this.running = this.runOnce().finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+}
