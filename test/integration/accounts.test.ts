@@ -10,19 +10,12 @@ import { clock } from '../../src/core/clock.js';
 import { failTest } from '../../src/core/tests.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { assertError, assertData } from '../helpers/assertions.js';
 
 const PAGE = 'http://127.0.0.1:9/page.html';
 const startBody = { data: { type: 'test', attributes: { url: PAGE } } };
 
-function assertError(res: Res, status: number, code: string) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  assert.equal(errorOf(res)?.code, code);
-}
 
-function ok(res: Res, status = 200) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  return res.body.data;
-}
 
 for (const engine of engines()) {
   describe(engine, () => {
@@ -36,7 +29,7 @@ for (const engine of engines()) {
     });
     afterEach(() => clock.reset());
 
-    const credits = async (key: string) => ok(await call(s, 'GET', '/status', { key })).attributes.api_credits as number;
+    const credits = async (key: string) => assertData(await call(s, 'GET', '/status', { key })).attributes.api_credits as number;
 
     describe('the Viewer role', () => {
       let owner: string;
@@ -50,8 +43,8 @@ for (const engine of engines()) {
       });
 
       test("reads the team owner's data", async () => {
-        assert.equal(ok(await call(s, 'GET', `/pages/${seeded.pageId}`, { key: viewer })).id, seeded.pageId);
-        assert.equal(ok(await call(s, 'GET', `/reports/${seeded.reportId}`, { key: viewer })).id, seeded.reportId);
+        assert.equal(assertData(await call(s, 'GET', `/pages/${seeded.pageId}`, { key: viewer })).id, seeded.pageId);
+        assert.equal(assertData(await call(s, 'GET', `/reports/${seeded.reportId}`, { key: viewer })).id, seeded.reportId);
         assert.equal(typeof (await credits(viewer)), 'number');
       });
 
@@ -68,8 +61,8 @@ for (const engine of engines()) {
       test('cannot delete reports or pages: 403 E40301, both still there', async () => {
         assertError(await call(s, 'DELETE', `/reports/${seeded.reportId}`, { key: viewer }), 403, 'E40301');
         assertError(await call(s, 'DELETE', `/pages/${seeded.pageId}`, { key: viewer }), 403, 'E40301');
-        ok(await call(s, 'GET', `/reports/${seeded.reportId}`, { key: owner }));
-        ok(await call(s, 'GET', `/pages/${seeded.pageId}`, { key: owner }));
+        assertData(await call(s, 'GET', `/reports/${seeded.reportId}`, { key: owner }));
+        assertData(await call(s, 'GET', `/pages/${seeded.pageId}`, { key: owner }));
       });
 
       test('cannot create PDF reports: 403 E40301', async () => {
@@ -79,7 +72,7 @@ for (const engine of engines()) {
       });
 
       test('cannot change tags or monitoring: 403 E40301', async () => {
-        const tag = ok(await call(s, 'POST', '/page_tags', { key: owner, body: { data: { type: 'tag', attributes: { name: 't' } } } }), 201);
+        const tag = assertData(await call(s, 'POST', '/page_tags', { key: owner, body: { data: { type: 'tag', attributes: { name: 't' } } } }), 201);
         assertError(await call(s, 'POST', '/page_tags', { key: viewer, body: { data: { type: 'tag', attributes: { name: 'v' } } } }), 403, 'E40301');
         assertError(await call(s, 'POST', `/pages/${seeded.pageId}/attach_tags`, { key: viewer, body: { page_tags: [tag.id] } }), 403, 'E40301');
         const body = { data: { type: 'performance_monitor', attributes: { frequency: 'daily' } } };
@@ -87,8 +80,8 @@ for (const engine of engines()) {
       });
 
       test('the owner can do what the viewer cannot', async () => {
-        ok(await call(s, 'POST', `/pages/${seeded.pageId}/retest`, { key: owner }), 202);
-        ok(await call(s, 'DELETE', `/pages/${seeded.pageId}`, { key: owner }));
+        assertData(await call(s, 'POST', `/pages/${seeded.pageId}/retest`, { key: owner }), 202);
+        assertData(await call(s, 'DELETE', `/pages/${seeded.pageId}`, { key: owner }));
       });
     });
 
@@ -99,7 +92,7 @@ for (const engine of engines()) {
       };
       const spend = async (key: string, n: number) => {
         for (let i = 0; i < n; i++) {
-          ok(await call(s, 'POST', '/tests', { key, body: startBody }), 202);
+          assertData(await call(s, 'POST', '/tests', { key, body: startBody }), 202);
           // Failed tests are refunded; mark them completed so the spending stays spent.
           await s.app.store.db.updateTable('tests').set({ state: 'completed' }).where('state', '=', 'queued').execute();
         }
@@ -114,7 +107,7 @@ for (const engine of engines()) {
         assert.equal(await credits(key), 2, 'not yet a day');
         clock.advance(60_000);
         assert.equal(await credits(key), 5, 'back to the basic allowance of 5');
-        const refill = ok(await call(s, 'GET', '/status', { key })).attributes.api_refill;
+        const refill = assertData(await call(s, 'GET', '/status', { key })).attributes.api_refill;
         assert.ok(refill > clock.nowSeconds() && refill <= clock.nowSeconds() + 86_400, 'next refill within a day');
       });
 
@@ -141,7 +134,7 @@ for (const engine of engines()) {
         assertError(await call(s, 'POST', '/tests', { key, body: startBody }), 402, 'E40201');
         clock.advance(DAY_MS);
         const res = await call(s, 'POST', '/tests', { key, body: startBody });
-        ok(res, 202);
+        assertData(res, 202);
         assert.equal(res.body.meta.credits_left, 4);
         await clear();
       });

@@ -6,38 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
+import { assertError, assertData, creditsOf, isInt } from '../helpers/assertions.js';
 
 /** An IP literal: no DNS lookup (the test machine may have none); the helper's servers allow private targets. */
 const PAGE = 'http://127.0.0.1:9/page.html';
 
-function assertError(res: Res, status: number, code: string) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  assert.ok(Array.isArray(res.body?.errors) && res.body.errors.length > 0, `non-empty errors array in ${res.text.slice(0, 300)}`);
-  assert.equal(res.body.data, undefined, 'an error body has no data');
-  const e = errorOf(res);
-  assert.equal(e.code, code, `errors[0].code (detail: ${e.detail})`);
-  assert.equal(e.status, String(status), 'errors[0].status is the HTTP status as a string');
-  assert.equal(typeof e.title, 'string');
-  assert.ok(e.title.length > 0, 'errors[0].title is not empty');
-  assert.equal(typeof e.detail, 'string', 'errors[0].detail is a string');
-  assert.ok(e.detail!.trim().length > 0, 'errors[0].detail is not empty');
-  return e;
-}
 
-function assertData(res: Res, status = 200) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  assert.notEqual(res.body?.data, undefined, 'success body has data');
-  assert.equal(res.body.errors, undefined, 'success body has no errors');
-  return res.body.data;
-}
 
-const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
 const startBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'test', attributes: { url: PAGE, ...attributes } } });
 
 
-async function creditsOf(s: TestServer, key: string): Promise<number> {
-  return assertData(await call(s, 'GET', '/status', { key })).attributes.api_credits;
-}
 
 for (const engine of engines()) {
   describe(engine, () => {

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, engines, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
+import { isInt } from '../helpers/assertions.js';
 
-const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
 
 for (const engine of engines()) {
   describe(`a real test of the fixture page (${engine})`, () => {

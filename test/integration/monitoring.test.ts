@@ -12,22 +12,13 @@ import { MonitorScheduler, RETRY_MS } from '../../src/scheduler/monitor.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { assertError, assertData } from '../helpers/assertions.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const UNKNOWN = 'AAAAAAAAAAAA';
 
-function assertError(res: Res, status: number, code: string) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  const e = errorOf(res);
-  assert.equal(e?.code, code, `code (detail: ${e?.detail})`);
-  assert.ok(typeof e.detail === 'string' && e.detail.length > 0);
-}
 
-function ok(res: Res) {
-  assert.equal(res.status, 200, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  return res.body.data;
-}
 
 const monitorBody = (frequency: unknown) => ({ data: { type: 'performance_monitor', attributes: { frequency } } });
 
@@ -66,29 +57,29 @@ for (const engine of engines()) {
       test('sets each frequency and answers the updated page; no and none disable', async () => {
         const { pageId } = await seedPage(s.app.store, accountId);
         for (const f of ['hourly', 'daily', 'weekly', 'monthly']) {
-          const data = ok(await setFrequency(pageId, f));
+          const data = assertData(await setFrequency(pageId, f));
           assert.equal(data.type, 'page');
           assert.equal(data.id, pageId);
           assert.equal(data.attributes.monitored, f);
           assert.equal(data.links.performance_monitor, `${s.api}/pages/${pageId}/performance_monitor`);
         }
-        assert.equal(ok(await setFrequency(pageId, 'none')).attributes.monitored, 'no');
-        assert.equal(ok(await setFrequency(pageId, 'Daily')).attributes.monitored, 'daily', 'case does not matter');
-        assert.equal(ok(await setFrequency(pageId, 'no')).attributes.monitored, 'no');
-        assert.equal(ok(await call(s, 'GET', `/pages/${pageId}`, { key })).attributes.monitored, 'no');
+        assert.equal(assertData(await setFrequency(pageId, 'none')).attributes.monitored, 'no');
+        assert.equal(assertData(await setFrequency(pageId, 'Daily')).attributes.monitored, 'daily', 'case does not matter');
+        assert.equal(assertData(await setFrequency(pageId, 'no')).attributes.monitored, 'no');
+        assert.equal(assertData(await call(s, 'GET', `/pages/${pageId}`, { key })).attributes.monitored, 'no');
         assert.equal((await pageRow(pageId))?.monitor_next_run, null);
       });
 
       test('enabling schedules the first run one interval ahead; re-posting keeps the schedule', async () => {
         const { pageId } = await seedPage(s.app.store, accountId);
         const before = clock.now();
-        ok(await setFrequency(pageId, 'daily'));
+        assertData(await setFrequency(pageId, 'daily'));
         const first = (await pageRow(pageId))!.monitor_next_run!;
         assert.ok(first >= before + DAY && first <= clock.now() + DAY, `next run ${first - before} ms ahead`);
         clock.advance(HOUR);
-        ok(await setFrequency(pageId, 'daily'));
+        assertData(await setFrequency(pageId, 'daily'));
         assert.equal((await pageRow(pageId))!.monitor_next_run, first);
-        ok(await setFrequency(pageId, 'hourly'));
+        assertData(await setFrequency(pageId, 'hourly'));
         const hourly = (await pageRow(pageId))!.monitor_next_run!;
         assert.ok(hourly < first && hourly > clock.now(), 'a faster frequency brings the next run forward');
       });
@@ -118,18 +109,18 @@ for (const engine of engines()) {
         const basicId = await accountIdOf(s.app.store, basic);
         const [a, b] = [await seedPage(s.app.store, basicId), await seedPage(s.app.store, basicId)];
         assertError(await setFrequency(a.pageId, 'hourly', basic), 403, 'E40303');
-        assert.equal(ok(await setFrequency(a.pageId, 'daily', basic)).attributes.monitored, 'daily');
+        assert.equal(assertData(await setFrequency(a.pageId, 'daily', basic)).attributes.monitored, 'daily');
         assertError(await setFrequency(b.pageId, 'weekly', basic), 403, 'E40303');
         assert.equal((await pageRow(b.pageId))?.monitored, 'no');
-        assert.equal(ok(await setFrequency(a.pageId, 'monthly', basic)).attributes.monitored, 'monthly', 'same page, same slot');
-        ok(await setFrequency(a.pageId, 'no', basic));
-        assert.equal(ok(await setFrequency(b.pageId, 'weekly', basic)).attributes.monitored, 'weekly', 'the slot is free again');
+        assert.equal(assertData(await setFrequency(a.pageId, 'monthly', basic)).attributes.monitored, 'monthly', 'same page, same slot');
+        assertData(await setFrequency(a.pageId, 'no', basic));
+        assert.equal(assertData(await setFrequency(b.pageId, 'weekly', basic)).attributes.monitored, 'weekly', 'the slot is free again');
       });
 
       test('a page whose location is no longer offered cannot be monitored: 403 E40303', async () => {
         const { pageId } = await seedPage(s.app.store, accountId, { location: '999' });
         assertError(await setFrequency(pageId, 'daily'), 403, 'E40303');
-        assert.equal(ok(await setFrequency(pageId, 'no')).attributes.monitored, 'no', 'disabling is always allowed');
+        assert.equal(assertData(await setFrequency(pageId, 'no')).attributes.monitored, 'no', 'disabling is always allowed');
       });
 
       test('a Viewer cannot change monitoring: 403 E40301', async () => {
@@ -149,10 +140,10 @@ for (const engine of engines()) {
 
       test('a due hourly page gets exactly one monitored test per slot, with its stored options, charged', async () => {
         const seeded = await seedPage(s.app.store, accountId, { retention: 6 });
-        ok(await setFrequency(seeded.pageId, 'hourly'));
+        assertData(await setFrequency(seeded.pageId, 'hourly'));
         const sched = scheduler();
         assert.equal((await sched.tick()).queued, 0, 'not due before the first hour');
-        const creditsBefore = ok(await call(s, 'GET', '/status', { key })).attributes.api_credits;
+        const creditsBefore = assertData(await call(s, 'GET', '/status', { key })).attributes.api_credits;
         clock.advance(HOUR);
         assert.equal((await sched.tick()).queued, 1);
         assert.equal((await sched.tick()).queued, 0, 'the same slot never runs twice');
@@ -161,9 +152,9 @@ for (const engine of engines()) {
         assert.deepEqual(JSON.parse(tests[0].options), seeded.options);
         assert.equal(tests[0].page_id, seeded.pageId);
         assert.equal(tests[0].credits_tenths, 14, 'lighthouse 1 + 6-month retention 0.4');
-        const creditsAfter = ok(await call(s, 'GET', '/status', { key })).attributes.api_credits;
+        const creditsAfter = assertData(await call(s, 'GET', '/status', { key })).attributes.api_credits;
         assert.equal(Math.round((creditsBefore - creditsAfter) * 10), 14, 'charged like an API test');
-        const test = ok(await call(s, 'GET', `/tests/${tests[0].id}`, { key }));
+        const test = assertData(await call(s, 'GET', `/tests/${tests[0].id}`, { key }));
         assert.equal(test.attributes.source, 'monitored');
         clock.advance(HOUR);
         assert.equal((await sched.tick()).queued, 1);
@@ -172,7 +163,7 @@ for (const engine of engines()) {
 
       test('two schedulers ticking together run each slot once', async () => {
         const seeded = await seedPage(s.app.store, accountId);
-        ok(await setFrequency(seeded.pageId, 'hourly'));
+        assertData(await setFrequency(seeded.pageId, 'hourly'));
         // PostgreSQL: a second connection pool, as a second process would have. SQLite: one writer per file, so
         // the second scheduler shares the store; its ticks still interleave with the first at every await.
         const second = engine === 'postgres' ? await openStore({ databaseUrl: s.config.databaseUrl, dataDir: s.config.dataDir }) : s.app.store;
@@ -195,7 +186,7 @@ for (const engine of engines()) {
 
       test('after a restart, slots missed while down run once, then the grid continues', async () => {
         const seeded = await seedPage(s.app.store, accountId);
-        ok(await setFrequency(seeded.pageId, 'hourly'));
+        assertData(await setFrequency(seeded.pageId, 'hourly'));
         const anchor = (await pageRow(seeded.pageId))!.monitor_anchor!;
         clock.advance(HOUR);
         assert.equal((await scheduler().tick()).queued, 1);
@@ -216,8 +207,8 @@ for (const engine of engines()) {
 
       test('disabling monitoring stops it', async () => {
         const seeded = await seedPage(s.app.store, accountId);
-        ok(await setFrequency(seeded.pageId, 'hourly'));
-        ok(await setFrequency(seeded.pageId, 'no'));
+        assertData(await setFrequency(seeded.pageId, 'hourly'));
+        assertData(await setFrequency(seeded.pageId, 'no'));
         clock.advance(3 * HOUR);
         await scheduler().tick();
         assert.equal((await monitoredTests(seeded.options.url)).length, 0);
@@ -226,10 +217,10 @@ for (const engine of engines()) {
       test('deleting the page stops it (DELETE /pages and the last report deleted)', async () => {
         const a = await seedPage(s.app.store, accountId);
         const b = await seedPage(s.app.store, accountId);
-        ok(await setFrequency(a.pageId, 'hourly'));
-        ok(await setFrequency(b.pageId, 'hourly'));
-        ok(await call(s, 'DELETE', `/pages/${a.pageId}`, { key }));
-        ok(await call(s, 'DELETE', `/reports/${b.reportId}`, { key }));
+        assertData(await setFrequency(a.pageId, 'hourly'));
+        assertData(await setFrequency(b.pageId, 'hourly'));
+        assertData(await call(s, 'DELETE', `/pages/${a.pageId}`, { key }));
+        assertData(await call(s, 'DELETE', `/reports/${b.reportId}`, { key }));
         assert.equal(await pageRow(b.pageId), undefined, 'a page without reports is gone');
         clock.advance(2 * HOUR);
         await scheduler().tick();
@@ -241,7 +232,7 @@ for (const engine of engines()) {
         const poor = await s.account({ plan: 'pro', credits: 0 });
         const poorId = await accountIdOf(s.app.store, poor);
         const seeded = await seedPage(s.app.store, poorId);
-        ok(await setFrequency(seeded.pageId, 'hourly', poor));
+        assertData(await setFrequency(seeded.pageId, 'hourly', poor));
         // No daily refill during this test.
         await s.app.store.db.updateTable('accounts').set({ credits_refilled_at: clock.now() + 10 * DAY }).where('id', '=', poorId).execute();
         clock.advance(HOUR);
@@ -260,7 +251,7 @@ for (const engine of engines()) {
         const busy = await s.account({ plan: 'basic' });
         const busyId = await accountIdOf(s.app.store, busy);
         const seeded = await seedPage(s.app.store, busyId);
-        ok(await setFrequency(seeded.pageId, 'daily', busy));
+        assertData(await setFrequency(seeded.pageId, 'daily', busy));
         for (let i = 0; i < 2; i++) {
           const res = await call(s, 'POST', '/tests', { key: busy, body: { data: { type: 'test', attributes: { url: `http://127.0.0.1:9/busy${i}` } } } });
           assert.equal(res.status, 202, res.text);

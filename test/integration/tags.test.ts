@@ -7,23 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { assertError, assertData } from '../helpers/assertions.js';
 
 const UNKNOWN = 'AAAAAAAAAAAA';
 
-function assertError(res: Res, status: number, code: string) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  assert.equal(res.body?.data, undefined);
-  const e = errorOf(res);
-  assert.equal(e?.code, code, `code (detail: ${e?.detail})`);
-  assert.equal(e.status, String(status));
-  assert.ok(typeof e.detail === 'string' && e.detail.length > 0, 'detail says what to fix');
-}
 
-function ok(res: Res, status = 200) {
-  assert.equal(res.status, status, `HTTP status (body: ${res.text.slice(0, 300)})`);
-  assert.equal(res.body.errors, undefined);
-  return res.body.data;
-}
 
 const tagBody = (attributes: Record<string, unknown>, id?: string) => ({ data: { type: 'tag', ...(id ? { id } : {}), attributes } });
 
@@ -42,19 +30,19 @@ for (const engine of engines()) {
       await s?.close();
     });
 
-    const create = async (attributes: Record<string, unknown>, k = key) => ok(await call(s, 'POST', '/page_tags', { key: k, body: tagBody(attributes) }), 201);
+    const create = async (attributes: Record<string, unknown>, k = key) => assertData(await call(s, 'POST', '/page_tags', { key: k, body: tagBody(attributes) }), 201);
     const page = async () => (await seedPage(s.app.store, accountId)).pageId;
 
     describe('creating and reading', () => {
       test('POST /page_tags creates a tag: 201, Location, default colour, no description', async () => {
         const res = await call(s, 'POST', '/page_tags', { key, body: tagBody({ name: 'checkout' }) });
-        const data = ok(res, 201);
+        const data = assertData(res, 201);
         assert.equal(data.type, 'tag');
         assert.equal(typeof data.id, 'string');
         assert.deepEqual(data.attributes, { name: 'checkout', color: 'FFFFFF' });
         assert.equal(data.links.self, `${s.api}/page_tags/${data.id}`);
         assert.equal(res.headers.get('location'), data.links.self);
-        assert.deepEqual(ok(await call(s, 'GET', `/page_tags/${data.id}`, { key })), data);
+        assert.deepEqual(assertData(await call(s, 'GET', `/page_tags/${data.id}`, { key })), data);
       });
 
       test('description and colour are kept; colour is normalised to upper case without "#"', async () => {
@@ -66,11 +54,11 @@ for (const engine of engines()) {
       test('GET /page_tags lists the account\'s tags in creation order, not other accounts\'', async () => {
         const other = await s.account({ plan: 'pro' });
         await create({ name: 'someone else' }, other);
-        const mine = ok(await call(s, 'GET', '/page_tags', { key }));
+        const mine = assertData(await call(s, 'GET', '/page_tags', { key }));
         assert.ok(Array.isArray(mine));
         assert.deepEqual(mine.slice(0, 3).map((t: any) => t.attributes.name), ['checkout', 'landing', 'lower']);
         assert.ok(!mine.some((t: any) => t.attributes.name === 'someone else'));
-        assert.deepEqual(ok(await call(s, 'GET', '/page_tags', { key: await s.account({ plan: 'basic' }) })), []);
+        assert.deepEqual(assertData(await call(s, 'GET', '/page_tags', { key: await s.account({ plan: 'basic' }) })), []);
       });
 
       test('45 and 255 characters are accepted; 46 and 256 are E40009', async () => {
@@ -130,7 +118,7 @@ for (const engine of engines()) {
     describe('updating and deleting', () => {
       test('POST /page_tags with data.id updates that tag: 200, same ID', async () => {
         const t = await create({ name: 'upd-a', description: 'keep me', color: '00FF00' });
-        const data = ok(await call(s, 'POST', '/page_tags', { key, body: tagBody({ name: 'upd-b' }, t.id) }));
+        const data = assertData(await call(s, 'POST', '/page_tags', { key, body: tagBody({ name: 'upd-b' }, t.id) }));
         assert.equal(data.id, t.id);
         assert.deepEqual(data.attributes, { name: 'upd-b', description: 'keep me', color: '00FF00' });
         assertError(await call(s, 'POST', '/page_tags', { key, body: tagBody({ name: 'zz' }, UNKNOWN) }), 404, 'E40417');
@@ -138,13 +126,13 @@ for (const engine of engines()) {
 
       test('POST /page_tags/{id} changes only what is given; empty description removes it', async () => {
         const t = await create({ name: 'patch-me', description: 'about', color: '123456' });
-        let data = ok(await call(s, 'POST', `/page_tags/${t.id}`, { key, body: tagBody({ color: 'abcdef' }) }));
+        let data = assertData(await call(s, 'POST', `/page_tags/${t.id}`, { key, body: tagBody({ color: 'abcdef' }) }));
         assert.deepEqual(data.attributes, { name: 'patch-me', description: 'about', color: 'ABCDEF' });
-        data = ok(await call(s, 'POST', `/page_tags/${t.id}`, { key, body: tagBody({ description: '' }) }));
+        data = assertData(await call(s, 'POST', `/page_tags/${t.id}`, { key, body: tagBody({ description: '' }) }));
         assert.deepEqual(data.attributes, { name: 'patch-me', color: 'ABCDEF' });
-        data = ok(await call(s, 'POST', `/page_tags/${t.id}`, { key, body: tagBody({ name: 'patch-me' }) }));
+        data = assertData(await call(s, 'POST', `/page_tags/${t.id}`, { key, body: tagBody({ name: 'patch-me' }) }));
         assert.equal(data.attributes.name, 'patch-me', 'renaming to its own name is not a clash');
-        assert.deepEqual(ok(await call(s, 'GET', `/page_tags/${t.id}`, { key })), data);
+        assert.deepEqual(assertData(await call(s, 'GET', `/page_tags/${t.id}`, { key })), data);
       });
 
       test('POST /page_tags/{id}: data.id is E4001, a taken name E40009, a long name E40009, unknown tag E40417', async () => {
@@ -161,13 +149,13 @@ for (const engine of engines()) {
         const t = await create({ name: 'doomed' });
         const keep = await create({ name: 'kept' });
         const [p1, p2] = [await page(), await page()];
-        ok(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p1, p2] } }));
-        ok(await call(s, 'POST', `/page_tags/${keep.id}/attach`, { key, body: { page_ids: [p1] } }));
-        assert.deepEqual(ok(await call(s, 'DELETE', `/page_tags/${t.id}`, { key })), { type: 'tag', id: t.id });
+        assertData(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p1, p2] } }));
+        assertData(await call(s, 'POST', `/page_tags/${keep.id}/attach`, { key, body: { page_ids: [p1] } }));
+        assert.deepEqual(assertData(await call(s, 'DELETE', `/page_tags/${t.id}`, { key })), { type: 'tag', id: t.id });
         assertError(await call(s, 'GET', `/page_tags/${t.id}`, { key }), 404, 'E40417');
         assertError(await call(s, 'DELETE', `/page_tags/${t.id}`, { key }), 404, 'E40417');
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p1}`, { key })).attributes.page_tags, [keep.id]);
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p2}`, { key })).attributes.page_tags, []);
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p1}`, { key })).attributes.page_tags, [keep.id]);
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p2}`, { key })).attributes.page_tags, []);
         const links = await s.app.store.db.selectFrom('page_tag_links').selectAll().where('tag_id', '=', t.id).execute();
         assert.equal(links.length, 0);
       });
@@ -177,14 +165,14 @@ for (const engine of engines()) {
       test('attach/detach by tag: 200 with the tag; attaching twice changes nothing; pages show page_tags', async () => {
         const t = await create({ name: 'att-1' });
         const [p1, p2] = [await page(), await page()];
-        const data = ok(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p1, p2, p1] } }));
+        const data = assertData(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p1, p2, p1] } }));
         assert.equal(data.type, 'tag');
         assert.equal(data.id, t.id);
-        ok(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p1] } }));
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p1}`, { key })).attributes.page_tags, [t.id]);
-        ok(await call(s, 'POST', `/page_tags/${t.id}/detach`, { key, body: { page_ids: [p1] } }));
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p1}`, { key })).attributes.page_tags, []);
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p2}`, { key })).attributes.page_tags, [t.id]);
+        assertData(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p1] } }));
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p1}`, { key })).attributes.page_tags, [t.id]);
+        assertData(await call(s, 'POST', `/page_tags/${t.id}/detach`, { key, body: { page_ids: [p1] } }));
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p1}`, { key })).attributes.page_tags, []);
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p2}`, { key })).attributes.page_tags, [t.id]);
       });
 
       test('attach with an unknown or foreign page is E40402 and attaches nothing', async () => {
@@ -194,7 +182,7 @@ for (const engine of engines()) {
         for (const bad of [UNKNOWN, theirs]) {
           assertError(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [mine, bad] } }), 404, 'E40402');
         }
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${mine}`, { key })).attributes.page_tags, []);
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${mine}`, { key })).attributes.page_tags, []);
         assertError(await call(s, 'POST', `/page_tags/${UNKNOWN}/attach`, { key, body: { page_ids: [mine] } }), 404, 'E40417');
         assertError(await call(s, 'POST', `/page_tags/${UNKNOWN}/detach`, { key, body: { page_ids: [mine] } }), 404, 'E40417');
       });
@@ -205,20 +193,20 @@ for (const engine of engines()) {
         const bodies: unknown[] = [{}, { page_ids: [] }, { page_ids: p }, { page_ids: [p, 7] }, { page_ids: [''] }, { page_ids: Array(501).fill(p) }];
         for (const body of bodies) assertError(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body }), 400, 'E4001');
         assertError(await call(s, 'POST', `/page_tags/${t.id}/detach`, { key, body: { page_ids: [] } }), 400, 'E4001');
-        ok(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: Array(500).fill(p) } }));
+        assertData(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: Array(500).fill(p) } }));
         assertError(await call(s, 'POST', `/page_tags/${t.id}/attach`, { key, body: { page_ids: [p] }, contentType: 'application/json' }), 415, 'E41500');
       });
 
       test('attach_tags/detach_tags by page answer the updated page with page_tags in tag creation order', async () => {
         const [a, b] = [await create({ name: 'pt-a' }), await create({ name: 'pt-b' })];
         const p = await page();
-        let data = ok(await call(s, 'POST', `/pages/${p}/attach_tags`, { key, body: { page_tags: [b.id, a.id] } }));
+        let data = assertData(await call(s, 'POST', `/pages/${p}/attach_tags`, { key, body: { page_tags: [b.id, a.id] } }));
         assert.equal(data.type, 'page');
         assert.equal(data.id, p);
         assert.deepEqual(data.attributes.page_tags, [a.id, b.id]);
-        data = ok(await call(s, 'POST', `/pages/${p}/attach_tags`, { key, body: { page_tags: [a.id] } }));
+        data = assertData(await call(s, 'POST', `/pages/${p}/attach_tags`, { key, body: { page_tags: [a.id] } }));
         assert.deepEqual(data.attributes.page_tags, [a.id, b.id], 'already attached: unaffected');
-        data = ok(await call(s, 'POST', `/pages/${p}/detach_tags`, { key, body: { page_tags: [a.id] } }));
+        data = assertData(await call(s, 'POST', `/pages/${p}/detach_tags`, { key, body: { page_tags: [a.id] } }));
         assert.deepEqual(data.attributes.page_tags, [b.id]);
       });
 
@@ -234,14 +222,14 @@ for (const engine of engines()) {
           assertError(await call(s, 'POST', `/pages/${p}/${op}`, { key, body: { page_tags: Array(501).fill(a.id) } }), 400, 'E4001');
           assertError(await call(s, 'POST', `/pages/${p}/${op}`, { key, body: { page_tags: [a.id] }, contentType: null }), 415, 'E41500');
         }
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p}`, { key })).attributes.page_tags, []);
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p}`, { key })).attributes.page_tags, []);
       });
 
       test('a report carries the page_tags of its page', async () => {
         const t = await create({ name: 'on-report' });
         const seeded = await seedPage(s.app.store, accountId);
-        ok(await call(s, 'POST', `/pages/${seeded.pageId}/attach_tags`, { key, body: { page_tags: [t.id] } }));
-        assert.deepEqual(ok(await call(s, 'GET', `/reports/${seeded.reportId}`, { key })).attributes.page_tags, [t.id]);
+        assertData(await call(s, 'POST', `/pages/${seeded.pageId}/attach_tags`, { key, body: { page_tags: [t.id] } }));
+        assert.deepEqual(assertData(await call(s, 'GET', `/reports/${seeded.reportId}`, { key })).attributes.page_tags, [t.id]);
       });
     });
 
@@ -252,8 +240,8 @@ for (const engine of engines()) {
         for (let i = 0; i < 10; i++) ids.push((await create({ name: `b${i}` }, basic)).id);
         assertError(await call(s, 'POST', '/page_tags', { key: basic, body: tagBody({ name: 'b10' }) }), 403, 'E40303');
         // Updating an existing tag is not a new one.
-        ok(await call(s, 'POST', '/page_tags', { key: basic, body: tagBody({ name: 'b0-renamed' }, ids[0]) }));
-        ok(await call(s, 'DELETE', `/page_tags/${ids[1]}`, { key: basic }));
+        assertData(await call(s, 'POST', '/page_tags', { key: basic, body: tagBody({ name: 'b0-renamed' }, ids[0]) }));
+        assertData(await call(s, 'DELETE', `/page_tags/${ids[1]}`, { key: basic }));
         await create({ name: 'b10' }, basic);
       });
 
@@ -261,8 +249,8 @@ for (const engine of engines()) {
         const viewer = await s.account({ plan: 'pro', role: 'viewer', teamOf: ownerEmail });
         const t = await create({ name: 'viewer-sees' });
         const p = await page();
-        assert.ok(ok(await call(s, 'GET', '/page_tags', { key: viewer })).some((x: any) => x.id === t.id));
-        assert.equal(ok(await call(s, 'GET', `/page_tags/${t.id}`, { key: viewer })).id, t.id);
+        assert.ok(assertData(await call(s, 'GET', '/page_tags', { key: viewer })).some((x: any) => x.id === t.id));
+        assert.equal(assertData(await call(s, 'GET', `/page_tags/${t.id}`, { key: viewer })).id, t.id);
         const writes: [string, string, unknown][] = [
           ['POST', '/page_tags', tagBody({ name: 'by-viewer' })],
           ['POST', '/page_tags', tagBody({ name: 'by-viewer' }, t.id)],
@@ -274,9 +262,9 @@ for (const engine of engines()) {
           ['POST', `/pages/${p}/detach_tags`, { page_tags: [t.id] }],
         ];
         for (const [method, path, body] of writes) assertError(await call(s, method, path, { key: viewer, body }), 403, 'E40301');
-        const after = ok(await call(s, 'GET', `/page_tags/${t.id}`, { key }));
+        const after = assertData(await call(s, 'GET', `/page_tags/${t.id}`, { key }));
         assert.deepEqual(after.attributes, { name: 'viewer-sees', color: 'FFFFFF' });
-        assert.deepEqual(ok(await call(s, 'GET', `/pages/${p}`, { key })).attributes.page_tags, []);
+        assert.deepEqual(assertData(await call(s, 'GET', `/pages/${p}`, { key })).attributes.page_tags, []);
       });
     });
   });
