@@ -1,7 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorObject } from 'ajv';
 import { ApiError, ERRORS, type ErrorCode } from '../core/errors.js';
+import { JSONAPI } from './schemas/common.js';
+import { routeSchema } from './schemas/index.js';
+import { requestValidationError } from './validation.js';
 
-export const JSONAPI = 'application/vnd.api+json';
+export { JSONAPI };
 
 export function errorBody(code: ErrorCode, detail?: string) {
   const e = ERRORS[code];
@@ -30,6 +34,15 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       return sendApiError(reply, new ApiError('E40002', 'The request body is empty or its length is wrong; send a JSON:API document.'));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return sendApiError(reply, new ApiError('E40002', 'The request body is larger than 1 MiB.'));
+    case 'FST_ERR_VALIDATION': {
+      // Routes attach their validation errors (router.ts); should one escape, it still gets the route's code.
+      const route = routeSchema(request.routeOptions.config.routeKey ?? '');
+      if (route) {
+        const v = fe as FastifyError & { validation?: ErrorObject[] };
+        const data = fe.validationContext === 'params' ? request.params : request.query;
+        return sendApiError(reply, requestValidationError(route, fe.validationContext, v.validation ?? [], data));
+      }
+    }
   }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     request.log.info({ err: error }, 'client error');

@@ -1,9 +1,10 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { authenticateRequest } from './auth.js';
 import type { AppContext } from './context.js';
 import { handleError, sendApiError } from './errors.js';
-import { API_PREFIX } from './links.js';
+import { API_PREFIX, requestOrigin } from './links.js';
+import { openApiDocument } from './openapi.js';
 import { Router } from './router.js';
 import { registerReferenceRoutes } from './routes/reference.js';
 import { registerReportRoutes } from './routes/reports.js';
@@ -13,6 +14,7 @@ import { registerPageRoutes } from './routes/pages.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
 import { registerTagRoutes } from './routes/tags.js';
 import { registerReportPage } from '../report/routes.js';
+import { compileRequestSchema } from './validation.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
@@ -33,7 +35,16 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
     },
     bodyLimit: 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery },
+    // Path IDs longer than the route schemas accept (128) reach them and get the route's own not-found code.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery, maxParamLength: 1024 },
+    // URLs the router cannot even match still answer a spec error body under /api/2.0 (COMPAT: every 4xx has errors).
+    frameworkErrors: (err, req, res) => {
+      const reply = res as FastifyReply;
+      const path = req.url.split('?')[0].replace(/\/{2,}/g, '/');
+      const detail = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is over 1024 characters long; no ID is.' : 'The URL path is malformed (bad percent-encoding).';
+      if (path.startsWith(API_PREFIX + '/')) return sendApiError(reply, new ApiError('E40000', detail));
+      return reply.code(400).type('text/plain').send(detail);
+    },
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy,
   });
@@ -44,6 +55,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler(handleError);
+  // Route schemas (schemas/index.ts) are compiled by our own Ajv: no coercion, defaults or removal.
+  app.setValidatorCompiler(compileRequestSchema);
 
   const router = new Router(app, ctx);
   registerTestRoutes(router, ctx);
@@ -54,6 +67,11 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   registerTagRoutes(router, ctx);
   registerMonitoringRoutes(router, ctx);
   registerReportPage(app, ctx);
+
+  // The OpenAPI document is documentation: no API key needed (spec 1.7).
+  app.get(`${API_PREFIX}/openapi.json`, async (req, reply) =>
+    reply.type('application/json').send(openApiDocument(router.routes(), requestOrigin(req, ctx.config.trustProxy))),
+  );
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split('?')[0].replace(/\/{2,}/g, '/');

@@ -12,7 +12,7 @@ export function registerMonitoringRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const pageId = (await requirePage(ctx, p.accountId, (req.params as { id: string }).id)).id;
     assertOwner(p, 'change monitoring');
-    const frequency = parseFrequency(jsonApiBody(req));
+    const frequency = jsonApiBody(req, parseFrequency);
     await setMonitoring(ctx.store, ctx.catalog, p, pageId, frequency);
     return sendPage(ctx, reply, links, p.accountId, pageId);
   });

@@ -50,7 +50,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
   r.post('/page_tags', async (req, reply, links) => {
     const p = principalOf(req);
     assertOwner(p, 'create or change tags');
-    const input = parseTagBody(jsonApiBody(req), 'create');
+    const input = jsonApiBody(req, (body) => parseTagBody(body, 'create'));
     const { tag, created } = await saveTag(store, p, input);
     return sendTag(reply, links, tag, created ? 201 : 200);
   });
@@ -63,7 +63,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const tag = await requireTag(store.db, p.accountId, idParam(req.params));
     assertOwner(p, 'change tags');
-    const input = parseTagBody(jsonApiBody(req), 'patch');
+    const input = jsonApiBody(req, (body) => parseTagBody(body, 'patch'));
     return sendTag(reply, links, (await saveTag(store, p, input, tag.id)).tag);
   });
 
@@ -80,7 +80,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
       const p = principalOf(req);
       const tag = await requireTag(store.db, p.accountId, idParam(req.params));
       assertOwner(p, `${op} tags`);
-      const pageIds = parseIdList(jsonApiBody(req), 'page_ids');
+      const pageIds = jsonApiBody(req, (body) => parseIdList(body, 'page_ids'));
       await expireDueReports(store, ctx.artifacts, p.accountId); // pages whose last report expired are gone
       await linkTags(store, p, op, { pageIds, tagIds: [tag.id] });
       return sendTag(reply, links, tag);
@@ -90,7 +90,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
       const p = principalOf(req);
       const pageId = (await requirePage(ctx, p.accountId, idParam(req.params))).id;
       assertOwner(p, `${op} tags`);
-      const tagIds = parseIdList(jsonApiBody(req), 'page_tags');
+      const tagIds = jsonApiBody(req, (body) => parseIdList(body, 'page_tags'));
       await linkTags(store, p, op, { pageIds: [pageId], tagIds });
       return sendPage(ctx, reply, links, p.accountId, pageId);
     });

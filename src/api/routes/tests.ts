@@ -50,13 +50,14 @@ export async function queueAndRespond(
 export function registerTestRoutes(r: Router, ctx: AppContext): void {
   r.post('/tests', async (req, reply, links) => {
     const principal = principalOf(req);
-    const body = jsonApiBody(req);
-    const options = parseTestAttributes(body, {
-      plan: principal.plan,
-      catalog: ctx.catalog,
-      defaultLocation: ctx.catalog.defaultLocation,
-      defaultBrowser: ctx.catalog.defaultBrowser,
-    });
+    const options = jsonApiBody(req, (body) =>
+      parseTestAttributes(body, {
+        plan: principal.plan,
+        catalog: ctx.catalog,
+        defaultLocation: ctx.catalog.defaultLocation,
+        defaultBrowser: ctx.catalog.defaultBrowser,
+      }),
+    );
     return queueAndRespond(ctx, req, reply, links, options, 'api');
   });
 

@@ -1,0 +1,172 @@
+/** Reports (spec 2.2, 4.2): one report, its deletion and retest, and its downloadable resources. */
+import { JSONAPI, document, errors, idParams, int, link, num, obj, ok, queryValue, ref, resource, str, strings } from './common.js';
+import { TEST_STARTED } from './tests.js';
+import type { JsonSchema, RouteSchema } from './types.js';
+
+const ms = (d?: string) => int(d ? `ms; ${d}` : 'ms');
+const L = 'Lighthouse reports only';
+
+const ReportAttributes = obj(
+  {
+    url: str('page URL tested'),
+    page: str('page ID'),
+    test: str('ID of the generating test, while it is kept (24 hours)'),
+    source: str('api, on-demand or monitored', { enum: ['api', 'on-demand', 'monitored'] }),
+    page_tags: strings('tag IDs attached to the page'),
+    created: int('Unix time'),
+    expires: int('Unix time'),
+    browser: str('browser ID'),
+    location: str('location ID'),
+    service_grade: str(`letter grade A-F; ${L}`, { enum: ['A', 'B', 'C', 'D', 'E', 'F'] }),
+    service_score: int(`0-100 from the grade; ${L}`),
+    gtmetrix_grade: str('service_grade under the name deployed clients read (COMPAT.md); an operator setting may turn it off'),
+    gtmetrix_score: int('service_score under the name deployed clients read'),
+    performance_score: int(L),
+    structure_score: int(L),
+    pagespeed_score: int('legacy reports only'),
+    yslow_score: int('legacy reports only'),
+    html_bytes: int('HTML size (may be the compressed size)'),
+    page_bytes: int('total page size'),
+    page_requests: int('requests of the whole page'),
+    redirect_duration: ms(),
+    connect_duration: ms('blocked, DNS, connect and send of the HTML request'),
+    backend_duration: ms('wait of the HTML request'),
+    time_to_first_byte: ms(),
+    first_paint_time: ms(),
+    first_contentful_paint: ms(),
+    dom_interactive_time: ms(),
+    dom_content_loaded_time: ms(),
+    dom_content_loaded_duration: ms('DOMContentLoaded handlers'),
+    onload_time: ms(),
+    onload_duration: ms('window.onload handlers'),
+    fully_loaded_time: ms('-1 when stop_onload was used'),
+    rum_speed_index: int(),
+    speed_index: int(L),
+    largest_contentful_paint: ms(L),
+    time_to_interactive: ms(L),
+    total_blocking_time: ms(L),
+    cumulative_layout_shift: num(L),
+  },
+  ['url', 'page', 'source', 'created', 'expires', 'browser', 'location'],
+);
+
+const resourceLink = (d: string) => link(`${d}; needs API authentication`);
+const ReportLinks = obj(
+  {
+    self: link(),
+    analysis_options: resourceLink('analysis options of the report'),
+    har: resourceLink('HAR file'),
+    video: resourceLink('video; only when the test ran with video'),
+    report_pdf: resourceLink('PDF report; costs credits'),
+    report_pdf_full: resourceLink('full PDF report; costs credits'),
+    report_url: link('the report web page'),
+    screenshot: resourceLink('screenshot'),
+    filmstrip: resourceLink(`filmstrip; ${L}`),
+    optimized_images: resourceLink('optimized images archive; 24 hours after creation'),
+    lighthouse: resourceLink('Lighthouse JSON'),
+    pagespeed: resourceLink('PageSpeed JSON; legacy reports'),
+    pagespeed_files: resourceLink('PageSpeed files archive; legacy reports'),
+    yslow: resourceLink('YSlow JSON; legacy reports'),
+    resource_summary: resourceLink('resource summary JSON'),
+  },
+  ['self'],
+);
+
+export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
+  Report: resource('report', ReportAttributes, ReportLinks),
+  ReportDocument: document(ref('Report')),
+  ReportList: obj({ data: { type: 'array', items: ref('Report') }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']),
+  FilmstripIndex: obj(
+    {
+      frames: {
+        type: 'array',
+        items: obj({ id: str('frame ID'), timestamp: num('ms from the start of the load'), url: link('the frame JPEG'), data: str('base64 JPEG; with base64=1') }, ['id']),
+      },
+    },
+    ['frames'],
+  ),
+};
+
+const RESOURCE_NAMES = [
+  'screenshot.jpg', 'filmstrip.json', 'filmstrip-frame.jpg', 'net.har', 'analysis-options', 'video.mp4', 'optimized-images.tar',
+  'report.pdf', 'lighthouse.json', 'pagespeed.json', 'pagespeed-files.tar', 'yslow.json', 'resource-summary',
+];
+
+const binary = { type: 'string', format: 'binary' };
+const json = {
+  type: 'object',
+  description: 'net.har (HAR 1.2), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies), pagespeed.json, yslow.json, resource-summary',
+};
+
+export const REPORT_ROUTES: Record<string, RouteSchema> = {
+  'GET /reports/:id': {
+    operationId: 'getReport',
+    summary: 'Get a report',
+    description: 'The report object; reports never change, hence the year-long Cache-Control.',
+    tags: ['Reports'],
+    params: idParams('report ID'),
+    validationErrorCode: 'E40000',
+    paramsErrorCode: 'E40401',
+    responses: { '200': ok('The report.', ref('ReportDocument'), { cache: true }), ...errors('E40401') },
+  },
+  'DELETE /reports/:id': {
+    operationId: 'deleteReport',
+    summary: 'Delete a report',
+    description: 'Permanently deletes the report and all its resources.',
+    tags: ['Reports'],
+    params: idParams('report ID'),
+    validationErrorCode: 'E40000',
+    paramsErrorCode: 'E40401',
+    responses: { '200': ok('Deleted.', ref('Deleted')), ...errors('E40401', 'E40301') },
+  },
+  'POST /reports/:id/retest': {
+    operationId: 'retestReport',
+    summary: 'Retest a report',
+    description: 'Starts a test with the settings of the report\'s test. No body; any or no Content-Type.',
+    tags: ['Reports'],
+    params: idParams('report ID'),
+    validationErrorCode: 'E40000',
+    paramsErrorCode: 'E40402',
+    responses: { '202': TEST_STARTED, ...errors('E40402', 'E40004', 'E40201', 'E40301', 'E42900') },
+  },
+  'GET /reports/:id/resources/:name': {
+    operationId: 'getReportResource',
+    summary: 'Download a report resource',
+    description:
+      `Resource names: ${RESOURCE_NAMES.join(', ')}; the link attribute names (har, lighthouse, screenshot...) are aliases. ` +
+      'filmstrip.json takes base64=1; filmstrip-frame.jpg takes id=<frame ID>; report.pdf takes full=1 and may answer 302 while it is generated; video.mp4 supports Range requests.',
+    tags: ['Reports'],
+    params: idParams('report ID', { name: str('resource name, e.g. screenshot.jpg, net.har, lighthouse.json', { minLength: 1, example: 'net.har' }) }),
+    // Other parameters are ignored, and a repeated one counts once: nothing here refuses what the handler takes.
+    querystring: obj({
+      base64: queryValue('filmstrip.json: 1 to include each frame as base64 JPEG data'),
+      id: queryValue('filmstrip-frame.jpg: the frame ID (from filmstrip.json)'),
+      full: queryValue('report.pdf: 1 for the full PDF'),
+      format: queryValue('optimized-images.tar: a modern image format to convert to (e.g. webp); absent keeps each image\'s format'),
+    }),
+    validationErrorCode: 'E40001',
+    paramsErrorCode: 'E40401',
+    responses: {
+      '200': ok('The resource.', undefined, {
+        cache: true,
+        content: {
+          'image/jpeg': binary,
+          'application/json': json,
+          'video/mp4': binary,
+          'application/pdf': binary,
+          'application/x-tar': binary,
+          'application/octet-stream': binary,
+        },
+      }),
+      '206': ok('Part of video.mp4 (Range request).', undefined, { content: { 'video/mp4': binary } }),
+      '302': ok('report.pdf is being generated: follow the Location.', undefined, {
+        location: true,
+        content: { [JSONAPI]: obj({ meta: obj({ detail: str() }) }) },
+      }),
+      ...errors(
+        'E40001', 'E40201', 'E40301', 'E40302', 'E40401', 'E40405', 'E40406', 'E40407', 'E40409', 'E40410', 'E40411', 'E40412', 'E40413',
+        'E40414', 'E40415', 'E40416', 'E41600', 'E42903', 'E50001', 'E50002',
+      ),
+    },
+  },
+};
