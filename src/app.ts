@@ -31,6 +31,11 @@ export interface AppOverrides {
   sqliteFile?: string;
 }
 
+/** The operator's runner settings (adblock lists) on every run the agent starts. */
+function withOperatorSettings(run: (spec: RunSpec) => Promise<RunResult>, config: Config) {
+  return (spec: RunSpec) => run({ adblockLists: config.adblockLists, ...spec });
+}
+
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile });
   const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
@@ -53,7 +58,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       chromePath: config.chromePath,
       allowPrivateTargets: config.allowPrivateTargets,
       log: server.log as never,
-      run: overrides.run ?? runTest,
+      run: withOperatorSettings(overrides.run ?? runTest, config),
     });
   }
 

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
@@ -24,6 +25,10 @@ export interface Config {
   /** Upper bound of one run. */
   runTimeoutMs: number;
   logLevel: string;
+  /** Operator filter-list files for adblock=1 (WEBGAUGE_ADBLOCK_LIST, colon-separated), used with our own list. */
+  adblockLists: string[];
+  /** How long a report.pdf request waits for a slow generation before it is redirected to ask again. */
+  pdfWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -44,6 +49,19 @@ function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+/** Colon-separated paths of files that must exist and be readable now (checked at start, not at first use). */
+function readableFiles(env: NodeJS.ProcessEnv, name: string): string[] {
+  const paths = (env[name] ?? '').split(':').map((p) => p.trim()).filter(Boolean).map((p) => resolve(p));
+  for (const p of paths) {
+    try {
+      accessSync(p, constants.R_OK);
+    } catch {
+      throw new ConfigError(`${name}: cannot read the file ${p}`);
+    }
+  }
+  return paths;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -67,6 +85,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
     runTimeoutMs: intVar(env, 'WEBGAUGE_RUN_TIMEOUT_MS', 120_000, 5_000, 3_600_000),
     logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',
+    adblockLists: readableFiles(env, 'WEBGAUGE_ADBLOCK_LIST'),
+    pdfWaitMs: intVar(env, 'WEBGAUGE_PDF_WAIT_MS', 10_000, 0, 120_000),
   };
   return { ...config, ...overrides };
 }

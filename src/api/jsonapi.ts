@@ -1,5 +1,5 @@
 import { toSeconds } from '../core/clock.js';
-import { reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
+import { optimizedImagesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
 import type { PageRow } from '../core/pages.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
 import type { Links } from './links.js';
@@ -40,6 +40,8 @@ export interface ReportView {
   legacyBrandFields: boolean;
   pageTags: string[];
   now: number;
+  /** The caller's plan decides the PDF links: a link only for a PDF the plan may create. */
+  plan: { pdf: boolean; fullPdf: boolean };
 }
 
 export function reportResource(r: ReportRow, links: Links, view: ReportView) {
@@ -78,6 +80,11 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (have.has(ARTIFACT.screenshot)) l.screenshot = links.resource(r.id, 'screenshot.jpg');
   if (have.has(ARTIFACT.filmstrip)) l.filmstrip = links.resource(r.id, 'filmstrip.json');
   if (have.has(ARTIFACT.lighthouse)) l.lighthouse = links.resource(r.id, 'lighthouse.json');
+  if (have.has(ARTIFACT.video)) l.video = links.resource(r.id, 'video.mp4');
+  if (view.plan.pdf) l.report_pdf = links.resource(r.id, 'report.pdf');
+  if (view.plan.fullPdf) l.report_pdf_full = `${links.resource(r.id, 'report.pdf')}?full=1`;
+  if (optimizedImagesState(r, view.now) === 'available') l.optimized_images = links.resource(r.id, 'optimized-images.tar');
+  if (have.has(ARTIFACT.resourceSummary)) l.resource_summary = links.resource(r.id, 'resource-summary');
   return { type: 'report', id: r.id, attributes: a, links: l };
 }
 

@@ -3,7 +3,8 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import type { ReportsTable } from '../store/schema.js';
 import type { RunResult } from '../runner/types.js';
-import { grade, structureScore } from '../analysis/grade.js';
+import { grade, structureReport } from '../analysis/grade.js';
+import { resourceSummary, type SummaryEntry } from '../report/resource-summary.js';
 import type { AnalysisOptions } from './analysis-options.js';
 import type { Db } from './accounts.js';
 import { clock } from './clock.js';
@@ -19,12 +20,26 @@ export const ARTIFACT = {
   screenshot: 'screenshot.jpg',
   filmstrip: 'filmstrip.json',
   frame: (i: number) => `filmstrip/${i}.jpg`,
+  video: 'video.mp4',
+  /** The structure audits behind structure_score (analysis/structure), as the report page lists them. */
+  structure: 'structure.json',
+  resourceSummary: 'resource-summary.json',
+  /** The page's images as received, for optimized-images.tar (core/images.ts); removed 24 h after the report. */
+  imageIndex: 'images/index.json',
+  image: (i: number) => `images/${i}`,
+  /** Generated on request and kept (core/pdf.ts, core/images.ts). */
+  pdf: (full: boolean) => (full ? 'report-full.pdf' : 'report.pdf'),
+  optimizedImages: (format: string | undefined) => `optimized-images${format ? `-${format}` : ''}.tar`,
 } as const;
 
 export const artifactKey = (reportId: string, name: string): string => `${reportId}/${name}`;
 
 export interface FilmstripIndex {
   frames: { id: string; timestamp: number }[];
+}
+
+export interface ImageIndex {
+  images: { id: string; url: string; mimeType: string; bytes: number }[];
 }
 
 export function reportExpiry(createdMs: number, retentionMonths: number): number {
@@ -51,9 +66,32 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     artifacts.put(artifactKey(reportId, ARTIFACT.screenshot), result.screenshot),
   ];
   let frames = 0;
+  let structureScore: number | undefined;
   if (withLighthouse && result.lighthouse) {
+    const audits = (result.lighthouse as { audits?: Parameters<typeof structureReport>[0] }).audits;
+    // Lighthouse's audits only, as before; pass the HAR (and page facts) here to count our own audits too.
+    const structure = structureReport(audits);
+    structureScore = structure.score;
+    resources.push(ARTIFACT.structure);
+    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.structure), JSON.stringify(structure)));
     resources.push(ARTIFACT.lighthouse);
     writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.lighthouse), JSON.stringify(result.lighthouse)));
+  }
+  if (result.video) {
+    resources.push(ARTIFACT.video);
+    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.video), result.video));
+  }
+  resources.push(ARTIFACT.resourceSummary);
+  const entries = (result.har as { log?: { entries?: SummaryEntry[] } }).log?.entries ?? [];
+  writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.resourceSummary), JSON.stringify(resourceSummary(entries))));
+  if (withLighthouse && result.images) {
+    const index: ImageIndex = { images: [] };
+    result.images.forEach((img, i) => {
+      index.images.push({ id: String(i), url: img.url, mimeType: img.mimeType, bytes: img.body.length });
+      writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.image(i)), img.body));
+    });
+    resources.push(ARTIFACT.imageIndex);
+    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.imageIndex), JSON.stringify(index)));
   }
   if (withLighthouse && result.filmstrip.length > 0) {
     const index: FilmstripIndex = { frames: [] };
@@ -75,8 +113,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   const m = result.metrics;
   const lh = withLighthouse && result.lighthouse ? m : undefined;
   const perf = lh?.performance_score;
-  const structure = withLighthouse ? structureScore((result.lighthouse as { audits?: Record<string, { score?: number | null; scoreDisplayMode?: string }> } | undefined)?.audits) : undefined;
-  const graded = perf !== undefined && structure !== undefined ? grade(perf, structure) : undefined;
+  const graded = perf !== undefined && structureScore !== undefined ? grade(perf, structureScore) : undefined;
   const now = clock.now();
 
   const ok = await store.db.transaction().execute(async (trx) => {
@@ -110,7 +147,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
         service_grade: graded?.grade ?? null,
         service_score: graded?.score ?? null,
         performance_score: perf ?? null,
-        structure_score: graded ? structure! : null,
+        structure_score: graded ? structureScore! : null,
         pagespeed_score: null,
         yslow_score: null,
         html_bytes: m.html_bytes,
@@ -235,4 +272,13 @@ export async function deleteReport(store: Store, artifacts: ArtifactStore, repor
 
 export function reportResources(report: ReportRow): Set<string> {
   return new Set(JSON.parse(report.resources) as string[]);
+}
+
+/** optimized-images.tar (and its sources) are kept for 24 hours after the report was created (spec 8). */
+export const OPTIMIZED_IMAGES_TTL_MS = 24 * 3600 * 1000;
+
+/** Whether the optimized-images archive applies to this report and is still within its 24 hours. */
+export function optimizedImagesState(report: ReportRow, now: number): 'available' | 'not-applicable' | 'expired' {
+  if (!reportResources(report).has(ARTIFACT.imageIndex)) return 'not-applicable';
+  return now < report.created + OPTIMIZED_IMAGES_TTL_MS ? 'available' : 'expired';
 }

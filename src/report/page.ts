@@ -1,69 +1,220 @@
-import type { ReportRow, FilmstripIndex } from '../core/reports.js';
+/**
+ * The report web page: what people see first, and (in print mode) the PDF. One template: grade and scores,
+ * Web Vitals, browser timings, page size by content type, filmstrip, video, waterfall, structure audits,
+ * screenshot and the test's settings (without cookie values or credentials). No script; pictures are linked
+ * next to the page (web) or inline (PDF).
+ */
+import type { StructureReport } from '../analysis/grade.js';
+import type { AnalysisOptions } from '../core/analysis-options.js';
+import type { ReportRow } from '../core/reports.js';
+import { bytes, esc, ms } from './format.js';
+import { CONTENT_TYPES } from './resource-summary.js';
+import { REPORT_CSS } from './style.js';
+import type { ReportData } from './view.js';
+import { renderWaterfall } from './waterfall.js';
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const GRADE_COLOUR: Record<string, string> = { A: '#0c8a43', B: '#54a623', C: '#c9a400', D: '#e07b00', E: '#d9480f', F: '#c92a2a' };
 
-const ms = (v: number | null): string => (v === null ? '–' : v < 0 ? 'stopped at onload' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v} ms`);
-const bytes = (v: number): string => (v >= 1_048_576 ? `${(v / 1_048_576).toFixed(2)} MB` : v >= 1024 ? `${(v / 1024).toFixed(1)} KB` : `${v} B`);
+const scoreColour = (v: number): string =>
+  v >= 90 ? GRADE_COLOUR.A : v >= 80 ? GRADE_COLOUR.B : v >= 70 ? GRADE_COLOUR.C : v >= 60 ? GRADE_COLOUR.D
+    : v >= 50 ? GRADE_COLOUR.E : GRADE_COLOUR.F;
 
-const GRADE_COLOUR: Record<string, string> = { A: '#0b8a3e', B: '#5aa51c', C: '#c9a400', D: '#e07b00', E: '#d9480f', F: '#c92a2a' };
+/** Web Vitals bands (web.dev): good up to the first figure, poor past the second. */
+const VITALS = [
+  { key: 'largest_contentful_paint', name: 'Largest Contentful Paint', good: 2500, poor: 4000, show: ms },
+  { key: 'total_blocking_time', name: 'Total Blocking Time', good: 200, poor: 600, show: ms },
+  { key: 'cumulative_layout_shift', name: 'Cumulative Layout Shift', good: 0.1, poor: 0.25, show: (v: number) => v.toFixed(2) },
+] as const;
 
-/** The report web page: what people see first. The same markup will feed the PDF. */
-export function renderReportPage(r: ReportRow, filmstrip: FilmstripIndex | null, base: string): string {
-  const rows: [string, string][] = [
-    ['Time to first byte', ms(r.time_to_first_byte)],
-    ['First contentful paint', ms(r.first_contentful_paint)],
-    ['Largest contentful paint', ms(r.largest_contentful_paint)],
-    ['Speed index', ms(r.speed_index)],
-    ['Total blocking time', ms(r.total_blocking_time)],
-    ['Cumulative layout shift', r.cumulative_layout_shift === null ? '–' : r.cumulative_layout_shift.toFixed(3)],
-    ['Time to interactive', ms(r.time_to_interactive)],
-    ['DOM interactive', ms(r.dom_interactive_time)],
-    ['DOM content loaded', `${ms(r.dom_content_loaded_time)} (handlers ${ms(r.dom_content_loaded_duration)})`],
-    ['Onload', `${ms(r.onload_time)} (handlers ${ms(r.onload_duration)})`],
-    ['Fully loaded', ms(r.fully_loaded_time)],
-    ['RUM speed index', String(r.rum_speed_index)],
-    ['Redirect', ms(r.redirect_duration)],
-    ['Connect', ms(r.connect_duration)],
-    ['Backend', ms(r.backend_duration)],
-    ['Page size', bytes(r.page_bytes)],
-    ['HTML size', bytes(r.html_bytes)],
-    ['Requests', String(r.page_requests)],
+function ring(label: string, value: number | null): string {
+  if (value === null) return '';
+  return `<div class="score"><div class="ring" style="--v:${value};--c:${scoreColour(value)}"><div>${value}%</div></div>` +
+    `<p>${label}</p></div>`;
+}
+
+function vitals(r: ReportRow): string {
+  const cards = VITALS.map((v) => {
+    const value = r[v.key];
+    if (value === null) return `<div class="vital" style="--c:#98a2b3"><p>${v.name}</p><b>–</b><span>not measured</span></div>`;
+    const [colour, verdict] = value <= v.good ? ['var(--good)', 'good'] : value <= v.poor ? ['var(--ok)', 'needs improvement']
+      : ['var(--poor)', 'poor'];
+    return `<div class="vital" style="--c:${colour}"><p>${v.name}</p><b>${esc(v.show(value))}</b><span>${verdict}</span></div>`;
+  });
+  return `<div class="card"><h2>Web Vitals</h2><div class="vitals">${cards.join('')}</div>${keyNumbers(r)}</div>`;
+}
+
+function keyNumbers(r: ReportRow): string {
+  const keys: [string, string][] = [
+    ['Fully loaded', ms(r.fully_loaded_time)], ['Onload', ms(r.onload_time)], ['First contentful paint', ms(r.first_contentful_paint)],
+    ['Time to first byte', ms(r.time_to_first_byte)], ['Page size', bytes(r.page_bytes)], ['Requests', String(r.page_requests)],
   ];
+  return `<div class="keys">${keys.map(([k, v]) => `<div class="key"><p>${k}</p><b>${esc(v)}</b></div>`).join('')}</div>`;
+}
+
+function timings(r: ReportRow): string {
+  const row = (k: string, v: string, note?: string) =>
+    `<tr><td>${k}${note ? `<small>${note}</small>` : ''}</td><td>${esc(v)}</td></tr>`;
+  const left = [
+    row('Redirect', ms(r.redirect_duration)),
+    row('Connect', ms(r.connect_duration), 'blocked, DNS, connect and send of the page'),
+    row('Backend', ms(r.backend_duration), 'server time of the page'),
+    row('Time to first byte', ms(r.time_to_first_byte)),
+    row('First paint', ms(r.first_paint_time)),
+    row('First contentful paint', ms(r.first_contentful_paint)),
+  ];
+  const right = [
+    row('DOM interactive', ms(r.dom_interactive_time)),
+    row('DOM content loaded', ms(r.dom_content_loaded_time), `handlers ${ms(r.dom_content_loaded_duration)}`),
+    row('Onload', ms(r.onload_time), `handlers ${ms(r.onload_duration)}`),
+    row('Fully loaded', ms(r.fully_loaded_time), r.fully_loaded_time < 0 ? 'the test stopped at onload' : 'last request before 2 s of network quiet'),
+    row('Time to interactive', ms(r.time_to_interactive)),
+    row('Speed index', ms(r.speed_index), `RUM speed index ${ms(r.rum_speed_index)}`),
+  ];
+  return `<section><h2>Browser timings</h2><div class="card cols"><table class="kv">${left.join('')}</table>` +
+    `<table class="kv">${right.join('')}</table></div></section>`;
+}
+
+function pageDetails(d: ReportData): string {
+  const s = d.summary;
+  if (!s) return '';
+  const total = Math.max(1, s.total.transfer_bytes);
+  const bar = s.content_types.filter((t) => t.transfer_bytes > 0)
+    .map((t) => `<i class="t-${t.type}" style="width:${((100 * t.transfer_bytes) / total).toFixed(2)}%" title="${t.type}"></i>`).join('');
+  const rows = s.content_types.filter((t) => t.requests > 0).map((t) =>
+    `<tr><td><span class="dot t-${t.type}"></span>${t.type}</td><td class="num">${t.requests}</td>` +
+    `<td class="num">${bytes(t.transfer_bytes)}</td><td class="num">${bytes(t.decoded_bytes)}</td></tr>`).join('');
+  return `<section><h2>Page details <small>${s.total.requests} requests, ${bytes(s.total.transfer_bytes)} transferred, ` +
+    `HTML ${bytes(d.report.html_bytes)}</small></h2><div class="card"><div class="stack">${bar}</div>` +
+    `<table><thead><tr><th>Content type</th><th class="num">Requests</th><th class="num">Transferred</th>` +
+    `<th class="num">Decoded</th></tr></thead><tbody>${rows}<tr><td><b>Total</b></td><td class="num"><b>${s.total.requests}</b></td>` +
+    `<td class="num"><b>${bytes(s.total.transfer_bytes)}</b></td><td class="num"><b>${bytes(s.total.decoded_bytes)}</b></td></tr>` +
+    `</tbody></table></div></section>`;
+}
+
+function filmstrip(d: ReportData): string {
+  if (d.filmstrip.length === 0) return '';
+  const fcp = d.report.first_contentful_paint;
+  // The frame on screen at first contentful paint: the last one that had appeared by then.
+  const atFcp = d.filmstrip.filter((f) => f.timestamp <= fcp).pop();
+  const frames = d.filmstrip.map((f) =>
+    `<figure${f === atFcp && f.timestamp > 0 ? ' class="painted"' : ''}><img src="${esc(f.src)}" alt="the page at ${ms(f.timestamp)}"` +
+    `${d.mode === 'web' ? ' loading="lazy"' : ''}><figcaption>${ms(f.timestamp)}${f === atFcp && f.timestamp > 0 ? ' · FCP' : ''}` +
+    '</figcaption></figure>').join('');
+  return `<section><h2>Filmstrip <small>what the screen showed during the load, from navigation start</small></h2>` +
+    `<div class="card film">${frames}</div></section>`;
+}
+
+function video(d: ReportData): string {
+  if (!d.video) return '';
+  const poster = d.filmstrip.length ? ` poster="${esc(d.filmstrip[d.filmstrip.length - 1].src)}"` : '';
+  return `<section><h2>Video <small>the load at 30 frames per second, from navigation start</small></h2><div class="card">` +
+    `<video controls preload="metadata"${poster} src="${esc(d.video)}"></video></div></section>`;
+}
+
+function structureAudits(d: ReportData): string {
+  const s: StructureReport | undefined = d.structure;
+  if (!s) return '';
+  const full = d.mode !== 'pdf';
+  const weight = { high: 3, medium: 2, low: 1 } as const;
+  const audits = s.audits
+    .filter((a) => a.score !== null && (full || a.score < 1))
+    .sort((a, b) => a.score! - b.score! || weight[b.impact] - weight[a.impact]);
+  const row = (a: (typeof audits)[number]) => {
+    const pct = Math.round(100 * a.score!);
+    const offenders = full && a.offenders?.length
+      ? `<ul class="offenders">${a.offenders.slice(0, d.mode === 'web' ? 20 : 10).map((o) => `<li>${esc(o)}</li>`).join('')}</ul>` : '';
+    return `<tr><td><span class="badge" style="background:${scoreColour(pct)}">${pct}</span></td>` +
+      `<td>${esc(a.title)}${a.displayValue ? ` <span class="muted">— ${esc(a.displayValue)}</span>` : ''}${offenders}</td>` +
+      `<td class="impact">${a.impact}</td></tr>`;
+  };
+  const failed = audits.filter((a) => a.score! < 1);
+  const passed = audits.filter((a) => a.score! >= 1);
+  const skipped = s.audits.filter((a) => a.score === null).length;
+  const note = full ? `${failed.length} to improve, ${passed.length} passed, ${skipped} not applicable`
+    : `${failed.length} to improve; the full PDF lists every audit`;
+  const head = '<thead><tr><th>Score</th><th>Audit</th><th>Impact</th></tr></thead>';
+  const rest = full && passed.length
+    ? `<details${d.mode === 'pdf-full' ? ' open' : ''}><summary>${passed.length} passed audits</summary>` +
+      `<table class="audits">${head}<tbody>${passed.map(row).join('')}</tbody></table></details>`
+    : '';
+  return `<section class="long"><h2>Structure <small>${note}</small></h2><div class="card"><table class="audits">` +
+    `${head}<tbody>${failed.map(row).join('') || '<tr><td></td><td>Every scored audit passed.</td><td></td></tr>'}` +
+    `</tbody></table>${rest}</div></section>`;
+}
+
+function waterfall(d: ReportData): string {
+  const r = d.report;
+  const html = renderWaterfall(d.entries, {
+    firstContentfulPaint: r.first_contentful_paint, domContentLoaded: r.dom_content_loaded_time, onload: r.onload_time,
+    fullyLoaded: r.fully_loaded_time,
+  }, d.mode === 'pdf' ? 40 : Infinity);
+  return `<section class="long"><h2>Waterfall <small>${d.entries.length} requests, from the HAR</small></h2>` +
+    `<div class="card">${html}</div></section>`;
+}
+
+function settings(o: AnalysisOptions, r: ReportRow, labels: { location: string; browser: string }): string {
+  const rows: [string, string][] = [
+    ['Location', labels.location], ['Browser', labels.browser], ['Report', o.report],
+    ['User agent', r.user_agent],
+  ];
+  if (o.simulate_device) rows.push(['Simulated device', o.simulate_device]);
+  if (o.browser_width) rows.push(['Viewport', `${o.browser_width} × ${o.browser_height}`]);
+  if (o.browser_dppx) rows.push(['Pixel ratio', String(o.browser_dppx)]);
+  if (o.browser_rotate) rows.push(['Rotated', 'yes']);
+  rows.push(['Connection', o.throttle ? `throttled: ${o.throttle.replace(/^(\d+)\/(\d+)\/(\d+)$/, '$1 Kbit/s down, $2 Kbit/s up, $3 ms latency')}` : 'unthrottled']);
+  if (o.adblock) rows.push(['Ad blocking', 'on']);
+  if (o.stop_onload) rows.push(['Stop at onload', 'yes']);
+  if (o.cookies.length) rows.push(['Cookies', `${o.cookies.length} set (values not shown)`]);
+  if (o.httpauth_username !== undefined) rows.push(['HTTP authentication', 'yes (credentials not shown)']);
+  if (o.allow_url.length) rows.push(['Only URLs matching', o.allow_url.join(', ')]);
+  if (o.block_url.length) rows.push(['Blocked URLs', o.block_url.join(', ')]);
+  if (o.dns.length) rows.push(['DNS overrides', o.dns.join(', ')]);
+  return `<section><h2>Test settings</h2><div class="card"><table class="kv">` +
+    rows.map(([k, v]) => `<tr><td>${k}</td><td style="text-align:left;font-weight:400;word-break:break-all">${esc(v)}</td></tr>`).join('') +
+    `</table></div></section>`;
+}
+
+export interface PageLabels {
+  location: string;
+  browser: string;
+}
+
+export function renderReportPage(d: ReportData, labels: PageLabels = { location: d.report.location, browser: d.report.browser }): string {
+  const r = d.report;
   const grade = r.service_grade;
-  const frames = (filmstrip?.frames ?? [])
-    .map((f) => `<figure><img loading="lazy" src="${base}/filmstrip/${esc(f.id)}.jpg" alt="frame at ${f.timestamp} ms"><figcaption>${ms(f.timestamp)}</figcaption></figure>`)
-    .join('');
+  const gradeCard = grade
+    ? `<div class="grade" style="background:${GRADE_COLOUR[grade] ?? '#667'}"><span class="label">Grade</span>` +
+      `<span class="letter">${esc(grade)}</span><span class="pct">${r.service_score}%</span></div>`
+    : `<div class="grade" style="background:#667"><span class="label">No grade</span><span class="pct">${esc(r.report_type)} report</span></div>`;
+  const tested = new Date(r.created).toUTCString().replace(' GMT', ' UTC');
+  const print = d.mode !== 'web';
+  const screenshot = d.screenshot
+    ? `<section id="screenshot"><h2>Screenshot <small>the page after the load${print && d.mode === 'pdf' ? ', top part' : ''}</small></h2>` +
+      `<div class="card shot"><img src="${esc(d.screenshot)}" alt="screenshot of the page"></div></section>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Webgauge report: ${esc(r.url)}</title>
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2433;background:#f4f6f9}
-header{background:#1d2433;color:#fff;padding:18px 28px}header a{color:#9cc3ff}
-main{max-width:1100px;margin:0 auto;padding:20px 28px}
-.summary{display:flex;gap:24px;align-items:stretch;flex-wrap:wrap}
-.card{background:#fff;border-radius:8px;padding:16px 20px;box-shadow:0 1px 3px #0002}
-.grade{font-size:64px;font-weight:700;color:#fff;border-radius:8px;width:110px;text-align:center;line-height:110px}
-.score b{font-size:32px;display:block}
-table{border-collapse:collapse;width:100%}td{padding:6px 8px;border-bottom:1px solid #e5e8ee}td:last-child{text-align:right;font-variant-numeric:tabular-nums}
-.shot img{max-width:100%;border:1px solid #ccd}
-.film{display:flex;gap:8px;overflow-x:auto}.film figure{margin:0;text-align:center;font-size:12px}.film img{height:120px;border:1px solid #ccd}
-.muted{color:#667}
-</style></head><body>
-<header><div class="muted">Webgauge performance report</div><h1 style="margin:4px 0;font-size:20px;word-break:break-all">${esc(r.url)}</h1>
-<div class="muted">Tested ${new Date(r.created).toUTCString()} · location ${esc(r.location)} · browser ${esc(r.browser)}</div></header>
-<main>
-<section class="summary">
-${grade ? `<div class="grade" style="background:${GRADE_COLOUR[grade] ?? '#667'}">${esc(grade)}</div>` : ''}
-${r.service_score !== null ? `<div class="card score">Score<b>${r.service_score}%</b></div>` : ''}
-${r.performance_score !== null ? `<div class="card score">Performance<b>${r.performance_score}%</b></div>` : ''}
-${r.structure_score !== null ? `<div class="card score">Structure<b>${r.structure_score}%</b></div>` : ''}
-<div class="card score">Fully loaded<b>${ms(r.fully_loaded_time)}</b></div>
-</section>
-<h2>Timings and size</h2>
-<div class="card"><table>${rows.map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`).join('')}</table></div>
-${frames ? `<h2>Filmstrip</h2><div class="card film">${frames}</div>` : ''}
-<h2>Screenshot</h2><div class="card shot"><img src="${base}/screenshot.jpg" alt="screenshot of the page"></div>
+<meta name="robots" content="noindex,nofollow"><meta name="referrer" content="no-referrer">
+<title>${grade ? `${esc(grade)} · ` : ''}${esc(r.url)} · Webgauge report</title>
+<style>${REPORT_CSS}</style></head><body>
+<header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
+<h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
+<div class="meta">Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
+    `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}</div></div>` +
+    `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>
+<main class="wrap">
+<section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
+    `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>
+${timings(r)}
+${pageDetails(d)}
+${filmstrip(d)}
+${print ? '' : video(d)}
+${waterfall(d)}
+${structureAudits(d)}
+${screenshot}
+${settings(d.options, r, labels)}
+<footer>Report ${esc(r.id)} · expires ${esc(new Date(r.expires).toUTCString().replace(' GMT', ' UTC'))}` +
+    `${print && d.pageUrl?.startsWith('http') ? ` · online: <a href="${esc(d.pageUrl)}">${esc(d.pageUrl)}</a>` +
+      `${r.resources.includes('video.mp4') ? ' (with the video of the load)' : ''}` : ''}</footer>
 </main></body></html>`;
 }

@@ -1,31 +1,44 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../api/context.js';
-import { ARTIFACT, artifactKey, getReportById, reportResources, type FilmstripIndex } from '../core/reports.js';
+import { ARTIFACT, artifactKey, getReportById, reportResources } from '../core/reports.js';
 import { renderReportPage } from './page.js';
+import { pdfService } from './pdf.js';
+import { sendRanged } from './range.js';
+import { loadReportData } from './view.js';
+
+const IMMUTABLE = 'max-age=31536000';
+/** The page loads nothing but its own pictures and video, and runs no script. */
+const CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; " +
+  "form-action 'none'; frame-ancestors 'none'";
 
 /**
- * The public report page. No API key: whoever holds the unguessable report URL may read it (COMPAT.md),
- * the same way a shared link works. Unknown IDs get a plain 404.
+ * The public report page and the files it shows. No API key: whoever holds the unguessable report URL may read
+ * it (COMPAT.md), the way a shared link works; the page asks browsers not to send that URL on as a Referer and
+ * search engines not to index it. Unknown or expired IDs get a plain 404.
  */
 export function registerReportPage(app: FastifyInstance, ctx: AppContext): void {
+  const notFound = (reply: FastifyReply, what: string) => reply.code(404).type('text/plain').send(what);
+  const secure = (reply: FastifyReply) => reply.header('Referrer-Policy', 'no-referrer').header('X-Content-Type-Options', 'nosniff');
+
   app.get('/reports/:id', async (req, reply) => {
     const { id } = req.params as { id: string };
     const report = await getReportById(ctx.store.db, id);
-    if (!report) return reply.code(404).type('text/plain').send('This report does not exist or has expired.');
-    let filmstrip: FilmstripIndex | null = null;
-    if (reportResources(report).has(ARTIFACT.filmstrip)) {
-      const raw = await ctx.artifacts.get(artifactKey(id, ARTIFACT.filmstrip));
-      filmstrip = raw ? (JSON.parse(raw.toString('utf8')) as FilmstripIndex) : null;
-    }
-    return reply.type('text/html; charset=utf-8').send(renderReportPage(report, filmstrip, `/reports/${id}`));
+    if (!report) return notFound(reply, 'This report does not exist or has expired.');
+    const data = await loadReportData(ctx.artifacts, report, 'web', `/reports/${id}`);
+    const labels = {
+      location: ctx.catalog.location(report.location)?.name ?? report.location,
+      browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,
+    };
+    return secure(reply).header('Content-Security-Policy', CSP).header('X-Robots-Tag', 'noindex, nofollow')
+      .type('text/html; charset=utf-8').send(renderReportPage(data, labels));
   });
 
   app.get('/reports/:id/screenshot.jpg', async (req, reply) => {
     const { id } = req.params as { id: string };
     const report = await getReportById(ctx.store.db, id);
     const jpeg = report ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.screenshot)) : null;
-    if (!jpeg) return reply.code(404).type('text/plain').send('No screenshot.');
-    return reply.header('Cache-Control', 'max-age=31536000').type('image/jpeg').send(jpeg);
+    if (!jpeg) return notFound(reply, 'No screenshot.');
+    return secure(reply).header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
   });
 
   app.get('/reports/:id/filmstrip/:frame', async (req, reply) => {
@@ -33,7 +46,24 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext): void 
     const m = /^(\d+)\.jpg$/.exec(frame);
     const report = m ? await getReportById(ctx.store.db, id) : undefined;
     const jpeg = report && m && Number(m[1]) < report.filmstrip_frames ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.frame(Number(m[1])))) : null;
-    if (!jpeg) return reply.code(404).type('text/plain').send('No such frame.');
-    return reply.header('Cache-Control', 'max-age=31536000').type('image/jpeg').send(jpeg);
+    if (!jpeg) return notFound(reply, 'No such frame.');
+    return secure(reply).header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
+  });
+
+  app.get('/reports/:id/video.mp4', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const report = await getReportById(ctx.store.db, id);
+    const key = artifactKey(id, ARTIFACT.video);
+    const size = report && reportResources(report).has(ARTIFACT.video) ? await ctx.artifacts.size(key) : null;
+    if (size === null) return notFound(reply, 'This report has no video.');
+    secure(reply).header('Cache-Control', IMMUTABLE);
+    const range = Array.isArray(req.headers.range) ? req.headers.range[0] : req.headers.range;
+    return sendRanged(reply, ctx.artifacts, key, size, 'video/mp4', range,
+      (reason) => reply.code(416).type('text/plain').send(reason));
+  });
+
+  // PDFs being generated when the server stops are finished first (their credits are already taken).
+  app.addHook('onClose', async () => {
+    await pdfService(ctx).drain();
   });
 }

@@ -4,44 +4,35 @@
  */
 import { navigation, type Config, type DevtoolsLog, type Result } from 'lighthouse';
 import { nonSimulatedSettingsOverrides } from 'lighthouse/core/config/constants.js';
-import { ExecutionContext } from 'lighthouse/core/gather/driver/execution-context.js';
-import { pageFunctions } from 'lighthouse/core/lib/page-functions.js';
+import { getBenchmarkIndex } from 'lighthouse/core/gather/driver/environment.js';
 import type { Page } from 'puppeteer-core';
 import type { Emulation } from './conditions/emulation.js';
 import { lighthouseThrottling, type Throttle } from './conditions/throttle.js';
 
-// Lighthouse raises every quiet window to at least 5.25 s whenever metrics are observed rather than
-// simulated. We wait for the load ourselves (load-wait.ts: 2 s of network silence, then only as long as
-// TTI needs), so that floor would only add dead time to each run. It is a module-level object: lower it once.
-Object.assign(nonSimulatedSettingsOverrides, {
-  cpuQuietThresholdMs: 0,
-  networkQuietThresholdMs: 0,
-  pauseAfterFcpMs: 0,
-  pauseAfterLoadMs: 0,
-});
-
-// Every navigation starts with a ~1 s CPU benchmark of the machine (environment.benchmarkIndex). It
-// describes the host, not the page, and only the simulator we do not run depends on it, so measure it
-// once per process and reuse the figure: ~10 % off each run. Lighthouse 12.8 is pinned; if its internals
-// change shape this patch simply does not apply and Lighthouse measures each time as before.
-let benchmarkIndex: Promise<unknown> | undefined;
-const evaluate = ExecutionContext.prototype.evaluate;
-if (typeof evaluate === 'function' && typeof pageFunctions?.computeBenchmarkIndex === 'function') {
-  ExecutionContext.prototype.evaluate = function (this: ExecutionContext, ...args: Parameters<typeof evaluate>) {
-    if (args[0] !== pageFunctions.computeBenchmarkIndex) return evaluate.apply(this, args);
-    benchmarkIndex ??= evaluate.apply(this, args).catch((err: unknown) => {
-      benchmarkIndex = undefined;
-      throw err;
-    });
-    // If the run that measured it died meanwhile (its browser closed), measure in this page instead.
-    return benchmarkIndex.catch(() => evaluate.apply(this, args));
-  } as typeof evaluate;
+/**
+ * Lighthouse 12.8.2 is pinned and patched (patches/lighthouse+12.8.2.patch, applied by `postinstall` through
+ * patch-package, which fails the install if the patch no longer applies):
+ * - observed (non-simulated) runs no longer raise every quiet window to at least 5.25 s: we wait for the load
+ *   ourselves (load-wait.ts: 2 s of network silence, then only as long as observed TTI needs), so that floor
+ *   would only add dead time to each run;
+ * - the ~1 s CPU benchmark of the host (environment.benchmarkIndex) is measured once per process: it
+ *   describes the machine, not the page, and only the simulator we do not run depends on it.
+ * Running unpatched would silently make every test ~6 s slower, so refuse to.
+ */
+export function assertLighthousePatched(): void {
+  const floors = Object.values(nonSimulatedSettingsOverrides as Record<string, number>);
+  const patched = floors.length > 0 && floors.every((v) => v === 0) &&
+    (getBenchmarkIndex as { webgaugePatched?: boolean }).webgaugePatched === true;
+  if (!patched) {
+    throw new Error('Lighthouse is not patched: run `npm ci` (its postinstall applies patches/lighthouse+12.8.2.patch ' +
+      'with patch-package); if Lighthouse was upgraded, port the patch to the new version first');
+  }
 }
+assertLighthousePatched();
 
 export interface LighthouseSetup {
   emulation: Emulation;
   throttle: Throttle | undefined;
-  blockedUrlPatterns: string[];
   /** Upper bound for the load itself (Lighthouse continues with a warning after it). */
   maxWaitForLoadMs: number;
 }
@@ -72,7 +63,6 @@ export function lighthouseConfig(setup: LighthouseSetup): Config {
       pauseAfterLoadMs: 0,
       pauseAfterFcpMs: 0,
       maxWaitForLoad: setup.maxWaitForLoadMs,
-      blockedUrlPatterns: setup.blockedUrlPatterns,
       // Not used by any performance audit (only for element thumbnails in the HTML report); costs ~0.3 s.
       disableFullPageScreenshot: true,
       // bf-cache's gatherer navigates away and back after the load: a second load would break the

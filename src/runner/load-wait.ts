@@ -24,6 +24,8 @@ export interface LoadWaitOptions {
   mainFrameId: string;
   stopOnload: boolean;
   maxWaitMs: number;
+  /** Runs right before the navigation (after Lighthouse prepared the page): network throttling. */
+  beforeNavigate?(): Promise<void>;
   /** Called once when the load cannot succeed; the caller ends the run with this message. */
   onFailure(message: string): void;
   /** True once the run was stopped from outside (timeout, abort): stop waiting. */
@@ -34,6 +36,11 @@ export interface LoadWaitOptions {
 
 export interface LoadWait {
   requestor: () => Promise<void>;
+  /**
+   * Epoch ms when the load was over by the spec's rule (the last network activity before the quiet window,
+   * or the load event with stop_onload); undefined until then, or when the load never got there.
+   */
+  loadOverAt(): number | undefined;
   warnings: string[];
   /** Whether the main document's response (headers) arrived. */
   mainDocumentResponded(): boolean;
@@ -72,6 +79,7 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
   let failed = false;
   let lastActivity = 0;
   let loadFiredAt: number | undefined;
+  let loadOverAt: number | undefined;
   let mainStatus: { status: number; statusText: string } | undefined;
   const inFlight = new Set<string>();
   let twoQuietSince = Date.now();
@@ -142,6 +150,7 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     // Never reject: Lighthouse awaits this promise only after its own waits, and an early rejection would
     // be unhandled meanwhile. Failures travel through onFailure instead.
     try {
+      await o.beforeNavigate?.();
       const { errorText } = await session.send('Page.navigate', { url: o.url });
       if (errorText) return fail(o.describeNavigationError(errorText));
       if (!(await waitUntil(() => loadFiredAt !== undefined, deadline))) {
@@ -155,6 +164,9 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
           if (!failed) warnings.push(`The network did not go quiet within ${Math.round(o.maxWaitMs / 1000)} s`);
           return;
         }
+        loadOverAt = Math.max(lastActivity, loadFiredAt ?? 0);
+      } else {
+        loadOverAt = loadFiredAt;
       }
       // Also with stop_onload: without this window there is no TTI, TBT or performance score. The load
       // itself (HAR, byte and request counts, filmstrip) still ends at onload; see run.ts.
@@ -164,5 +176,5 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     }
   }
 
-  return { requestor, warnings, mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise };
+  return { requestor, loadOverAt: () => loadOverAt, warnings, mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise };
 }

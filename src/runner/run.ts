@@ -1,9 +1,11 @@
 /**
  * One test = one Chromium page load. Lighthouse drives the load over our puppeteer page; during that same
- * load we record a screencast and the devtools log, and afterwards read navigation timings, RUM SpeedIndex
- * and a screenshot from the page, so every figure of the report describes the same load.
+ * load we record a screencast and the devtools log, and afterwards read navigation timings, RUM SpeedIndex,
+ * a screenshot and the image bodies from the page, and encode the video from the screencast, so every figure
+ * and file of the report describes the same load. The test's options act on that load: emulation (device,
+ * viewport, UA), cookies and DNS before it, the request interceptor (allow/block lists, adblock, latency,
+ * HTTP auth, private addresses) and network throttling during it, stop_onload on where it ends.
  */
-// not yet applied: adblock, video (another issue).
 import { join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
@@ -11,9 +13,10 @@ import { closeBrowser, launchBrowser } from './browser.js';
 import { resolveEmulation, userAgentMetadata } from './conditions/emulation.js';
 import { parseThrottle } from './conditions/throttle.js';
 import { hostResolverRules, parseDnsOverrides } from './conditions/dns.js';
-import { blockedUrlPatterns } from './conditions/url-patterns.js';
+import { applyThroughput } from './conditions/throttle.js';
+import { adblockEngine, adblockJudge } from './conditions/adblock.js';
 import { setCookies, parseCookie } from './conditions/cookies.js';
-import { startInterceptor } from './conditions/interceptor.js';
+import { needsInterceptor, startInterceptor } from './conditions/interceptor.js';
 import { isPrivateAddress } from './conditions/private-address.js';
 import { createLoadWait } from './load-wait.js';
 import { lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, runLighthouse } from './lighthouse.js';
@@ -24,6 +27,8 @@ import { rumSpeedIndex } from './capture/rum-speed-index.js';
 import { takeScreenshot } from './capture/screenshot.js';
 import { buildHar, harFigures, keepEntries } from './capture/har.js';
 import { findMainDocument, fullyLoadedTime, requestsStartedBy } from './capture/network.js';
+import { encodeVideo } from './capture/video.js';
+import { collectImages } from './capture/images.js';
 
 export { RunError } from './types.js';
 
@@ -40,6 +45,20 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
   // Bad option values fail before anything is launched.
   const throttle = parseThrottle(spec.options.throttle);
   const dnsOverrides = parseDnsOverrides(spec.options.dns);
+  const adblock = spec.options.adblock === 1 ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
+  const { options } = spec;
+  // What the request interceptor does (interceptor.ts); the browser is launched to suit it.
+  const conditions = {
+    blockPrivate: !spec.allowPrivateTargets,
+    dnsOverrides,
+    allowUrl: options.allow_url,
+    blockUrl: options.block_url,
+    adblock,
+    latencyMs: throttle?.latencyMs ?? 0,
+    auth: options.httpauth_username !== undefined
+      ? { username: options.httpauth_username, password: options.httpauth_password ?? '' }
+      : undefined,
+  };
   const guard = new RunGuard(spec.signal, spec.timeoutMs);
   try {
     const work = execute();
@@ -54,12 +73,12 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
   }
 
   async function execute(): Promise<RunResult> {
-    const { options } = spec;
     const browser = await launchBrowser({
       chromePath: spec.chromePath,
       userDataDir: join(spec.workDir, 'chrome-profile'),
       hostResolverRules: hostResolverRules(dnsOverrides),
-      sameProcessFrames: !spec.allowPrivateTargets,
+      // Cross-site iframes stay in the page's process so the interceptor sees their requests too.
+      sameProcessFrames: needsInterceptor(conditions),
       protocolTimeoutMs: spec.timeoutMs,
     });
     guard.adopt(browser);
@@ -81,13 +100,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     await session.send('Network.enable');
     const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
     const warnings = await setCookies(session, options.url, options.cookies);
-    const auth = options.httpauth_username !== undefined
-      ? { username: options.httpauth_username, password: options.httpauth_password ?? '' }
-      : undefined;
-    const interceptor = await startInterceptor({
-      session, mainFrameId, testedUrl: options.url, blockPrivate: !spec.allowPrivateTargets, dnsOverrides,
-      allowUrl: options.allow_url, auth,
-    });
+    const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...conditions });
     const refused = interceptor?.refused ?? [];
     const screencast = await startScreencast(session);
 
@@ -96,17 +109,41 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const loadWait = createLoadWait({
       session, page, url: options.url, mainFrameId, stopOnload: options.stop_onload === 1, maxWaitMs,
       onFailure: (message) => (failure ??= message),
+      // Lighthouse clears network conditions while it prepares the load: throttle right before navigating.
+      beforeNavigate: () => applyThroughput(session, throttle),
       isStopped: () => guard.error !== undefined,
       describeNavigationError: (errorText) => navigationErrorMessage(errorText, options.url, refused),
     });
-    const config = lighthouseConfig({
-      emulation, throttle, blockedUrlPatterns: blockedUrlPatterns(options.block_url), maxWaitForLoadMs: maxWaitMs,
-    });
+    const config = lighthouseConfig({ emulation, throttle, maxWaitForLoadMs: maxWaitMs });
     phase('setup');
+
+    // Once the load is over (and Lighthouse's trace with it), the video encodes in another process while
+    // Lighthouse gathers and audits: nothing measured runs any more, so it costs the test no time.
+    let video: Promise<Buffer> | undefined;
+    const requestor = async (): Promise<void> => {
+      await loadWait.requestor();
+      const over = loadWait.loadOverAt();
+      if (options.video === 1 && over !== undefined && failure === undefined && !guard.error) {
+        video = startVideo(over);
+        video.catch(() => undefined); // awaited after Lighthouse; a failure must not go unhandled meanwhile
+      }
+    };
+    const startVideo = async (loadOverAt: number): Promise<Buffer> => {
+      const t = await readTimings(page);
+      if (!t) throw new Error('no navigation timing');
+      const endMs = Math.max(t.loadEventEnd, Math.round(loadOverAt - t.timeOrigin));
+      const started = performance.now();
+      try {
+        return await encodeVideo(filmstripFrames(screencast.snapshot(), t.timeOrigin, endMs),
+          { dir: spec.workDir, endMs, ffmpegPath: spec.ffmpegPath, timeoutMs: spec.timeoutMs, signal: spec.signal });
+      } finally {
+        phases.video_encode = Math.round(performance.now() - started);
+      }
+    };
 
     let lh: Awaited<ReturnType<typeof runLighthouse>>;
     try {
-      const lighthouse = runLighthouse(page, loadWait.requestor, config);
+      const lighthouse = runLighthouse(page, requestor, config);
       lighthouse.catch(() => undefined); // after a failure it ends when the browser closes
       const outcome = await Promise.race([lighthouse, loadWait.failed.then((message) => ({ failure: message }))]);
       if ('failure' in outcome) throw new RunError(outcome.failure);
@@ -142,18 +179,23 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx, mobile: emulation.mobile,
     });
 
+    // After the load, from the live page: navigation timings and RUM SpeedIndex. (Further facts read from the
+    // page after the load belong here, before the screenshot scrolls it.)
     const timings = await readTimings(page);
     if (!timings) throw new RunError('The page has no navigation timing (it did not load as a document)');
     const rumSi = await rumSpeedIndex(page);
     phase('page_timings');
-    const screenshot = await takeScreenshot(page);
-    phase('screenshot');
 
     // The load's end on the protocol clock: fully loaded, or the end of onload with stop_onload.
     const navStart = observedNavigationStart(lhr) ?? mainDoc?.startTime ?? 0;
     const onloadEnd = navStart + timings.loadEventEnd / 1000;
     const stopOnload = options.stop_onload === 1;
     const loadEnd = stopOnload ? onloadEnd : fullyLoadedTime(devtoolsLog, onloadEnd);
+    const endMs = Math.round((loadEnd - navStart) * 1000);
+    const filmstrip = filmstripFrames(frames, timings.timeOrigin, Math.max(endMs, timings.loadEventEnd));
+
+    const screenshot = await takeScreenshot(page);
+    phase('screenshot');
 
     const secrets = [options.httpauth_password ?? '',
       ...options.cookies.map((c) => parseCookie(c)?.value ?? '').filter((v) => v.length >= 8)];
@@ -172,7 +214,19 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       }
     }
 
-    const endMs = Math.round((loadEnd - navStart) * 1000);
+    // Image bodies for the optimized-images archive (a Lighthouse-report resource), from the browser's buffer.
+    const images = options.report.includes('lighthouse') ? await collectImages(session, har.log.entries) : undefined;
+    phase('images');
+    let videoFile: Buffer | undefined;
+    if (options.video === 1) {
+      try {
+        videoFile = await (video ?? Promise.reject(new Error('the load did not finish')));
+      } catch (err) {
+        warnings.push(`The video could not be made: ${(err as Error).message}`);
+      }
+    }
+    phase('video');
+
     const metrics: RunMetrics = {
       ...figures,
       ...timingFigures(timings),
@@ -189,7 +243,9 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       lighthouse: lhr as unknown as Record<string, unknown>,
       har: har as unknown as Record<string, unknown>,
       screenshot,
-      filmstrip: filmstripFrames(frames, timings.timeOrigin, Math.max(endMs, timings.loadEventEnd)),
+      filmstrip,
+      video: videoFile,
+      images,
       phases,
       warnings,
     };

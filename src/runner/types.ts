@@ -24,6 +24,10 @@ export interface RunSpec {
   timeoutMs: number;
   /** Aborted when the agent loses its lease or the server stops. */
   signal?: AbortSignal;
+  /** Operator filter-list files for `adblock=1`, used with Webgauge's own list (WEBGAUGE_ADBLOCK_LIST). */
+  adblockLists?: readonly string[];
+  /** ffmpeg for `video=1`; default /usr/bin/ffmpeg. */
+  ffmpegPath?: string;
 }
 
 /** Integer metrics of spec 2.2 (milliseconds, bytes, counts) plus CLS. Absent when not applicable. */
@@ -61,6 +65,14 @@ export interface FilmstripFrame {
   jpeg: Buffer;
 }
 
+/** An image of the page as the browser received it (for the optimized-images archive). */
+export interface CapturedImage {
+  url: string;
+  /** Lower-case MIME type without parameters, e.g. `image/jpeg`. */
+  mimeType: string;
+  body: Buffer;
+}
+
 export interface RunResult {
   finalUrl: string;
   userAgent: string;
@@ -71,6 +83,10 @@ export interface RunResult {
   har: Record<string, unknown>;
   screenshot: Buffer;
   filmstrip: FilmstripFrame[];
+  /** H.264 mp4 of the load, when the test asked for `video`. */
+  video?: Buffer;
+  /** Images of the page (Lighthouse reports only), bounded: see capture/images.ts. */
+  images?: CapturedImage[];
   /** Timing of the run's phases, for benchmarks and logs. */
   phases: Record<string, number>;
   /** Things the user should know about the load (cookies not set, load time limit hit, Lighthouse warnings). */

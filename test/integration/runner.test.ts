@@ -264,10 +264,11 @@ describe('options change the load', () => {
     assert.ok(!paths.includes('/blocked.js'), 'not allowed by allow_url');
   });
 
-  test('throttle adds its latency and runs Lighthouse in devtools mode', () => {
+  test('throttle adds its latency (throttling provided by the runner, recorded in the LHR)', () => {
     assert.ok(run.result.metrics.time_to_first_byte >= 150, `${run.result.metrics.time_to_first_byte}`);
-    const lhr = run.result.lighthouse as { configSettings: Record<string, unknown> };
-    assert.equal(lhr.configSettings.throttlingMethod, 'devtools');
+    const lhr = run.result.lighthouse as { configSettings: { throttlingMethod: string; throttling: Record<string, number> } };
+    assert.equal(lhr.configSettings.throttlingMethod, 'provided');
+    assert.equal(lhr.configSettings.throttling.requestLatencyMs, 150);
   });
 
   test('stop_onload reports fully_loaded_time -1 and still gets a performance score', () => {

@@ -56,7 +56,7 @@ export function registerListRoutes(r: Router, ctx: AppContext): void {
     // Only queries with a filter or a sort take the account's report-list lock (spec 4.3).
     const page = q.filteredOrSorted ? await withReportListLock(ctx.store.db, accountId, run) : await run();
     const pageTags = (await tagIdsForPages(ctx.store.db, [id])).get(id) ?? [];
-    const view = { legacyBrandFields: ctx.config.legacyBrandFields, pageTags, now: clock.now() };
+    const view = { legacyBrandFields: ctx.config.legacyBrandFields, pageTags, now: clock.now(), plan: principalOf(req).plan };
     return sendList(reply, req, links, q, page.rows.map((rep) => reportResource(rep, links, view)), page.hasNext);
   });
 }

@@ -50,7 +50,7 @@ export function registerPageRoutes(r: Router, ctx: AppContext): void {
     const page = await loadPage(accountId, (req.params as { id: string }).id);
     const report = page.latest_report_id ? await getReport(ctx.store.db, accountId, page.latest_report_id) : undefined;
     if (!report) throw new ApiError('E40402', `Page ${page.id} has no valid report.`);
-    const data = reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: await tagsOf(page.id), now: clock.now() });
+    const data = reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: await tagsOf(page.id), now: clock.now(), plan: principalOf(req).plan });
     return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
   });
 }

@@ -5,6 +5,9 @@ import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { publicOptions } from '../../core/options.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { ARTIFACT, artifactKey, deleteReport, getReport, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
+import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
+import { pdfService } from '../../report/pdf.js';
+import { sendRanged } from '../../report/range.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { JSONAPI } from '../errors.js';
@@ -47,13 +50,9 @@ const RESOURCE_NAMES: Record<string, string> = {
 
 /** Resources this server does not produce yet answer their spec "unavailable" code, never a fake file. */
 const NOT_PRODUCED: Record<string, [ErrorCode, string]> = {
-  'video.mp4': ['E40407', 'This report has no video; run the test with video=1.'],
-  'report.pdf': ['E40407', 'PDF reports are not available on this server yet.'],
-  'optimized-images.tar': ['E40411', 'Optimized images are not available for this report.'],
   'pagespeed.json': ['E40413', 'This report has no PageSpeed data; it is not a legacy report.'],
   'pagespeed-files.tar': ['E40415', 'This report has no PageSpeed files; it is not a legacy report.'],
   'yslow.json': ['E40414', 'This report has no YSlow data; it is not a legacy report.'],
-  'resource-summary': ['E40407', 'The resource summary is not available on this server yet.'],
 };
 
 async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportRow> {
@@ -77,14 +76,14 @@ async function sendArtifact(
 }
 
 export function registerReportRoutes(r: Router, ctx: AppContext): void {
-  const view = async (links: Links, report: ReportRow) => {
+  const view = async (links: Links, report: ReportRow, plan: { pdf: boolean; fullPdf: boolean }) => {
     const pageTags = (await tagIdsForPages(ctx.store.db, [report.page_id])).get(report.page_id) ?? [];
-    return reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags, now: clock.now() });
+    return reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags, now: clock.now(), plan });
   };
 
   r.get('/reports/:id', async (req, reply, links) => {
     const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id);
-    const data = await view(links, report);
+    const data = await view(links, report, principalOf(req).plan);
     return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
   });
 
@@ -159,6 +158,46 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
         if (!jpeg) throw new ApiError('E40409', `Filmstrip frame ${frameId} is unavailable.`);
         return reply.header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
       }
+      case 'video.mp4': {
+        const missing: [ErrorCode, string] = ['E40407', 'This report has no video; run the test with video=1.'];
+        const key = artifactKey(report.id, ARTIFACT.video);
+        const size = reportResources(report).has(ARTIFACT.video) ? await ctx.artifacts.size(key) : null;
+        if (size === null) throw new ApiError(...missing);
+        reply.header('Cache-Control', IMMUTABLE);
+        return sendRanged(reply, ctx.artifacts, key, size, 'video/mp4', first(req.headers.range), (reason) => {
+          throw new ApiError('E41600', `${reason}; the video has ${size} bytes.`, { 'Content-Range': `bytes */${size}` });
+        });
+      }
+      case 'report.pdf': {
+        const full = first(query.full) === '1';
+        // The report page the PDF prints, and where its footer points.
+        const answer = await pdfService(ctx).request(principalOf(req), report, full, links.reportPage(report.id));
+        if (answer.kind === 'pending') {
+          // COMPAT: an absolute Location inside /api/2.0 on the request's own origin: the same URL, to ask again.
+          const self = `${links.resource(report.id, rawName)}${full ? '?full=1' : ''}`;
+          return reply.code(302).header('Location', self).header('Cache-Control', 'no-store').type(JSONAPI)
+            .send({ meta: { detail: 'The PDF is being generated; follow the Location to receive it.' } });
+        }
+        return reply.header('Cache-Control', IMMUTABLE).type('application/pdf').send(answer.data);
+      }
+      case 'optimized-images.tar': {
+        const format = first(query.format);
+        if (format !== undefined && format !== '' && !MODERN_FORMATS.includes(format as ModernFormat)) {
+          throw new ApiError('E40001', `format must be ${MODERN_FORMATS.join(' or ')} (or absent: each image keeps its format).`);
+        }
+        const outcome = await optimizedImages(ctx.artifacts, report, clock.now(), (format || undefined) as ModernFormat | undefined);
+        if (!outcome.ok) {
+          throw outcome.reason === 'expired'
+            ? new ApiError('E40412', 'Optimized images are kept for 24 hours after the report was created; run a new test.')
+            : new ApiError('E40411', 'This report has no optimized images; they exist for Lighthouse reports.');
+        }
+        return reply.header('Cache-Control', IMMUTABLE).type('application/x-tar')
+          .header('Content-Disposition', `attachment; filename="optimized-images-${report.id}${format ? `-${format}` : ''}.tar"`)
+          .send(outcome.tar);
+      }
+      case 'resource-summary':
+        return sendArtifact(ctx, reply, report, ARTIFACT.resourceSummary, 'application/json',
+          ['E40407', 'This report has no resource summary.']);
       default: {
         const [code, detail] = NOT_PRODUCED[name];
         throw new ApiError(code, detail);

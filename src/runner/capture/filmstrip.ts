@@ -5,13 +5,15 @@
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { FilmstripFrame } from '../types.js';
 
-interface RawFrame {
+export interface RawFrame {
   /** Epoch ms of the frame swap. */
   wallMs: number;
   data: string;
 }
 
 export interface Screencast {
+  /** What was captured so far (the screencast goes on). */
+  snapshot(): RawFrame[];
   /** Stops the screencast and returns what was captured. */
   stop(): Promise<RawFrame[]>;
 }
@@ -27,6 +29,7 @@ export async function startScreencast(session: CDPSession, quality = 80): Promis
   session.on('Page.screencastFrame', onFrame);
   await session.send('Page.startScreencast', { format: 'jpeg', quality, everyNthFrame: 1 });
   return {
+    snapshot: () => [...frames],
     async stop() {
       stopped = true;
       session.off('Page.screencastFrame', onFrame);

@@ -22,7 +22,7 @@ export interface HarEntry {
     bodySize: number;
     headersSize: number;
     _transferSize?: number;
-    content: { size: number; text?: string; encoding?: string };
+    content: { size: number; mimeType?: string; text?: string; encoding?: string };
   };
   timings: HarTimings;
   [k: string]: unknown;

@@ -4,6 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import { dnsOverrideFor } from './dns.js';
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -47,7 +48,7 @@ export function privateHostChecker(dnsOverrides: Map<string, string>): (host: st
     let verdict = cache.get(host);
     if (!verdict) {
       verdict = (async (): Promise<HostVerdict> => {
-        const override = dnsOverrides.get(host);
+        const override = dnsOverrideFor(dnsOverrides, host);
         const addresses = override
           ? [override]
           : isIP(host)

@@ -1,26 +1,22 @@
 /**
- * URL patterns of allow_url / block_url: a URL prefix, or a pattern with `*` wildcards matching the whole URL.
- * Chromium's blocked-URL list only knows whole-URL wildcards, so a plain prefix gets a trailing `*`.
+ * URL patterns of allow_url and block_url (README "URL patterns"): a pattern matches a request URL when its
+ * parts between `*` wildcards occur in the URL in that order, anywhere in it. That is Chrome's own
+ * request-blocking rule, and the one core/options.ts documents to the API: `example.com` matches every URL that
+ * contains it, `https://cdn.example.com/*.js` every script under that origin, `*` every URL. Matching is
+ * case-sensitive and compares the URL as the browser requests it (absolute, percent-encoded).
  */
-export function toWildcardPattern(pattern: string): string {
-  return pattern.includes('*') ? pattern : `${pattern}*`;
+export function urlPatternMatches(pattern: string, url: string): boolean {
+  let pos = 0;
+  for (const part of pattern.split('*')) {
+    const found = url.indexOf(part, pos);
+    if (found < 0) return false;
+    pos = found + part.length;
+  }
+  return true;
 }
 
-/** Blocked URL patterns for Lighthouse's `blockedUrlPatterns` (Network.setBlockedURLs). */
-export function blockedUrlPatterns(blockUrl: readonly string[]): string[] {
-  return blockUrl.filter((p) => p.length > 0).map(toWildcardPattern);
-}
-
-/** A predicate that is true when a URL matches any of the patterns. */
+/** A predicate that is true when a URL matches any of the patterns (empty patterns are ignored). */
 export function urlMatcher(patterns: readonly string[]): (url: string) => boolean {
-  const regexes = patterns
-    .filter((p) => p.length > 0)
-    .map((p) => {
-      const body = toWildcardPattern(p)
-        .split('*')
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*');
-      return new RegExp(`^${body}$`, 's');
-    });
-  return (url) => regexes.some((re) => re.test(url));
+  const usable = patterns.filter((p) => p.length > 0);
+  return (url) => usable.some((p) => urlPatternMatches(p, url));
 }

@@ -1,0 +1,91 @@
+/**
+ * What the report page shows, read from a report's row and files. The web page links its pictures and video
+ * (served next to it, under the report's unguessable URL); the PDF gets them inline as data URIs, downscaled,
+ * since Chromium prints it without network.
+ */
+import sharp from 'sharp';
+import type { StructureReport } from '../analysis/grade.js';
+import { structureReport } from '../analysis/grade.js';
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { AnalysisOptions } from '../core/analysis-options.js';
+import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports.js';
+import type { ResourceSummary } from './resource-summary.js';
+import type { WaterfallEntry } from './waterfall.js';
+
+export type ReportMode = 'web' | 'pdf' | 'pdf-full';
+
+export interface ReportData {
+  report: ReportRow;
+  options: AnalysisOptions;
+  mode: ReportMode;
+  entries: WaterfallEntry[];
+  structure?: StructureReport;
+  summary?: ResourceSummary;
+  filmstrip: { timestamp: number; src: string }[];
+  screenshot?: string;
+  video?: string;
+  /** The report's public page (for the PDF's "see online" note). */
+  pageUrl?: string;
+}
+
+async function json<T>(artifacts: ArtifactStore, report: ReportRow, name: string): Promise<T | undefined> {
+  if (!reportResources(report).has(name)) return undefined;
+  const raw = await artifacts.get(artifactKey(report.id, name));
+  return raw ? (JSON.parse(raw.toString('utf8')) as T) : undefined;
+}
+
+/** Frames for print: at most `max`, keeping the first, the last and the ones where the screen changed most. */
+function pickFrames<T>(frames: readonly T[], max: number): T[] {
+  if (frames.length <= max) return [...frames];
+  const out: T[] = [];
+  for (let i = 0; i < max; i++) out.push(frames[Math.round((i * (frames.length - 1)) / (max - 1))]);
+  return [...new Set(out)];
+}
+
+async function dataUri(jpeg: Buffer, width: number, maxHeight?: number): Promise<string> {
+  let img = sharp(jpeg, { failOn: 'none' });
+  if (maxHeight) {
+    const meta = await img.metadata();
+    const scale = width / (meta.width ?? width);
+    const cropHeight = Math.min(meta.height ?? maxHeight, Math.round(maxHeight / Math.min(1, scale)));
+    img = img.extract({ left: 0, top: 0, width: meta.width ?? width, height: cropHeight });
+  }
+  const out = await img.resize({ width, withoutEnlargement: true }).jpeg({ quality: 78, mozjpeg: true }).toBuffer();
+  return `data:image/jpeg;base64,${out.toString('base64')}`;
+}
+
+/**
+ * @param base the public page's own URL (`/reports/{id}` or absolute), under which the web page's pictures are
+ */
+export async function loadReportData(artifacts: ArtifactStore, report: ReportRow, mode: ReportMode, base: string):
+  Promise<ReportData> {
+  const have = reportResources(report);
+  const options = JSON.parse(report.options) as AnalysisOptions;
+  const har = await json<{ log?: { entries?: WaterfallEntry[] } }>(artifacts, report, ARTIFACT.har);
+  const entries = har?.log?.entries ?? [];
+  let structure = await json<StructureReport>(artifacts, report, ARTIFACT.structure);
+  if (!structure && have.has(ARTIFACT.lighthouse)) {
+    // Reports made before structure.json was kept: the same audits, from the Lighthouse result.
+    const lhr = await json<{ audits?: Parameters<typeof structureReport>[0] }>(artifacts, report, ARTIFACT.lighthouse);
+    structure = structureReport(lhr?.audits);
+  }
+  const summary = await json<ResourceSummary>(artifacts, report, ARTIFACT.resourceSummary);
+  const index = await json<FilmstripIndex>(artifacts, report, ARTIFACT.filmstrip);
+  const frames = index?.frames ?? [];
+  const data: ReportData = { report, options, mode, entries, structure, summary, filmstrip: [], pageUrl: base };
+
+  if (mode === 'web') {
+    data.filmstrip = frames.map((f) => ({ timestamp: f.timestamp, src: `${base}/filmstrip/${f.id}.jpg` }));
+    if (have.has(ARTIFACT.screenshot)) data.screenshot = `${base}/screenshot.jpg`;
+    if (have.has(ARTIFACT.video)) data.video = `${base}/video.mp4`;
+    return data;
+  }
+  const picked = pickFrames(frames, mode === 'pdf-full' ? 16 : 8);
+  data.filmstrip = (await Promise.all(picked.map(async (f) => {
+    const jpeg = await artifacts.get(artifactKey(report.id, ARTIFACT.frame(Number(f.id))));
+    return jpeg ? { timestamp: f.timestamp, src: await dataUri(jpeg, 240) } : undefined;
+  }))).filter((f): f is { timestamp: number; src: string } => f !== undefined);
+  const shot = have.has(ARTIFACT.screenshot) ? await artifacts.get(artifactKey(report.id, ARTIFACT.screenshot)) : null;
+  if (shot) data.screenshot = await dataUri(shot, 900, mode === 'pdf-full' ? 6000 : 1400);
+  return data;
+}
