@@ -1,5 +1,5 @@
 import { toSeconds } from '../core/clock.js';
-import { optimizedImagesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
+import { optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
 import type { PageRow } from '../core/pages.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
 import type { Links } from './links.js';
@@ -80,6 +80,9 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (have.has(ARTIFACT.screenshot)) l.screenshot = links.resource(r.id, 'screenshot.jpg');
   if (have.has(ARTIFACT.filmstrip)) l.filmstrip = links.resource(r.id, 'filmstrip.json');
   if (have.has(ARTIFACT.lighthouse)) l.lighthouse = links.resource(r.id, 'lighthouse.json');
+  if (have.has(ARTIFACT.pagespeed)) l.pagespeed = links.resource(r.id, 'pagespeed.json');
+  if (pagespeedFilesState(r, view.now) === 'available') l.pagespeed_files = links.resource(r.id, 'pagespeed-files.tar');
+  if (have.has(ARTIFACT.yslow)) l.yslow = links.resource(r.id, 'yslow.json');
   if (have.has(ARTIFACT.video)) l.video = links.resource(r.id, 'video.mp4');
   if (view.plan.pdf) l.report_pdf = links.resource(r.id, 'report.pdf');
   if (view.plan.fullPdf) l.report_pdf_full = `${links.resource(r.id, 'report.pdf')}?full=1`;

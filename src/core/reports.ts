@@ -4,6 +4,9 @@ import type { Store } from '../store/db.js';
 import type { ReportsTable } from '../store/schema.js';
 import type { RunResult } from '../runner/types.js';
 import { grade, structureReport } from '../analysis/grade.js';
+import { bodyStoreFromMap, emptyDomFacts, type PageFacts } from '../analysis/facts.js';
+import type { HarLike } from '../analysis/har.js';
+import { buildPagespeedFiles, legacyAnalysis } from '../analysis/legacy/index.js';
 import { resourceSummary, type SummaryEntry } from '../report/resource-summary.js';
 import type { AnalysisOptions } from './analysis-options.js';
 import type { Db } from './accounts.js';
@@ -30,6 +33,10 @@ export const ARTIFACT = {
   /** Generated on request and kept (core/pdf.ts, core/images.ts). */
   pdf: (full: boolean) => (full ? 'report-full.pdf' : 'report.pdf'),
   optimizedImages: (format: string | undefined) => `optimized-images${format ? `-${format}` : ''}.tar`,
+  /** report=legacy (analysis/legacy): the PageSpeed and YSlow JSON, and the optimised files (kept 24 h). */
+  pagespeed: 'pagespeed.json',
+  yslow: 'yslow.json',
+  pagespeedFiles: 'pagespeed-files.tar',
 } as const;
 
 export const artifactKey = (reportId: string, name: string): string => `${reportId}/${name}`;
@@ -58,7 +65,19 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
   const options = JSON.parse(test.options) as AnalysisOptions;
   const withLighthouse = options.report.includes('lighthouse');
+  const withLegacy = options.report.includes('legacy');
+  const har = result.har as unknown as HarLike;
   const reportId = test.id; // COMPAT: the report ID equals the ID of its test.
+
+  // report=legacy: PageSpeed and YSlow from the HAR, the DOM facts and the bodies; computed before any file is
+  // written, so a failure here leaves nothing behind.
+  let legacy: { analysis: Awaited<ReturnType<typeof legacyAnalysis>>; tar: Buffer } | undefined;
+  if (withLegacy) {
+    const facts: PageFacts = result.facts ?? { url: test.url, finalUrl: result.finalUrl, dom: emptyDomFacts() };
+    const bodies = bodyStoreFromMap(result.bodies ?? new Map<string, Buffer>());
+    const analysis = await legacyAnalysis(har, facts, bodies);
+    legacy = { analysis, tar: await buildPagespeedFiles(har, bodies, { analysed: analysis.bodies }) };
+  }
 
   const resources: string[] = [ARTIFACT.har, ARTIFACT.screenshot];
   const writes: Promise<void>[] = [
@@ -69,13 +88,21 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   let structureScore: number | undefined;
   if (withLighthouse && result.lighthouse) {
     const audits = (result.lighthouse as { audits?: Parameters<typeof structureReport>[0] }).audits;
-    // Lighthouse's audits only, as before; pass the HAR (and page facts) here to count our own audits too.
-    const structure = structureReport(audits);
+    // Lighthouse's audits and our own (CDN, bad requests, empty src, keep-alive, duplicates) over the HAR and DOM.
+    const structure = structureReport(audits, har, result.facts);
     structureScore = structure.score;
     resources.push(ARTIFACT.structure);
     writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.structure), JSON.stringify(structure)));
     resources.push(ARTIFACT.lighthouse);
     writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.lighthouse), JSON.stringify(result.lighthouse)));
+  }
+  if (legacy) {
+    resources.push(ARTIFACT.pagespeed, ARTIFACT.yslow, ARTIFACT.pagespeedFiles);
+    writes.push(
+      artifacts.put(artifactKey(reportId, ARTIFACT.pagespeed), JSON.stringify(legacy.analysis.pagespeed.json)),
+      artifacts.put(artifactKey(reportId, ARTIFACT.yslow), JSON.stringify(legacy.analysis.yslow.json)),
+      artifacts.put(artifactKey(reportId, ARTIFACT.pagespeedFiles), legacy.tar),
+    );
   }
   if (result.video) {
     resources.push(ARTIFACT.video);
@@ -148,8 +175,8 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
         service_score: graded?.score ?? null,
         performance_score: perf ?? null,
         structure_score: graded ? structureScore! : null,
-        pagespeed_score: null,
-        yslow_score: null,
+        pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
+        yslow_score: legacy?.analysis.yslow.score ?? null,
         html_bytes: m.html_bytes,
         page_bytes: m.page_bytes,
         page_requests: m.page_requests,
@@ -276,6 +303,12 @@ export function reportResources(report: ReportRow): Set<string> {
 
 /** optimized-images.tar (and its sources) are kept for 24 hours after the report was created (spec 8). */
 export const OPTIMIZED_IMAGES_TTL_MS = 24 * 3600 * 1000;
+
+/** Whether pagespeed-files.tar applies to this report (a legacy report) and is still within its 24 hours. */
+export function pagespeedFilesState(report: ReportRow, now: number): 'available' | 'not-applicable' | 'expired' {
+  if (!reportResources(report).has(ARTIFACT.pagespeedFiles)) return 'not-applicable';
+  return now < report.created + OPTIMIZED_IMAGES_TTL_MS ? 'available' : 'expired';
+}
 
 /** Whether the optimized-images archive applies to this report and is still within its 24 hours. */
 export function optimizedImagesState(report: ReportRow, now: number): 'available' | 'not-applicable' | 'expired' {

@@ -29,6 +29,9 @@ import { buildHar, harFigures, keepEntries } from './capture/har.js';
 import { findMainDocument, fullyLoadedTime, requestsStartedBy } from './capture/network.js';
 import { encodeVideo } from './capture/video.js';
 import { collectImages } from './capture/images.js';
+import { collectBodies } from './capture/bodies.js';
+import { collectPageFactsInPage } from '../analysis/collect-facts.js';
+import { emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 
 export { RunError } from './types.js';
 
@@ -184,6 +187,15 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const timings = await readTimings(page);
     if (!timings) throw new RunError('The page has no navigation timing (it did not load as a document)');
     const rumSi = await rumSpeedIndex(page);
+    // The DOM facts of the structure audits and legacy rules, in one evaluate (collect-facts.ts must stay
+    // self-contained: it runs in the page).
+    let dom = emptyDomFacts();
+    try {
+      dom = await page.evaluate(collectPageFactsInPage);
+    } catch (err) {
+      warnings.push(`The page's DOM could not be read for the structure analysis: ${(err as Error).message}`);
+    }
+    const facts: PageFacts = { url: options.url, finalUrl: timings.url, dom };
     phase('page_timings');
 
     // The load's end on the protocol clock: fully loaded, or the end of onload with stop_onload.
@@ -214,8 +226,11 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       }
     }
 
-    // Image bodies for the optimized-images archive (a Lighthouse-report resource), from the browser's buffer.
-    const images = options.report.includes('lighthouse') ? await collectImages(session, har.log.entries) : undefined;
+    // Image bodies for the optimized-images archive (a Lighthouse-report resource) and, for legacy reports, the
+    // bodies of the HTML, CSS, JS and images for the PageSpeed rules: from the browser's buffer, read once.
+    const legacy = options.report.includes('legacy');
+    const images = options.report.includes('lighthouse') || legacy ? await collectImages(session, har.log.entries) : undefined;
+    const bodies = legacy ? await collectBodies(session, har.log.entries, images ?? []) : undefined;
     phase('images');
     let videoFile: Buffer | undefined;
     if (options.video === 1) {
@@ -245,7 +260,9 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       screenshot,
       filmstrip,
       video: videoFile,
-      images,
+      images: options.report.includes('lighthouse') ? images : undefined,
+      facts,
+      bodies,
       phases,
       warnings,
     };

@@ -1,4 +1,5 @@
 import type { AnalysisOptions } from '../core/analysis-options.js';
+import type { PageFacts } from '../analysis/facts.js';
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
 export interface DeviceProfile {
@@ -87,6 +88,10 @@ export interface RunResult {
   video?: Buffer;
   /** Images of the page (Lighthouse reports only), bounded: see capture/images.ts. */
   images?: CapturedImage[];
+  /** What the page's DOM showed after the load (collect-facts.ts), for the structure audits and legacy rules. */
+  facts?: PageFacts;
+  /** Decoded response bodies (HTML, CSS, JS, images) by URL, legacy reports only, bounded: see capture/bodies.ts. */
+  bodies?: Map<string, Buffer>;
   /** Timing of the run's phases, for benchmarks and logs. */
   phases: Record<string, number>;
   /** Things the user should know about the load (cookies not set, load time limit hit, Lighthouse warnings). */

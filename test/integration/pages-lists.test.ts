@@ -16,6 +16,7 @@ import { clock } from '../../src/core/clock.js';
 import { completeTest, refreshPage, type ReportRow } from '../../src/core/reports.js';
 import { claimTest } from '../../src/core/tests.js';
 import type { RunResult } from '../../src/runner/types.js';
+import { IMPACT_WEIGHT, LIGHTHOUSE_AUDIT_IDS, STRUCTURE_AUDITS, structureReport } from '../../src/analysis/grade.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 
 const HOST = 'http://127.0.0.1:9';
@@ -34,7 +35,25 @@ function fails(res: Res, status: number, code: string) {
   assert.ok(e.detail && e.detail.length > 0);
 }
 
-/** A run's result with chosen scores: performance as given, structure via one high-impact audit. */
+/**
+ * Lighthouse audits that make the structure score come out as `structure`: every Lighthouse structure audit
+ * scores the same x, chosen so that with our own audits (which count over the HAR: with no entries, the ones
+ * that apply score 1) the weighted mean is exactly structure / 100.
+ */
+function structureAudits(structure: number): Record<string, { score: number; scoreDisplayMode: string }> {
+  const ours = structureReport({}, { log: { entries: [] } }).audits.filter((a) => a.score !== null);
+  const oursWeight = ours.reduce((sum, a) => sum + a.weight, 0);
+  const oursPoints = ours.reduce((sum, a) => sum + a.weight * a.score!, 0);
+  const ids = LIGHTHOUSE_AUDIT_IDS.filter((id) => id !== 'long-tasks'); // scored by its items, not its score
+  const lhWeight = ids.reduce((sum, id) => sum + IMPACT_WEIGHT[STRUCTURE_AUDITS[id]!], 0);
+  const x = (((lhWeight + oursWeight) * structure) / 100 - oursPoints) / lhWeight;
+  assert.ok(x >= 0 && x <= 1, `structure ${structure} cannot be made`);
+  const audits = Object.fromEntries(ids.map((id) => [id, { score: x, scoreDisplayMode: 'numeric' }]));
+  assert.equal(structureReport(audits, { log: { entries: [] } }).score, structure);
+  return audits;
+}
+
+/** A run's result with chosen scores: performance as given, structure via the structure audits (above). */
 function runResult(perf: number, structure: number, fullyLoaded = 1500): RunResult {
   return {
     finalUrl: 'x',
@@ -46,7 +65,7 @@ function runResult(perf: number, structure: number, fullyLoaded = 1500): RunResu
       fully_loaded_time: fullyLoaded, rum_speed_index: 350, speed_index: 360, largest_contentful_paint: 500,
       time_to_interactive: 800, total_blocking_time: 0, cumulative_layout_shift: 0.01, performance_score: perf,
     },
-    lighthouse: { audits: { 'render-blocking-resources': { score: structure / 100, scoreDisplayMode: 'binary' } } },
+    lighthouse: { audits: structureAudits(structure) },
     har: { log: { entries: [] } },
     screenshot: Buffer.from('jpeg'),
     filmstrip: [],

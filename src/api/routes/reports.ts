@@ -4,7 +4,7 @@ import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { publicOptions } from '../../core/options.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
-import { ARTIFACT, artifactKey, deleteReport, getReport, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
+import { ARTIFACT, artifactKey, deleteReport, getReport, pagespeedFilesState, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
 import { pdfService } from '../../report/pdf.js';
 import { sendRanged } from '../../report/range.js';
@@ -46,13 +46,6 @@ const RESOURCE_NAMES: Record<string, string> = {
   yslow: 'yslow.json',
   'resource-summary': 'resource-summary',
   resource_summary: 'resource-summary',
-};
-
-/** Resources this server does not produce yet answer their spec "unavailable" code, never a fake file. */
-const NOT_PRODUCED: Record<string, [ErrorCode, string]> = {
-  'pagespeed.json': ['E40413', 'This report has no PageSpeed data; it is not a legacy report.'],
-  'pagespeed-files.tar': ['E40415', 'This report has no PageSpeed files; it is not a legacy report.'],
-  'yslow.json': ['E40414', 'This report has no YSlow data; it is not a legacy report.'],
 };
 
 async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportRow> {
@@ -198,10 +191,27 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
       case 'resource-summary':
         return sendArtifact(ctx, reply, report, ARTIFACT.resourceSummary, 'application/json',
           ['E40407', 'This report has no resource summary.']);
-      default: {
-        const [code, detail] = NOT_PRODUCED[name];
-        throw new ApiError(code, detail);
+      case 'pagespeed.json':
+        return sendArtifact(ctx, reply, report, ARTIFACT.pagespeed, 'application/json',
+          ['E40413', 'This report has no PageSpeed data; it was not run with report=legacy or report=lighthouse,legacy.']);
+      case 'yslow.json':
+        return sendArtifact(ctx, reply, report, ARTIFACT.yslow, 'application/json',
+          ['E40414', 'This report has no YSlow data; it was not run with report=legacy or report=lighthouse,legacy.']);
+      case 'pagespeed-files.tar': {
+        const missing: [ErrorCode, string] = ['E40415', 'This report has no PageSpeed files; they exist for legacy reports.'];
+        const state = pagespeedFilesState(report, clock.now());
+        if (state === 'expired') {
+          throw new ApiError('E40416', 'PageSpeed files are kept for 24 hours after the report was created; run a new test.');
+        }
+        if (state === 'not-applicable') throw new ApiError(...missing);
+        const tar = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.pagespeedFiles));
+        if (!tar) throw new ApiError(...missing);
+        return reply.header('Cache-Control', IMMUTABLE).type('application/x-tar')
+          .header('Content-Disposition', `attachment; filename="pagespeed-files-${report.id}.tar"`)
+          .send(tar);
       }
+      default:
+        throw new ApiError('E40001', `Unknown resource "${rawName}".`);
     }
   });
 }

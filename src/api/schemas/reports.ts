@@ -65,7 +65,7 @@ const ReportLinks = obj(
     optimized_images: resourceLink('optimized images archive; 24 hours after creation'),
     lighthouse: resourceLink('Lighthouse JSON'),
     pagespeed: resourceLink('PageSpeed JSON; legacy reports'),
-    pagespeed_files: resourceLink('PageSpeed files archive; legacy reports'),
+    pagespeed_files: resourceLink('PageSpeed files archive; legacy reports, 24 hours after creation'),
     yslow: resourceLink('YSlow JSON; legacy reports'),
     resource_summary: resourceLink('resource summary JSON'),
   },
