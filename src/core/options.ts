@@ -258,20 +258,6 @@ function checkCookie(s: string, where: string): string {
   }
 }
 
-/**
- * allow_url / block_url pattern: matched against the full request URL; `*` matches any run of characters and
- * the pattern may match anywhere in the URL (Chrome's own request-blocking semantics), case-sensitive.
- */
-export function urlPatternMatches(pattern: string, url: string): boolean {
-  let pos = 0;
-  for (const part of pattern.split('*')) {
-    const found = url.indexOf(part, pos);
-    if (found < 0) return false;
-    pos = found + part.length;
-  }
-  return true;
-}
-
 function checkPattern(s: string, where: string): string {
   if (s.length > MAX.pattern) throw bad(`${where} is ${s.length} characters long; at most ${MAX.pattern} are accepted`);
   if (/[\s\u0000-\u001f\u007f]/.test(s)) {

@@ -8,10 +8,10 @@ import {
   parseCookie,
   parseTestAttributes,
   publicOptions,
-  urlPatternMatches,
   type OptionsContext,
 } from '../../src/core/options.js';
 import { PLANS } from '../../src/core/plans.js';
+import { urlPatternMatches } from '../../src/runner/conditions/url-patterns.js';
 
 const catalog = createCatalog({ locationName: 'Test machine', locationRegion: 'Local' });
 const pro: OptionsContext = { plan: PLANS.pro, catalog, defaultLocation: '1', defaultBrowser: '3' };
