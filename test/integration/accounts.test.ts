@@ -15,8 +15,6 @@ import { assertError, assertData } from '../helpers/assertions.js';
 const PAGE = 'http://127.0.0.1:9/page.html';
 const startBody = { data: { type: 'test', attributes: { url: PAGE } } };
 
-
-
 for (const engine of engines()) {
   describe(engine, () => {
     let s: TestServer;

@@ -11,11 +11,7 @@ import { assertError, assertData, creditsOf, isInt } from '../helpers/assertions
 /** An IP literal: no DNS lookup (the test machine may have none); the helper's servers allow private targets. */
 const PAGE = 'http://127.0.0.1:9/page.html';
 
-
-
 const startBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'test', attributes: { url: PAGE, ...attributes } } });
-
-
 
 for (const engine of engines()) {
   describe(engine, () => {

@@ -15,8 +15,6 @@ const UNKNOWN_ID = 'AAAAAAAAAAAA';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
-
 const intHeader = (res: Res, name: string): number => {
   const v = res.headers.get(name);
   assert.ok(v !== null && /^\d+$/.test(v), `${name} is an integer, got ${String(v)}`);
@@ -31,8 +29,6 @@ async function roomInWindow(needMs: number): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < needMs) await sleep(left + 100);
 }
-
-
 
 const startBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'test', attributes: { url: PAGE, ...attributes } } });
 

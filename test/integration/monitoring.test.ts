@@ -18,8 +18,6 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const UNKNOWN = 'AAAAAAAAAAAA';
 
-
-
 const monitorBody = (frequency: unknown) => ({ data: { type: 'performance_monitor', attributes: { frequency } } });
 
 for (const engine of engines()) {

@@ -11,8 +11,6 @@ import { assertError, assertData } from '../helpers/assertions.js';
 
 const UNKNOWN = 'AAAAAAAAAAAA';
 
-
-
 const tagBody = (attributes: Record<string, unknown>, id?: string) => ({ data: { type: 'tag', ...(id ? { id } : {}), attributes } });
 
 for (const engine of engines()) {
