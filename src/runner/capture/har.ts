@@ -4,6 +4,7 @@
  */
 import { harFromMessages } from 'chrome-har';
 import type { DevtoolsLog } from 'lighthouse';
+import type { RunMetrics } from '../types.js';
 
 export interface HarHeader { name: string; value: string }
 export interface HarCookie { name: string; value: string; [k: string]: unknown }
@@ -93,14 +94,16 @@ function replaceSecrets(value: unknown, secrets: readonly string[]): unknown {
   return value;
 }
 
-export interface HarFigures {
-  html_bytes: number;
-  page_bytes: number;
-  page_requests: number;
-  redirect_duration: number;
-  connect_duration: number;
-  backend_duration: number;
-}
+/** The report metrics taken from the HAR. */
+export type HarFigures = Pick<
+  RunMetrics,
+  'html_bytes'
+  | 'page_bytes'
+  | 'page_requests'
+  | 'redirect_duration'
+  | 'connect_duration'
+  | 'backend_duration'
+>;
 
 /** chrome-har suffixes the request id with an `r` per redirect hop. */
 const baseRequestId = (entry: HarEntry): string => (entry._requestId ?? '').replace(/r+$/, '');

@@ -3,6 +3,7 @@
  * Lighthouse's own observed DOMContentLoaded is unreliable, the page's timeline is not.
  */
 import type { Page } from 'puppeteer-core';
+import type { RunMetrics } from '../types.js';
 
 export interface PageTimings {
   /** performance.timeOrigin: navigation start as epoch ms (the filmstrip's zero). */
@@ -38,16 +39,18 @@ export async function readTimings(page: Page): Promise<PageTimings | undefined> 
   return ((await page.evaluate(READ_TIMINGS)) as PageTimings | null) ?? undefined;
 }
 
-export interface TimingFigures {
-  time_to_first_byte: number;
-  first_paint_time: number;
-  first_contentful_paint: number;
-  dom_interactive_time: number;
-  dom_content_loaded_time: number;
-  dom_content_loaded_duration: number;
-  onload_time: number;
-  onload_duration: number;
-}
+/** The report metrics read from the page's navigation and paint timing. */
+export type TimingFigures = Pick<
+  RunMetrics,
+  'time_to_first_byte'
+  | 'first_paint_time'
+  | 'first_contentful_paint'
+  | 'dom_interactive_time'
+  | 'dom_content_loaded_time'
+  | 'dom_content_loaded_duration'
+  | 'onload_time'
+  | 'onload_duration'
+>;
 
 /** All integers, ms since navigation start. */
 export function timingFigures(t: PageTimings): TimingFigures {
