@@ -7,7 +7,7 @@ import { grade, structureReport } from '../analysis/grade.js';
 import { bodyStoreFromMap, emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 import type { HarLike } from '../analysis/har.js';
 import { buildPagespeedFiles, legacyAnalysis } from '../analysis/legacy/index.js';
-import { resourceSummary, type SummaryEntry } from '../report/resource-summary.js';
+import { resourceSummary, type SummaryEntry } from '../analysis/resource-summary.js';
 import type { AnalysisOptions } from './analysis-options.js';
 import type { Db } from './accounts.js';
 import { clock } from './clock.js';

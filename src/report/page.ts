@@ -8,7 +8,7 @@ import type { StructureReport } from '../analysis/grade.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import type { ReportRow } from '../core/reports.js';
 import { bytes, esc, ms } from './format.js';
-import { CONTENT_TYPES } from './resource-summary.js';
+import { CONTENT_TYPES } from '../analysis/resource-summary.js';
 import { REPORT_CSS } from './style.js';
 import type { ReportData } from './view.js';
 import { renderWaterfall } from './waterfall.js';

@@ -9,7 +9,7 @@ import { structureReport } from '../analysis/grade.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports.js';
-import type { ResourceSummary } from './resource-summary.js';
+import type { ResourceSummary } from '../analysis/resource-summary.js';
 import type { WaterfallEntry } from './waterfall.js';
 
 export type ReportMode = 'web' | 'pdf' | 'pdf-full';
