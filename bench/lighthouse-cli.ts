@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { analysisOptions, runSpec } from '../test/helpers/run-spec.js';
 
 const CHROME_PATH = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 const CHROME_FLAGS = '--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run ' +
@@ -47,11 +48,8 @@ async function main(): Promise<void> {
       const workDir = await mkdtemp(join(tmpdir(), 'webgauge-bench-'));
       try {
         const started = performance.now();
-        const result = await runTest({
-          testId: `bench-${i}`, chromePath: CHROME_PATH, allowPrivateTargets: true, workDir, timeoutMs: 120_000,
-          options: { url, location: '1', browser: '3', report: 'lighthouse', retention: 1, adblock: 0, cookies: [],
-            video: 0, stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0 },
-        });
+        const result = await runTest(runSpec(analysisOptions(url), {
+          testId: `bench-${i}`, chromePath: CHROME_PATH, workDir, timeoutMs: 120_000 }));
         ours.push(Math.round(performance.now() - started));
         phases.push(result.phases);
       } finally {

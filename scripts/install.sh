@@ -28,6 +28,13 @@ chrome="${WEBGAUGE_CHROME_PATH:-/usr/bin/chromium}"
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium and ffmpeg present"; fi
 
+# The browser never runs as root: when the service does, Chromium runs sandboxed as this unprivileged user.
+browser_user="${WEBGAUGE_BROWSER_USER:-webgauge-browser}"
+if [ "$(id -u)" -eq 0 ] && ! id -u "$browser_user" >/dev/null 2>&1; then
+  say "creating the unprivileged user $browser_user for the browser"
+  useradd --system --no-create-home --shell /usr/sbin/nologin "$browser_user"
+fi
+
 # npm packages: reinstall only when package-lock.json changed since the last install.
 stamp=node_modules/.webgauge-lock-hash
 want=$(sha256sum package-lock.json | cut -d' ' -f1)

@@ -1,3 +1,4 @@
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Agent } from './agent/agent.js';
@@ -9,6 +10,7 @@ import { createCatalog } from './core/catalog.js';
 import { sweepRateLimits } from './core/ratelimit.js';
 import { reapExpiredLeases } from './core/tests.js';
 import { runTest } from './runner/run.js';
+import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from './runner/browser.js';
 import { MonitorScheduler } from './scheduler/monitor.js';
 import { ExpirySweeper } from './scheduler/sweep.js';
 import type { RunResult, RunSpec } from './runner/types.js';
@@ -37,15 +39,20 @@ function withOperatorSettings(run: (spec: RunSpec) => Promise<RunResult>, config
 }
 
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  // Keys, artifacts and the database live here: nobody else on the machine, the browser's user included, reads it.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(config.dataDir, 0o700);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile });
   const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
+  const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
   let agent: Agent | undefined;
   const server = await buildServer({
     config,
     store,
     artifacts,
     catalog,
+    sandbox,
     notifyQueued: () => agent?.wake(),
   });
   if (config.agent && config.agentSlots > 0) {
@@ -56,7 +63,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       leaseMs: config.leaseMs,
       runTimeoutMs: config.runTimeoutMs,
       chromePath: config.chromePath,
-      allowPrivateTargets: config.allowPrivateTargets,
+      policy: config.targetPolicy,
+      sandbox,
       log: server.log as never,
       run: withOperatorSettings(overrides.run ?? runTest, config),
     });
@@ -72,11 +80,18 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       server.log.error({ err }, 'sweep failed');
     }
   };
+  // After kill -9: browsers and scratch folders of this data directory's dead processes go first.
+  const orphans = removeOrphanedBrowsers(sandbox.tag);
+  if (orphans > 0) server.log.warn({ orphans }, 'removed browsers and temporary folders left by a killed process');
+  if (!sandbox.enabled) {
+    server.log.warn('the browser runs WITHOUT its sandbox (WEBGAUGE_BROWSER_SANDBOX=0): a hostile page that ' +
+      'exploits Chromium gets the rights of the service user; turn the sandbox on wherever the platform allows it');
+  }
   await reap();
   const reaper = setInterval(reap, Math.max(500, Math.floor(config.leaseMs / 2)));
   reaper.unref();
   const log = server.log as never;
-  const monitor = new MonitorScheduler({ store, allowPrivateTargets: config.allowPrivateTargets, notifyQueued: () => agent?.wake(), log });
+  const monitor = new MonitorScheduler({ store, targetPolicy: config.targetPolicy, notifyQueued: () => agent?.wake(), log });
   const sweeper = new ExpirySweeper({ store, artifacts, log });
   monitor.start();
   sweeper.start();

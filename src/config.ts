@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
+import { TargetPolicy } from './net/policy.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
 export interface Config {
@@ -10,7 +11,12 @@ export interface Config {
   /** postgres://… switches the store to PostgreSQL; absent means the SQLite file under dataDir. */
   databaseUrl?: string;
   chromePath: string;
-  allowPrivateTargets: boolean;
+  /** What tests may reach besides public addresses (WEBGAUGE_ALLOW_TARGETS, WEBGAUGE_ALLOW_PRIVATE_TARGETS). */
+  targetPolicy: TargetPolicy;
+  /** Run the browser with its sandbox (WEBGAUGE_BROWSER_SANDBOX=0 opts out, with a warning). */
+  browserSandbox: boolean;
+  /** The unprivileged user the browser runs as when the service runs as root. */
+  browserUser: string;
   agentSlots: number;
   /** Run the in-process agent (default). `serve --no-agent` turns it off for API-only nodes. */
   agent: boolean;
@@ -64,6 +70,17 @@ function readableFiles(env: NodeJS.ProcessEnv, name: string): string[] {
   return paths;
 }
 
+function targetPolicy(env: NodeJS.ProcessEnv): TargetPolicy {
+  try {
+    return new TargetPolicy({
+      allowAll: boolVar(env, 'WEBGAUGE_ALLOW_PRIVATE_TARGETS', false),
+      allowTargets: env.WEBGAUGE_ALLOW_TARGETS ?? '',
+    });
+  } catch (err) {
+    throw err instanceof ConfigError ? err : new ConfigError((err as Error).message);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const databaseUrl = env.WEBGAUGE_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -75,7 +92,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: resolve(env.WEBGAUGE_DATA_DIR || './data'),
     databaseUrl,
     chromePath: env.WEBGAUGE_CHROME_PATH || '/usr/bin/chromium',
-    allowPrivateTargets: boolVar(env, 'WEBGAUGE_ALLOW_PRIVATE_TARGETS', false),
+    targetPolicy: targetPolicy(env),
+    browserSandbox: boolVar(env, 'WEBGAUGE_BROWSER_SANDBOX', true),
+    browserUser: env.WEBGAUGE_BROWSER_USER || 'webgauge-browser',
     agentSlots: intVar(env, 'WEBGAUGE_AGENT_SLOTS', Math.max(1, Math.floor(availableParallelism() / 2)), 0, 64),
     agent: boolVar(env, 'WEBGAUGE_AGENT', true),
     locationName: env.WEBGAUGE_LOCATION_NAME || 'Local',

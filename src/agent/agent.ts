@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { newId } from '../core/ids.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
+import type { BrowserSandbox } from '../runner/browser.js';
+import type { TargetPolicy } from '../net/policy.js';
 import { RunError } from '../runner/types.js';
 import type { AgentTransport, Job } from './transport.js';
 
@@ -14,7 +16,9 @@ export interface AgentOptions {
   leaseMs: number;
   runTimeoutMs: number;
   chromePath: string;
-  allowPrivateTargets: boolean;
+  /** The target policy of this agent's network (the one a hostile page would reach into). */
+  policy: TargetPolicy;
+  sandbox: BrowserSandbox;
   log: Logger;
   /** The page load; injectable so the queue logic can be driven by a real runner or a benchmark. */
   run: (spec: RunSpec) => Promise<RunResult>;
@@ -102,15 +106,18 @@ export class Agent {
         (err) => log.warn({ err, test: job.testId }, 'lease renewal failed'),
       );
     }, renewEvery);
-    const workDir = await mkdtemp(join(tmpdir(), 'webgauge-run-'));
+    // Named like the browser profiles, so a restart after kill -9 finds what this process left behind.
+    const workDir = await mkdtemp(join(tmpdir(), `webgauge-run-${this.opts.sandbox.tag}-${process.pid}-`));
     const started = Date.now();
     try {
       const result = await this.opts.run({
         testId: job.testId,
         options: job.options,
+        conditions: job.conditions,
         device: job.device,
         chromePath: this.opts.chromePath,
-        allowPrivateTargets: this.opts.allowPrivateTargets,
+        sandbox: this.opts.sandbox,
+        policy: this.opts.policy,
         workDir,
         timeoutMs: this.opts.runTimeoutMs,
         signal: ctrl.signal,

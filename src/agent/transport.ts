@@ -2,6 +2,7 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import type { Catalog } from '../core/catalog.js';
 import { deviceProfile } from '../core/catalog.js';
+import { loadConditions, type LoadConditions } from '../core/conditions.js';
 import { completeTest } from '../core/reports.js';
 import { claimTest, failTest, releaseTest, renewLease } from '../core/tests.js';
 import type { Store } from '../store/db.js';
@@ -11,6 +12,8 @@ import type { DeviceProfile, RunResult } from '../runner/types.js';
 export interface Job {
   testId: string;
   options: AnalysisOptions;
+  /** The load's conditions, parsed from the options by core. */
+  conditions: LoadConditions;
   device?: DeviceProfile;
 }
 
@@ -40,7 +43,7 @@ export class InProcessTransport implements AgentTransport {
     if (!test) return null;
     const options = JSON.parse(test.options) as AnalysisOptions;
     const device = options.simulate_device ? this.catalog.device(options.simulate_device) : undefined;
-    return { testId: test.id, options, device: device ? deviceProfile(device) : undefined };
+    return { testId: test.id, options, conditions: loadConditions(options), device: device ? deviceProfile(device) : undefined };
   }
 
   renew(agentId: string, testId: string, leaseMs: number): Promise<boolean> {

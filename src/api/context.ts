@@ -2,6 +2,7 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { Config } from '../config.js';
 import type { Catalog } from '../core/catalog.js';
 import type { Store } from '../store/db.js';
+import type { BrowserSandbox } from '../runner/browser.js';
 
 /** What route handlers work with. Nothing here is Fastify-specific. */
 export interface AppContext {
@@ -9,6 +10,8 @@ export interface AppContext {
   store: Store;
   artifacts: ArtifactStore;
   catalog: Catalog;
+  /** Who the browsers of this process (PDFs, the in-process agent) run as. */
+  sandbox: BrowserSandbox;
   /** Tell the in-process agent that work was queued (no-op when the agent runs elsewhere). */
   notifyQueued(): void;
 }

@@ -161,11 +161,23 @@ function parseRetention(v: unknown): Retention {
   return r;
 }
 
-/** `down/up/latency`: Kbit/s, Kbit/s, ms, e.g. "5000/1000/30". */
+/** The figures of a `throttle` value: download and upload in Kbit/s, latency in ms. */
+export interface ThrottleFigures {
+  downloadKbps: number;
+  uploadKbps: number;
+  latencyMs: number;
+}
+
+/** Reads `down/up/latency` (Kbit/s, Kbit/s, ms), e.g. "5000/1000/30"; undefined when it is not of that form. */
+export function throttleFigures(s: string): ThrottleFigures | undefined {
+  const m = /^(\d{1,9})\s*\/\s*(\d{1,9})\s*\/\s*(\d{1,9})$/.exec(s);
+  return m ? { downloadKbps: Number(m[1]), uploadKbps: Number(m[2]), latencyMs: Number(m[3]) } : undefined;
+}
+
 function parseThrottle(s: string | undefined): string | undefined {
   if (s === undefined) return undefined;
-  const m = /^(\d{1,9})\s*\/\s*(\d{1,9})\s*\/\s*(\d{1,9})$/.exec(s);
-  const [down, up, latency] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
+  const t = throttleFigures(s);
+  const [down, up, latency] = t ? [t.downloadKbps, t.uploadKbps, t.latencyMs] : [NaN, NaN, NaN];
   if (!(down >= 1 && down <= MAX.kbps && up >= 1 && up <= MAX.kbps && latency >= 0 && latency <= MAX.latencyMs)) {
     throw bad(
       `throttle must be "down/up/latency": download and upload in Kbit/s (1-${MAX.kbps}) and latency in ms ` +

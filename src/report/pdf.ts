@@ -3,25 +3,23 @@
  * inline, JavaScript off and the network offline, so the PDF shows exactly our report and fetches nothing.
  * One fresh browser per PDF (~0.3 s to launch), like the runner's.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AppContext } from '../api/context.js';
 import { PdfService } from '../core/pdf.js';
 import type { ReportRow } from '../core/reports.js';
-import { closeBrowser, launchBrowser } from '../runner/browser.js';
+import { closeBrowser, launchBrowser, type BrowserSandbox } from '../runner/browser.js';
 import { renderReportPage } from './page.js';
 import { loadReportData } from './view.js';
 
 export interface PdfRenderOptions {
   chromePath: string;
+  sandbox?: BrowserSandbox;
   timeoutMs?: number;
 }
 
 export async function htmlToPdf(html: string, o: PdfRenderOptions): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), 'webgauge-pdf-'));
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const browser = await launchBrowser({ chromePath: o.chromePath, userDataDir: join(dir, 'profile'), protocolTimeoutMs: timeoutMs });
+  // The launcher makes the profile and removes it again, also when the launch fails.
+  const browser = await launchBrowser({ chromePath: o.chromePath, sandbox: o.sandbox, protocolTimeoutMs: timeoutMs });
   try {
     const page = (await browser.pages())[0] ?? (await browser.newPage());
     await page.setJavaScriptEnabled(false);
@@ -41,7 +39,6 @@ export async function htmlToPdf(html: string, o: PdfRenderOptions): Promise<Buff
     return Buffer.from(pdf);
   } finally {
     await closeBrowser(browser);
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -51,7 +48,7 @@ export async function renderReportPdf(ctx: AppContext, report: ReportRow, full: 
     location: ctx.catalog.location(report.location)?.name ?? report.location,
     browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,
   };
-  return htmlToPdf(renderReportPage(data, labels), { chromePath: ctx.config.chromePath });
+  return htmlToPdf(renderReportPage(data, labels), { chromePath: ctx.config.chromePath, sandbox: ctx.sandbox });
 }
 
 const services = new WeakMap<AppContext, PdfService>();

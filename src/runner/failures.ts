@@ -1,6 +1,7 @@
 /** Messages for page loads that fail, worded so the user knows what to change. */
 import { STATUS_CODES } from 'node:http';
-import type { RefusedRequest } from './conditions/interceptor.js';
+import type { RefusedConnection } from './conditions/connection-guard.js';
+import { TargetPolicy } from '../net/policy.js';
 
 export function httpStatusMessage(status: number, statusText?: string): string {
   const text = statusText || STATUS_CODES[status] || '';
@@ -13,7 +14,8 @@ export function httpStatusMessage(status: number, statusText?: string): string {
 }
 
 /** A Chromium net error (`net::ERR_...`) of the main document, as a sentence. */
-export function navigationErrorMessage(errorText: string, url: string, refused: readonly RefusedRequest[]): string {
+export function navigationErrorMessage(errorText: string, url: string,
+  connectionFailure: (host: string) => RefusedConnection | undefined = () => undefined): string {
   let host = url;
   try {
     host = new URL(url).hostname;
@@ -21,12 +23,19 @@ export function navigationErrorMessage(errorText: string, url: string, refused: 
     /* keep the raw URL */
   }
   const code = errorText.replace(/^net::/, '');
-  const mine = refused.find((r) => r.mainDocument);
-  if (mine?.reason === 'private-address') {
-    return `${new URL(mine.url).hostname} resolves to a private network address (${mine.address}); ` +
-      'testing private or local addresses is not allowed';
+  // The main document's connection failed in the connection guard: it knows why (the browser does not).
+  if (/^ERR_SOCKS_/.test(code) || code === 'ERR_PROXY_CONNECTION_FAILED') {
+    const failure = connectionFailure(host);
+    if (failure?.reason === 'non-public') {
+      return `url host ${host} resolves to a ${failure.kind} address (${failure.address}); ${TargetPolicy.OPT_IN}`;
+    }
+    if (failure?.reason === 'unresolved') return `Could not resolve host ${host}`;
+    if (failure?.reason === 'connect-failed') {
+      if (failure.error === 'ETIMEDOUT') return `The connection to ${host} timed out`;
+      if (failure.error === 'EHOSTUNREACH' || failure.error === 'ENETUNREACH') return `The address of ${host} is unreachable`;
+      return `The server at ${host} refused the connection`;
+    }
   }
-  if (mine?.reason === 'unresolved') return `Could not resolve host ${new URL(mine.url).hostname}`;
   switch (code) {
     case 'ERR_NAME_NOT_RESOLVED':
     case 'ERR_NAME_RESOLUTION_FAILED':

@@ -7,8 +7,8 @@
  */
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { httpStatusMessage } from './failures.js';
+import { ACTIVITY_EVENTS, NETWORK_QUIET_MS, NetworkActivity } from './network-activity.js';
 
-export const NETWORK_QUIET_MS = 2000;
 /**
  * Observed TTI needs a 5 s window without long tasks (and with at most 2 requests in flight) after FCP,
  * ending inside the trace. Lighthouse's own margin is 250 ms; we keep it.
@@ -51,12 +51,6 @@ export interface LoadWait {
    */
   failed: Promise<string>;
 }
-
-const ACTIVITY_EVENTS = [
-  'Network.requestWillBeSent', 'Network.responseReceived', 'Network.dataReceived', 'Network.loadingFinished',
-  'Network.loadingFailed', 'Network.webSocketFrameSent', 'Network.webSocketFrameReceived',
-  'Network.eventSourceMessageReceived',
-] as const;
 
 // Reads the end of the last long task and FCP in the page (a string: see capture/timings.ts).
 const CPU_STATE = `(() => {
@@ -105,7 +99,11 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     else if (twoQuietSince === Infinity) twoQuietSince = Date.now();
   };
 
-  for (const event of ACTIVITY_EVENTS) session.on(event, () => (lastActivity = Date.now()));
+  const activity = new NetworkActivity((t) => (lastActivity = Math.max(lastActivity, t)));
+  for (const event of ACTIVITY_EVENTS) {
+    session.on(event, (params: { requestId?: string }) => activity.event(event, params, Date.now()));
+  }
+  const latestActivity = (): number => Math.max(lastActivity, activity.latestWaiting());
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     inFlight.add(e.requestId);
     updateInFlight();
@@ -159,12 +157,12 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
       }
       if (!o.stopOnload) {
         const quiet = await waitUntil(
-          () => Date.now() - Math.max(lastActivity, loadFiredAt ?? 0) >= NETWORK_QUIET_MS, deadline);
+          () => Date.now() - Math.max(latestActivity(), loadFiredAt ?? 0) >= NETWORK_QUIET_MS, deadline);
         if (!quiet) {
           if (!failed) warnings.push(`The network did not go quiet within ${Math.round(o.maxWaitMs / 1000)} s`);
           return;
         }
-        loadOverAt = Math.max(lastActivity, loadFiredAt ?? 0);
+        loadOverAt = Math.max(latestActivity(), loadFiredAt ?? 0);
       } else {
         loadOverAt = loadFiredAt;
       }

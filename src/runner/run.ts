@@ -6,18 +6,15 @@
  * viewport, UA), cookies and DNS before it, the request interceptor (allow/block lists, adblock, latency,
  * HTTP auth, private addresses) and network throttling during it, stop_onload on where it ends.
  */
-import { join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
 import { closeBrowser, launchBrowser } from './browser.js';
 import { resolveEmulation, userAgentMetadata } from './conditions/emulation.js';
-import { parseThrottle } from './conditions/throttle.js';
-import { hostResolverRules, parseDnsOverrides } from './conditions/dns.js';
 import { applyThroughput } from './conditions/throttle.js';
 import { adblockEngine, adblockJudge } from './conditions/adblock.js';
-import { setCookies, parseCookie } from './conditions/cookies.js';
+import { setCookies } from './conditions/cookies.js';
 import { needsInterceptor, startInterceptor } from './conditions/interceptor.js';
-import { isPrivateAddress } from './conditions/private-address.js';
+import { ConnectionGuard } from './conditions/connection-guard.js';
 import { createLoadWait } from './load-wait.js';
 import { lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, runLighthouse } from './lighthouse.js';
 import { httpStatusMessage, lighthouseErrorCode, lighthouseErrorMessage, navigationErrorMessage } from './failures.js';
@@ -45,24 +42,20 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     phaseStart = now;
   };
 
-  // Bad option values fail before anything is launched.
-  const throttle = parseThrottle(spec.options.throttle);
-  const dnsOverrides = parseDnsOverrides(spec.options.dns);
-  const adblock = spec.options.adblock === 1 ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
-  const { options } = spec;
+  const { options, conditions } = spec;
+  const { throttle } = conditions;
+  const adblock = conditions.adblock ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
   // What the request interceptor does (interceptor.ts); the browser is launched to suit it.
-  const conditions = {
-    blockPrivate: !spec.allowPrivateTargets,
-    dnsOverrides,
-    allowUrl: options.allow_url,
-    blockUrl: options.block_url,
+  const filters = {
+    allowUrl: conditions.allowUrl,
+    blockUrl: conditions.blockUrl,
     adblock,
     latencyMs: throttle?.latencyMs ?? 0,
-    auth: options.httpauth_username !== undefined
-      ? { username: options.httpauth_username, password: options.httpauth_password ?? '' }
-      : undefined,
+    auth: conditions.auth,
   };
   const guard = new RunGuard(spec.signal, spec.timeoutMs);
+  // Every connection of the browser goes through it: the operator's target policy, addresses pinned.
+  const connections = await ConnectionGuard.start(spec.policy, conditions.dns);
   try {
     const work = execute();
     work.catch(() => undefined); // if the guard wins the race, this settles later, when the browser is gone
@@ -71,6 +64,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     guard.dispose();
     phaseStart = performance.now();
     await closeBrowser(guard.browser);
+    await connections.close();
     phase('close');
     phases.total = Math.round(performance.now() - started);
   }
@@ -78,10 +72,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
   async function execute(): Promise<RunResult> {
     const browser = await launchBrowser({
       chromePath: spec.chromePath,
-      userDataDir: join(spec.workDir, 'chrome-profile'),
-      hostResolverRules: hostResolverRules(dnsOverrides),
+      sandbox: spec.sandbox,
+      flags: connections.browserFlags(),
       // Cross-site iframes stay in the page's process so the interceptor sees their requests too.
-      sameProcessFrames: needsInterceptor(conditions),
+      sameProcessFrames: needsInterceptor(filters),
       protocolTimeoutMs: spec.timeoutMs,
     });
     guard.adopt(browser);
@@ -102,9 +96,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     await session.send('Page.enable');
     await session.send('Network.enable');
     const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
-    const warnings = await setCookies(session, options.url, options.cookies);
-    const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...conditions });
-    const refused = interceptor?.refused ?? [];
+    const warnings = await setCookies(session, options.url, conditions.cookies);
+    const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...filters });
     const screencast = await startScreencast(session);
 
     let failure: string | undefined;
@@ -115,7 +108,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       // Lighthouse clears network conditions while it prepares the load: throttle right before navigating.
       beforeNavigate: () => applyThroughput(session, throttle),
       isStopped: () => guard.error !== undefined,
-      describeNavigationError: (errorText) => navigationErrorMessage(errorText, options.url, refused),
+      describeNavigationError: (errorText) =>
+        navigationErrorMessage(errorText, options.url, (host) => connections.failureOf(host)),
     });
     const config = lighthouseConfig({ emulation, throttle, maxWaitForLoadMs: maxWaitMs });
     phase('setup');
@@ -125,6 +119,9 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     let video: Promise<Buffer> | undefined;
     const requestor = async (): Promise<void> => {
       await loadWait.requestor();
+      // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
+      await interceptor.afterLoad().catch(() => undefined);
+      connections.seal();
       const over = loadWait.loadOverAt();
       if (options.video === 1 && over !== undefined && failure === undefined && !guard.error) {
         video = startVideo(over);
@@ -209,22 +206,18 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const screenshot = await takeScreenshot(page);
     phase('screenshot');
 
-    const secrets = [options.httpauth_password ?? '',
-      ...options.cookies.map((c) => parseCookie(c)?.value ?? '').filter((v) => v.length >= 8)];
+    const secrets = [conditions.auth?.password ?? '',
+      ...conditions.cookies.map((c) => c.value).filter((v) => v.length >= 8)];
     const har = buildHar(devtoolsLog, secrets);
+    // The browser only knows it talked to the guard; the HAR names the address the guard connected to.
+    for (const entry of har.log.entries) {
+      const address = connections.addressOf(hostOf(entry.request.url));
+      if (address) entry.serverIPAddress = address;
+      else delete entry.serverIPAddress;
+    }
     keepEntries(har, requestsStartedBy(devtoolsLog, loadEnd));
     const figures = harFigures(har, mainDoc?.requestId);
     phase('har');
-
-    if (!spec.allowPrivateTargets) {
-      // Catches what request interception cannot: a host that resolved publicly for us and privately
-      // for the browser (DNS rebinding). The load happened, but nothing of it is handed out.
-      const leak = har.log.entries.find((e) => e.serverIPAddress && isPrivateAddress(e.serverIPAddress));
-      if (leak) {
-        throw new RunError(`${new URL(leak.request.url).hostname} was served from a private network address ` +
-          `(${leak.serverIPAddress}); testing private or local addresses is not allowed`);
-      }
-    }
 
     // Image bodies for the optimized-images archive (a Lighthouse-report resource) and, for legacy reports, the
     // bodies of the HTML, CSS, JS and images for the PageSpeed rules: from the browser's buffer, read once.
@@ -250,6 +243,12 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       ...lighthouseMetrics(lhr),
     };
     for (const w of lhr.runWarnings) warnings.push(typeof w === 'string' ? w : String(w));
+    const refusedConnections = connections.refused.filter((r) => r.reason === 'non-public');
+    if (refusedConnections.length > 0) {
+      const hosts = [...new Set(refusedConnections.map((r) => `${r.host} (${r.kind} address ${r.address})`))];
+      warnings.push(`${connections.refusedCount} connection(s) of the page to private or local addresses were refused: ` +
+        `${hosts.slice(0, 5).join(', ')}${hosts.length > 5 ? ', …' : ''}`);
+    }
     warnings.push(...loadWait.warnings);
     return {
       finalUrl: timings.url,
@@ -266,6 +265,14 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       phases,
       warnings,
     };
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
   }
 }
 

@@ -1,4 +1,7 @@
 import type { AnalysisOptions } from '../core/analysis-options.js';
+import type { LoadConditions } from '../core/conditions.js';
+import type { TargetPolicy } from '../net/policy.js';
+import type { BrowserSandbox } from './browser.js';
 import type { PageFacts } from '../analysis/facts.js';
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
@@ -14,11 +17,16 @@ export interface DeviceProfile {
 /** Everything the runner needs for one page load. It knows nothing of accounts, credits or HTTP. */
 export interface RunSpec {
   testId: string;
+  /** The test's options, for what the load produces (report type, video) and the emulated screen. */
   options: AnalysisOptions;
+  /** The load's conditions, parsed once by core from the same options (core/conditions.ts). */
+  conditions: LoadConditions;
   device?: DeviceProfile;
   chromePath: string;
-  /** When false the runner refuses requests (including redirects) to loopback/private addresses. */
-  allowPrivateTargets: boolean;
+  /** Who the browser runs as, sandboxed; default: browser.ts defaultSandbox(). */
+  sandbox?: BrowserSandbox;
+  /** Which non-public destinations the load may reach (every connection of the browser is checked). */
+  policy: TargetPolicy;
   /** Scratch directory for this run; the runner may write here and the caller removes it. */
   workDir: string;
   /** Hard upper bound for the whole run. */

@@ -18,7 +18,8 @@ import type { AnalysisOptions } from '../core/analysis-options.js';
 import { clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import { accountPrincipal, nextSlot, type Frequency } from '../core/monitoring.js';
-import { assertPublicTarget } from '../core/targets.js';
+import { assertAllowedTarget } from '../core/targets.js';
+import type { TargetPolicy } from '../net/policy.js';
 import { startTest } from '../core/tests.js';
 import type { Store } from '../store/db.js';
 import type { Database, PagesTable } from '../store/schema.js';
@@ -33,7 +34,7 @@ export interface MonitorLog {
 
 export interface MonitorOptions {
   store: Store;
-  allowPrivateTargets: boolean;
+  targetPolicy: TargetPolicy;
   /** Wake the in-process agent after queueing. */
   notifyQueued?: () => void;
   log?: MonitorLog;
@@ -136,7 +137,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     let options: AnalysisOptions;
     try {
       options = JSON.parse(page.options) as AnalysisOptions;
-      await assertPublicTarget(options.url, this.o.allowPrivateTargets, options.dns);
+      await assertAllowedTarget(options.url, this.o.targetPolicy, options.dns);
     } catch (err) {
       return skip(err instanceof ApiError ? (err.detail ?? err.title) : `The page's stored options are unreadable: ${(err as Error).message}`);
     }

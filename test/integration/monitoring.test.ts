@@ -13,6 +13,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { assertError, assertData } from '../helpers/assertions.js';
+import { ALLOW_ALL } from '../helpers/run-spec.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -43,7 +44,7 @@ for (const engine of engines()) {
     const pageRow = (id: string) => s.app.store.db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
     const monitoredTests = (url: string) =>
       s.app.store.db.selectFrom('tests').selectAll().where('url', '=', url).where('source', '=', 'monitored').orderBy('created').execute();
-    const scheduler = (store: Store = s.app.store) => new MonitorScheduler({ store, allowPrivateTargets: true });
+    const scheduler = (store: Store = s.app.store) => new MonitorScheduler({ store, targetPolicy: ALLOW_ALL });
     /** Monitored tests stay queued without an agent; clear them so the concurrency limit never interferes. */
     const clearQueue = async () => {
       const left = await s.app.store.db.selectFrom('tests').select('id').where('state', 'in', ['queued', 'started']).execute();

@@ -21,7 +21,9 @@ import { call, errorOf, startServer, type TestServer } from '../helpers/server.j
 import { runTest } from '../../src/runner/run.js';
 import { closeBrowser, launchBrowser } from '../../src/runner/browser.js';
 import { startInterceptor } from '../../src/runner/conditions/interceptor.js';
-import { dnsOverrideFor, hostResolverRules, parseDnsOverrides } from '../../src/runner/conditions/dns.js';
+import { ConnectionGuard } from '../../src/runner/conditions/connection-guard.js';
+import { dnsOverride, overrideFor } from '../../src/net/resolve.js';
+import { ALLOW_ALL, runSpec } from '../helpers/run-spec.js';
 import { adblockEngine, adblockJudge } from '../../src/runner/conditions/adblock.js';
 import { loadConfig } from '../../src/config.js';
 import type { RunResult } from '../../src/runner/types.js';
@@ -197,25 +199,25 @@ describe('HTTP auth is answered for the tested host and its redirects, not for a
   const credentials = 'Basic ' + Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
 
   async function load(url: string, until: (seen: RecordedRequest[]) => boolean): Promise<RecordedRequest[]> {
-    const dir = await mkdtemp(join(tmpdir(), 'webgauge-auth-'));
     const from = site.requests.length;
-    const browser = await launchBrowser({ chromePath: CHROME, userDataDir: join(dir, 'profile'), protocolTimeoutMs: 30_000,
-      hostResolverRules: 'MAP fixture.test 127.0.0.1, MAP other.test 127.0.0.1, MAP third.test 127.0.0.1', sameProcessFrames: true });
+    const guard = await ConnectionGuard.start(ALLOW_ALL,
+      ['fixture.test:127.0.0.1', 'other.test:127.0.0.1', 'third.test:127.0.0.1'].map(dnsOverride));
+    const browser = await launchBrowser({ chromePath: CHROME, protocolTimeoutMs: 30_000, flags: guard.browserFlags(),
+      sameProcessFrames: true });
     try {
       const page = (await browser.pages())[0]!;
       const session = await page.createCDPSession();
       await session.send('Page.enable');
       await session.send('Network.enable');
       const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
-      await startInterceptor({ session, mainFrameId, testedUrl: url, blockPrivate: false, dnsOverrides: new Map(), allowUrl: [],
-        blockUrl: [], latencyMs: 0, auth });
+      await startInterceptor({ session, mainFrameId, testedUrl: url, allowUrl: [], blockUrl: [], latencyMs: 0, auth });
       await session.send('Page.navigate', { url });
       for (let i = 0; i < 100 && !until(site.requests.slice(from)); i++) await sleep(50);
       await sleep(300);
       return site.requests.slice(from);
     } finally {
       await closeBrowser(browser);
-      await rm(dir, { recursive: true, force: true });
+      await guard.close();
     }
   }
 
@@ -251,7 +253,7 @@ describe('throttle slows the load itself: download, upload and latency, and the 
       throttle: `${throttle.down}/${throttle.up}/${throttle.latency}`,
     };
     const from = site.requests.length;
-    result = await runTest({ testId: 'throttle', options, chromePath: CHROME, allowPrivateTargets: true, workDir, timeoutMs: 90_000 });
+    result = await runTest(runSpec(options, { testId: 'throttle', workDir, timeoutMs: 90_000 }));
     seen = site.requests.slice(from);
   });
   after(async () => {
@@ -354,11 +356,12 @@ describe('POST /tests: plans and syntax', () => {
     }
   });
 
-  test('dns entries, wildcards included, become Chromium host resolver rules', () => {
-    const overrides = parseDnsOverrides(['*.example.com:93.184.215.14', 'api.test:2001:db8::1']);
-    assert.equal(hostResolverRules(overrides), 'MAP *.example.com 93.184.215.14, MAP api.test [2001:db8::1]');
-    assert.equal(dnsOverrideFor(overrides, 'cdn.example.com'), '93.184.215.14');
-    assert.equal(dnsOverrideFor(overrides, 'example.com'), undefined, 'the wildcard is for subdomains');
+  test('dns entries, wildcards included, decide where the connection guard connects', () => {
+    const overrides = ['*.example.com:93.184.215.14', 'api.test:2001:db8::1'].map(dnsOverride);
+    assert.equal(overrideFor(overrides, 'cdn.example.com'), '93.184.215.14');
+    assert.equal(overrideFor(overrides, 'a.b.example.com'), '93.184.215.14');
+    assert.equal(overrideFor(overrides, 'API.test.'), '2001:db8::1');
+    assert.equal(overrideFor(overrides, 'example.com'), undefined, 'the wildcard is for subdomains');
   });
 
   test('browser_width and browser_height go together; bad throttle, cookie and dns syntax is 400 E40004', async () => {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnalysisOptions } from '../../core/analysis-options.js';
 import { ApiError } from '../../core/errors.js';
 import { parseTestAttributes } from '../../core/options.js';
-import { assertPublicTarget } from '../../core/targets.js';
+import { assertAllowedTarget } from '../../core/targets.js';
 import { getTest, startTest, type TestSource } from '../../core/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
@@ -25,7 +25,7 @@ export async function queueAndRespond(
   if (principal.role === 'viewer') {
     throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
   }
-  await assertPublicTarget(options.url, ctx.config.allowPrivateTargets, options.dns);
+  await assertAllowedTarget(options.url, ctx.config.targetPolicy, options.dns);
   const started = await startTest(ctx.store, principal, options, source);
   ctx.notifyQueued();
   const self = links.test(started.test.id);

@@ -3,6 +3,7 @@
  * and its redirect chain, and when the network went quiet.
  */
 import type { DevtoolsLog } from 'lighthouse';
+import { lastActivityBeforeQuiet, NetworkActivity } from '../network-activity.js';
 
 interface Message {
   method: string;
@@ -20,13 +21,6 @@ export interface MainDocument {
   /** Monotonic seconds when the first request of the chain was sent. */
   startTime: number;
 }
-
-/** Network events that mean "the network is doing something" (ExtraInfo events carry no timestamp). */
-const ACTIVITY = new Set([
-  'Network.requestWillBeSent', 'Network.responseReceived', 'Network.dataReceived', 'Network.loadingFinished',
-  'Network.loadingFailed', 'Network.webSocketFrameSent', 'Network.webSocketFrameReceived',
-  'Network.eventSourceMessageReceived',
-]);
 
 function messages(log: DevtoolsLog): Message[] {
   return log as unknown as Message[];
@@ -68,18 +62,15 @@ export function requestsStartedBy(log: DevtoolsLog, until: number): Set<string> 
 /**
  * "Fully loaded": the last network activity before the first 2 s of network silence that follows the end
  * of onload (monotonic seconds). The load wait (load-wait.ts) applies the same rule live, so the log
- * always reaches that silence unless the load hit its time limit.
+ * always reaches that silence unless the load hit its time limit. Both read activity through
+ * network-activity.ts.
  */
-export function fullyLoadedTime(log: DevtoolsLog, onloadEnd: number, quietMs = 2000): number {
-  const times = messages(log)
-    .filter((m) => ACTIVITY.has(m.method) && typeof m.params.timestamp === 'number')
-    .map((m) => m.params.timestamp as number)
-    .filter((t) => t > onloadEnd)
-    .sort((a, b) => a - b);
-  let last = onloadEnd;
-  for (const t of times) {
-    if (t - last >= quietMs / 1000) break;
-    last = t;
+export function fullyLoadedTime(log: DevtoolsLog, onloadEnd: number): number {
+  const times: number[] = [];
+  const activity = new NetworkActivity((t) => times.push(t));
+  for (const m of messages(log)) {
+    if (typeof m.params.timestamp === 'number') activity.event(m.method, m.params, m.params.timestamp);
   }
-  return last;
+  activity.flush();
+  return lastActivityBeforeQuiet(times, onloadEnd);
 }

@@ -2,22 +2,25 @@
  * One CDP Fetch interceptor for the conditions that must judge or hold each request before it leaves the
  * browser, in this order (spec 4.1: block_url applies after allow_url):
  *   allow_url (only matching requests load) → block_url (matching requests are refused) → adblock (the filter
- *   engine) → refusing private addresses (public tests) → the throttle's latency → sent.
+ *   engine) → the throttle's latency → sent.
  * The tested document itself is never filtered. It also answers HTTP authentication challenges, only those of
- * the tested host (and the hosts its main document redirects to). It is only enabled when one of these is asked
- * for, since pausing every request costs a round trip to Node.
+ * the tested host (and the hosts its main document redirects to). During the load it is only enabled when one
+ * of these is asked for, since pausing every request costs a round trip to Node. (Which addresses requests may
+ * reach is not decided here but by the connection guard, which sees every connection of the browser.)
+ *
+ * After the load (`afterLoad`), it answers every request of the page's target itself: from the response the
+ * load received for the same URL, or not at all. DevTools re-reads `no-store` stylesheets when Lighthouse
+ * enables its CSS domain, Lighthouse's gatherers decode images again, and the page may keep polling: none of
+ * that may reach the tested site, which must see exactly the requests of the one load.
  */
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { AdblockJudge } from './adblock.js';
 import { urlMatcher } from './url-patterns.js';
-import { privateHostChecker } from './private-address.js';
 
 export interface InterceptorOptions {
   session: CDPSession;
   mainFrameId: string;
   testedUrl: string;
-  blockPrivate: boolean;
-  dnsOverrides: Map<string, string>;
   allowUrl: readonly string[];
   blockUrl: readonly string[];
   adblock?: AdblockJudge;
@@ -28,8 +31,7 @@ export interface InterceptorOptions {
 
 export interface RefusedRequest {
   url: string;
-  reason: 'private-address' | 'unresolved' | 'allow_url' | 'block_url' | 'adblock';
-  address?: string;
+  reason: 'allow_url' | 'block_url' | 'adblock';
   /** The adblock filter that matched. */
   filter?: string;
   mainDocument: boolean;
@@ -37,38 +39,103 @@ export interface RefusedRequest {
 
 export interface Interceptor {
   refused: RefusedRequest[];
+  /** From now on, requests are answered from the load's responses or failed; none reaches the network. */
+  afterLoad(): Promise<void>;
+  /** Requests answered after the load: from the load's responses, and refused for lack of one. */
+  afterLoadAnswers: { replayed: string[]; refused: string[] };
 }
 
-/** Whether a run with these conditions needs the interceptor (and so every frame in one process). */
-export function needsInterceptor(o: Pick<InterceptorOptions, 'blockPrivate' | 'allowUrl' | 'blockUrl' | 'adblock' |
-  'latencyMs' | 'auth'>): boolean {
-  return o.blockPrivate || o.allowUrl.length > 0 || o.blockUrl.length > 0 || o.adblock !== undefined ||
-    o.latencyMs > 0 || o.auth !== undefined;
+/** Whether the load needs the interceptor (and so every frame in one process). */
+export function needsInterceptor(o: Pick<InterceptorOptions, 'allowUrl' | 'blockUrl' | 'adblock' | 'latencyMs' |
+  'auth'>): boolean {
+  return o.allowUrl.length > 0 || o.blockUrl.length > 0 || o.adblock !== undefined || o.latencyMs > 0 ||
+    o.auth !== undefined;
+}
+
+/** Response headers that no longer describe a body read back decoded from the browser's buffer. */
+const STALE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding']);
+
+interface LoadResponse {
+  requestId: string;
+  status: number;
+  statusText: string;
+  headers: Protocol.Network.Headers;
+  finished: boolean;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startInterceptor(opts: InterceptorOptions): Promise<Interceptor | undefined> {
-  const { session, mainFrameId, auth, blockPrivate, adblock, latencyMs } = opts;
-  if (!needsInterceptor(opts)) return undefined;
+export async function startInterceptor(opts: InterceptorOptions): Promise<Interceptor> {
+  const { session, mainFrameId, auth, adblock, latencyMs } = opts;
+  const ignore = (): void => undefined;
+  const afterLoadAnswers = { replayed: [] as string[], refused: [] as string[] };
+
+  // The load's GET responses by URL (the last one wins), for answering requests after the load.
+  const methods = new Map<string, string>();
+  const responses = new Map<string, LoadResponse>();
+  const byRequest = new Map<string, LoadResponse>();
+  let loadOver = false;
+  session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
+    if (!loadOver) methods.set(e.requestId, e.request.method);
+  });
+  session.on('Network.responseReceived', (e: Protocol.Network.ResponseReceivedEvent) => {
+    if (loadOver || methods.get(e.requestId) !== 'GET') return;
+    const r: LoadResponse = { requestId: e.requestId, status: e.response.status, statusText: e.response.statusText,
+      headers: e.response.headers, finished: false };
+    responses.set(withoutFragment(e.response.url), r);
+    byRequest.set(e.requestId, r);
+  });
+  session.on('Network.loadingFinished', (e: Protocol.Network.LoadingFinishedEvent) => {
+    const r = byRequest.get(e.requestId);
+    if (r) r.finished = true;
+  });
+
+  const answerFromLoad = async (e: Protocol.Fetch.RequestPausedEvent): Promise<void> => {
+    const r = e.request.method === 'GET' ? responses.get(withoutFragment(e.request.url)) : undefined;
+    if (r?.finished) {
+      try {
+        const { body, base64Encoded } = await session.send('Network.getResponseBody', { requestId: r.requestId });
+        await session.send('Fetch.fulfillRequest', {
+          requestId: e.requestId, responseCode: r.status, responsePhrase: r.statusText || undefined,
+          responseHeaders: Object.entries(r.headers).filter(([name]) => !STALE_HEADERS.has(name.toLowerCase()))
+            .flatMap(([name, value]) => String(value).split('\n').map((v) => ({ name, value: v }))),
+          body: base64Encoded ? body : Buffer.from(body).toString('base64'),
+        });
+        afterLoadAnswers.replayed.push(e.request.url);
+        return;
+      } catch {
+        // The body left the browser's buffer: refuse below rather than ask the site again.
+      }
+    }
+    afterLoadAnswers.refused.push(e.request.url);
+    await session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' });
+  };
+
+  const intercepting = needsInterceptor(opts);
+  const afterLoad = async (): Promise<void> => {
+    if (loadOver) return;
+    loadOver = true;
+    if (!intercepting) {
+      session.on('Fetch.requestPaused', (e: Protocol.Fetch.RequestPausedEvent) => void answerFromLoad(e).catch(ignore));
+      await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+    }
+  };
+  if (!intercepting) return { refused: [], afterLoad, afterLoadAnswers };
+
   const allowFilter = opts.allowUrl.length > 0 ? urlMatcher(opts.allowUrl) : undefined;
   const blockFilter = opts.blockUrl.length > 0 ? urlMatcher(opts.blockUrl) : undefined;
   // The document the page's requests come from, for the filter engine's first/third-party rules.
   let pageUrl = opts.testedUrl;
 
-  const checkHost = privateHostChecker(opts.dnsOverrides);
-  // Resolve the tested host now, so the main document is not held while Node looks it up (that wait
-  // would show in its timings). Subresource hosts are unknown in advance and pay their lookup once.
-  if (blockPrivate) void checkHost(new URL(opts.testedUrl).hostname);
   const refused: RefusedRequest[] = [];
   // Credentials only answer challenges from the tested host and the hosts its HTTP redirects lead to (the
   // redirect hops of the first main-document request share its network id), so a third party that asks for
   // HTTP auth never receives them, not even when the page navigates to it.
   const authHosts = new Set([new URL(opts.testedUrl).host]);
   let testedRequest: string | undefined;
-  const ignore = (): void => undefined;
 
   const judge = async (e: Protocol.Fetch.RequestPausedEvent): Promise<void> => {
+    if (loadOver) return answerFromLoad(e);
     const url = e.request.url;
     const mainDocument = e.resourceType === 'Document' && e.frameId === mainFrameId;
     const fail = (reason: RefusedRequest['reason'], errorReason: Protocol.Network.ErrorReason,
@@ -94,14 +161,6 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
       parsed = new URL(url);
     } catch {
       parsed = undefined;
-    }
-    if (blockPrivate && parsed && /^(https?|wss?):$/.test(parsed.protocol)) {
-      const verdict = await checkHost(parsed.hostname);
-      if (!verdict.ok) {
-        return void (await (verdict.reason === 'private'
-          ? fail('private-address', 'AddressUnreachable', { address: verdict.address })
-          : fail('unresolved', 'NameNotResolved')));
-      }
     }
     if (mainDocument && parsed) {
       testedRequest ??= e.networkId;
@@ -131,5 +190,10 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
     patterns: [{ urlPattern: '*', requestStage: 'Request' }],
     handleAuthRequests: auth !== undefined,
   });
-  return { refused };
+  return { refused, afterLoad, afterLoadAnswers };
+}
+
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash < 0 ? url : url.slice(0, hash);
 }

@@ -11,23 +11,9 @@
  * its own and its estimates use what it observed on the throttled network.
  */
 import type { CDPSession } from 'puppeteer-core';
-import { RunError } from '../types.js';
+import type { ThrottleFigures } from '../../core/options.js';
 
-export interface Throttle {
-  downloadKbps: number;
-  uploadKbps: number;
-  latencyMs: number;
-}
-
-/** Parses the `throttle` option, `down/up/latency` in Kbit/s, Kbit/s, ms. */
-export function parseThrottle(value: string | undefined): Throttle | undefined {
-  if (value === undefined || value === '') return undefined;
-  const m = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/.exec(value.trim());
-  if (!m) throw new RunError(`Invalid throttle "${value}": expected down/up/latency, e.g. 5000/1000/30`);
-  const [downloadKbps, uploadKbps, latencyMs] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (downloadKbps <= 0 || uploadKbps <= 0) throw new RunError(`Invalid throttle "${value}": speeds must be positive`);
-  return { downloadKbps, uploadKbps, latencyMs };
-}
+export type Throttle = ThrottleFigures;
 
 /** Kbit/s (1000 bit) to the bytes per second Chromium expects. */
 export const kbpsToBytesPerSecond = (kbps: number): number => Math.max(1, Math.floor((kbps * 1000) / 8));

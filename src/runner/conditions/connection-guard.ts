@@ -1,0 +1,282 @@
+/**
+ * The connection guard: every connection the test's browser opens goes through this SOCKS5 relay on
+ * 127.0.0.1 (Chromium `--proxy-server=socks5://…` with `<-loopback>`, so loopback is not exempt). The relay,
+ * not the browser, resolves each host (honouring the test's `dns` overrides), judges every address with the
+ * operator's policy (net/policy.ts), and connects to exactly the address it judged. So:
+ * - every channel is covered, whatever opens the connection: documents, subresources, fetch/XHR, iframes,
+ *   redirects, workers of every kind, WebSocket, EventSource, beacons, popups, preconnects, CSS imports and
+ *   fonts, media, and Lighthouse's or DevTools' own fetches: they are all connections of the browser;
+ * - DNS rebinding cannot work: a host is resolved once per run and pinned; the address that was checked is
+ *   the address that is connected to;
+ * - the browser resolves no host itself (SOCKS5 hands the name to the relay), so address spellings are the
+ *   resolver's business, and every answer is judged in canonical form.
+ * SOCKS (not an HTTP proxy) keeps the load as it is: one browser connection is one upstream connection, bytes
+ * relayed untouched (TLS end to end, HTTP/2, keep-alive), and the browser's connect time still contains the
+ * real DNS lookup and TCP connect, because success is only answered once the upstream connection is open.
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { TargetPolicy } from '../../net/policy.js';
+import { resolveHost, type DnsOverride, type Resolution } from '../../net/resolve.js';
+
+/** How the guard resolves a host: net/resolve.ts, or a stand-in DNS in tests (e.g. one that rebinds). */
+export type Resolver = (host: string, dns: readonly DnsOverride[]) => Promise<Resolution>;
+
+export interface RefusedConnection {
+  host: string;
+  port: number;
+  /**
+   * Why: a non-public address (its kind), a host without address, a connection after the load was over, or
+   * (not a refusal, but the browser only sees "the proxy failed") the upstream connection could not be made.
+   */
+  reason: 'non-public' | 'unresolved' | 'sealed' | 'connect-failed';
+  kind?: string;
+  address?: string;
+  /** For connect-failed: the system error code (ECONNREFUSED, ETIMEDOUT, …). */
+  error?: string;
+}
+
+type Pin = { ok: true; addresses: string[] } | { ok: false; refusal: Omit<RefusedConnection, 'host' | 'port'> };
+
+// SOCKS5 (RFC 1928) constants.
+const VERSION = 5;
+const NO_AUTH = 0;
+const NO_ACCEPTABLE_METHOD = 0xff;
+const CMD_CONNECT = 1;
+const ATYP_IPV4 = 1;
+const ATYP_DOMAIN = 3;
+const ATYP_IPV6 = 4;
+const REP = { success: 0, notAllowed: 2, hostUnreachable: 4, refused: 5, commandNotSupported: 7,
+  addressTypeNotSupported: 8 } as const;
+const CONNECT_TIMEOUT_MS = 30_000;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Refused connections kept for the run's messages; a page that keeps trying must not grow this forever. */
+const MAX_RECORDED_REFUSALS = 200;
+
+export class ConnectionGuard {
+  readonly refused: RefusedConnection[] = [];
+  /** How many connections were refused in all (the list above is capped). */
+  refusedCount = 0;
+  private readonly pins = new Map<string, Promise<Pin>>();
+  private readonly lastFailure = new Map<string, RefusedConnection>();
+  private readonly connectedTo = new Map<string, string>();
+  private readonly open = new Set<Socket>();
+  private sealed = false;
+
+  private constructor(private readonly server: Server, readonly port: number, private readonly policy: TargetPolicy,
+    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver) {}
+
+  static async start(policy: TargetPolicy, dns: readonly DnsOverride[], resolve: Resolver = resolveHost): Promise<ConnectionGuard> {
+    let guard: ConnectionGuard | undefined;
+    const server = createServer((client) => guard?.accept(client));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('the connection guard has no port');
+    guard = new ConnectionGuard(server, address.port, policy, dns, resolve);
+    return guard;
+  }
+
+  /** Chromium flags that send every connection of the browser through the guard. */
+  browserFlags(): string[] {
+    return [
+      `--proxy-server=socks5://127.0.0.1:${this.port}`,
+      // Chromium sends loopback destinations direct even with a proxy unless told otherwise.
+      '--proxy-bypass-list=<-loopback>',
+      // WebRTC must not open UDP of its own around the proxy.
+      '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+      // Nothing is resolved by the browser (the guard resolves): prefetches and DNS-only probes go nowhere.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ];
+  }
+
+  /** Resolves (once per run) and judges the host; every later connection to it goes to the same addresses. */
+  pin(rawHost: string): Promise<Pin> {
+    const host = rawHost.toLowerCase();
+    let pin = this.pins.get(host);
+    if (!pin) {
+      pin = (async (): Promise<Pin> => {
+        const { addresses, source } = await this.resolve(host, this.dns);
+        if (addresses.length === 0) return { ok: false, refusal: { reason: 'unresolved' } };
+        // Every address must pass: round-robin DNS must not pick a private one for us later.
+        for (const address of addresses) {
+          const verdict = this.policy.check(host, address, source);
+          if (!verdict.ok) return { ok: false, refusal: { reason: 'non-public', kind: verdict.kind, address: verdict.address } };
+        }
+        return { ok: true, addresses };
+      })();
+      this.pins.set(host, pin);
+    }
+    return pin;
+  }
+
+  /** The address a host's connections went to (for the HAR), once one was made. */
+  addressOf(host: string): string | undefined {
+    return this.connectedTo.get(host.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
+  }
+
+  /** Why the last connection to a host failed here, if one did. */
+  failureOf(host: string): RefusedConnection | undefined {
+    const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    return this.lastFailure.get(h);
+  }
+
+  /**
+   * After the load: no new connection reaches anyone, and the open ones are closed, so nothing the service
+   * does afterwards (DevTools, Lighthouse's gatherers) can send the tested site another request.
+   */
+  seal(): void {
+    this.sealed = true;
+    for (const socket of this.open) socket.destroy();
+    this.open.clear();
+  }
+
+  async close(): Promise<void> {
+    this.seal();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private record(r: RefusedConnection): void {
+    this.lastFailure.set(r.host, r);
+    if (r.reason === 'connect-failed') return;
+    this.refusedCount++;
+    if (this.refused.length < MAX_RECORDED_REFUSALS) this.refused.push(r);
+  }
+
+  private accept(client: Socket): void {
+    if (this.sealed) return void client.destroy();
+    this.open.add(client);
+    client.on('close', () => this.open.delete(client));
+    client.on('error', () => client.destroy());
+    client.setNoDelay(true);
+    let buffer = Buffer.alloc(0);
+    let stage: 'greeting' | 'request' | 'busy' = 'greeting';
+    const onData = (chunk: Buffer): void => {
+      buffer = Buffer.concat([buffer, chunk]);
+      if (stage === 'greeting') {
+        if (buffer.length < 2) return;
+        const n = buffer[1]!;
+        if (buffer.length < 2 + n) return;
+        if (buffer[0] !== VERSION || !buffer.subarray(2, 2 + n).includes(NO_AUTH)) {
+          client.end(Buffer.from([VERSION, NO_ACCEPTABLE_METHOD]));
+          return;
+        }
+        client.write(Buffer.from([VERSION, NO_AUTH]));
+        buffer = buffer.subarray(2 + n);
+        stage = 'request';
+      }
+      if (stage === 'request') {
+        const request = parseRequest(buffer);
+        if (request === 'incomplete') return;
+        stage = 'busy';
+        client.setTimeout(0);
+        client.off('data', onData);
+        client.pause();
+        if (request === 'bad-command') return reply(client, REP.commandNotSupported);
+        if (request === 'bad-address') return reply(client, REP.addressTypeNotSupported);
+        const rest = buffer.subarray(request.length);
+        void this.relay(client, request.host, request.port, rest);
+      }
+    };
+    client.on('data', onData);
+    // A client that hangs up or stalls halfway through the handshake is dropped.
+    client.once('end', () => stage !== 'busy' && client.destroy());
+    client.setTimeout(HANDSHAKE_TIMEOUT_MS, () => stage !== 'busy' && client.destroy());
+  }
+
+  private async relay(client: Socket, host: string, port: number, early: Buffer): Promise<void> {
+    const pin = await this.pin(host).catch((): Pin => ({ ok: false, refusal: { reason: 'unresolved' } }));
+    if (this.sealed) {
+      this.record({ host: host.toLowerCase(), port, reason: 'sealed' });
+      return reply(client, REP.notAllowed);
+    }
+    if (!pin.ok) {
+      this.record({ host: host.toLowerCase(), port, ...pin.refusal });
+      return reply(client, pin.refusal.reason === 'unresolved' ? REP.hostUnreachable : REP.notAllowed);
+    }
+    let upstream: Socket | undefined;
+    let error = 'ECONNREFUSED';
+    for (const address of pin.addresses) {
+      const attempt = await openUpstream(address, port);
+      if (typeof attempt !== 'string') {
+        upstream = attempt;
+        this.connectedTo.set(host.toLowerCase(), address);
+        break;
+      }
+      error = attempt;
+    }
+    if (!upstream) {
+      this.record({ host: host.toLowerCase(), port, reason: 'connect-failed', address: pin.addresses[0], error });
+      return reply(client, REP.refused);
+    }
+    if (client.destroyed || this.sealed) return void upstream.destroy();
+    this.open.add(upstream);
+    upstream.on('close', () => {
+      this.open.delete(upstream);
+      client.destroy();
+    });
+    upstream.on('error', () => upstream.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.setNoDelay(true);
+    reply(client, REP.success, false);
+    if (early.length > 0) upstream.write(early);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  }
+}
+
+type Request = { host: string; port: number; length: number };
+
+function parseRequest(b: Buffer): Request | 'incomplete' | 'bad-command' | 'bad-address' {
+  if (b.length < 5) return 'incomplete';
+  if (b[0] !== VERSION || b[1] !== CMD_CONNECT) return 'bad-command';
+  const type = b[3];
+  let host: string;
+  let end: number;
+  if (type === ATYP_IPV4) {
+    end = 4 + 4;
+    if (b.length < end + 2) return 'incomplete';
+    host = [...b.subarray(4, end)].join('.');
+  } else if (type === ATYP_DOMAIN) {
+    end = 5 + b[4]!;
+    if (b.length < end + 2) return 'incomplete';
+    host = b.subarray(5, end).toString('latin1');
+  } else if (type === ATYP_IPV6) {
+    end = 4 + 16;
+    if (b.length < end + 2) return 'incomplete';
+    const words: string[] = [];
+    for (let i = 4; i < end; i += 2) words.push(b.readUInt16BE(i).toString(16));
+    host = words.join(':');
+  } else {
+    return 'bad-address';
+  }
+  return { host, port: b.readUInt16BE(end), length: end + 2 };
+}
+
+/** Reply to the SOCKS request; bound address 0.0.0.0:0 (the browser does not use it). */
+function reply(client: Socket, code: number, close = true): void {
+  const message = Buffer.from([VERSION, code, 0, ATYP_IPV4, 0, 0, 0, 0, 0, 0]);
+  if (close) client.end(message);
+  else client.write(message);
+}
+
+/** A connected socket, or the error code of the failed attempt. */
+function openUpstream(address: string, port: number): Promise<Socket | string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: address, port, timeout: CONNECT_TIMEOUT_MS });
+    const fail = (err?: NodeJS.ErrnoException): void => {
+      socket.destroy();
+      resolve(err?.code ?? 'ETIMEDOUT');
+    };
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      socket.off('error', fail);
+      socket.off('timeout', fail);
+      resolve(socket);
+    });
+    socket.once('error', fail);
+    socket.once('timeout', fail);
+  });
+}
