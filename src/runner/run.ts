@@ -6,7 +6,7 @@
  * viewport, UA), cookies and DNS before it, the request interceptor (allow/block lists, adblock, latency,
  * HTTP auth, private addresses) and network throttling during it, stop_onload on where it ends.
  */
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Protocol } from 'puppeteer-core';
 import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
 import { closeBrowser, launchBrowser } from './browser.js';
 import { resolveEmulation, userAgentMetadata } from './conditions/emulation.js';
@@ -98,6 +98,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
     const warnings = await setCookies(session, options.url, conditions.cookies);
     const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...filters });
+    let mainDocumentUrl = options.url;
+    session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
+      if (e.type === 'Document' && e.frameId === mainFrameId) mainDocumentUrl = e.request.url;
+    });
     const screencast = await startScreencast(session);
 
     let failure: string | undefined;
@@ -108,8 +112,9 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       // Lighthouse clears network conditions while it prepares the load: throttle right before navigating.
       beforeNavigate: () => applyThroughput(session, throttle),
       isStopped: () => guard.error !== undefined,
+      // Named after the last hop of the main document's redirects: that is the one that failed.
       describeNavigationError: (errorText) =>
-        navigationErrorMessage(errorText, options.url, (host) => connections.failureOf(host)),
+        navigationErrorMessage(errorText, mainDocumentUrl, (host) => connections.failureOf(host)),
     });
     const config = lighthouseConfig({ emulation, throttle, maxWaitForLoadMs: maxWaitMs });
     phase('setup');
