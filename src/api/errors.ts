@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import { ApiError, ERRORS, type ErrorCode } from '../core/errors.js';
 import { JSONAPI } from './schemas/common.js';
@@ -12,6 +14,31 @@ export function errorBody(code: ErrorCode, detail?: string) {
   const item: Record<string, string> = { status: String(e.status), code, title: e.title };
   if (detail) item.detail = detail;
   return { errors: [item] };
+}
+
+/** The largest request body read (server.ts); larger ones are 413 E41300. */
+export const BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over Node's 16 KiB, a malformed request,
+ * a request that does not arrive in time) are answered with the spec's error body all the same. The path is not
+ * known at this point, so every such answer is the API's JSON error, then the connection is closed.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, detail]: [ErrorCode, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? ['E43100', 'The request line and headers are over 16 KiB together; shorten the URL (fewer filter values) or the headers.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['E40800', 'The request did not arrive in time; send it again.']
+        : ['E40000', `The HTTP request could not be parsed (${err.code ?? 'malformed request'}); send a well-formed HTTP/1.1 request.`];
+  const status = ERRORS[code].status;
+  const body = JSON.stringify(errorBody(code, detail));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
@@ -33,7 +60,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return sendApiError(reply, new ApiError('E40002', 'The request body is empty or its length is wrong; send a JSON:API document.'));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return sendApiError(reply, new ApiError('E40002', 'The request body is larger than 1 MiB.'));
+      return sendApiError(reply, new ApiError('E41300', `The request body is larger than ${BODY_LIMIT / 1024 / 1024} MiB; a JSON:API document here is a few KiB.`));
     case 'FST_ERR_VALIDATION': {
       // Routes attach their validation errors (router.ts); should one escape, it still gets the route's code.
       const route = routeSchema(request.routeOptions.config.routeKey ?? '');

@@ -18,8 +18,18 @@ import {
  */
 
 export const MAX_PAGE_SIZE = 500;
-export const MAX_PAGE_TAGS = 500;
+/**
+ * Values one filter takes (page_tag's 500 tags of the spec, and as many for every other filter), and all the
+ * filters of one query together: each value is a bound parameter and a term of the WHERE clause, so these keep
+ * a query well inside SQLite's and PostgreSQL's limits and its cost bounded.
+ */
+export const MAX_FILTER_VALUES = 500;
+export const MAX_QUERY_FILTER_VALUES = 1000;
 const MAX_PAGE_NUMBER = 1_000_000_000;
+/** Unix seconds whose milliseconds JavaScript dates (and so bigint columns and safe integers) hold: ±8.64e12. */
+const TIME_MAX = 8_640_000_000_000;
+/** No column holds control characters (PostgreSQL text cannot hold NUL at all), so no filter value has one. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const FILTER_KEY = /^filter\[([^\][]*)\]$/;
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -56,16 +66,31 @@ function parseValue(name: string, attr: AttrSpec, raw: string): string | number 
       return hit;
     }
     case 'time':
-      if (!INTEGER.test(raw)) throw new ApiError('E40006', `filter[${name}] takes a Unix time in whole seconds, not "${raw}".`);
-      return Number(raw);
+      return wholeNumber(name, raw, -TIME_MAX, TIME_MAX, 'a Unix time in whole seconds');
+    // Any finite decimal, also for integer columns: the store compares as double precision (49.5 and 1e20 too).
     case 'int':
-    case 'number':
-      if (!NUMBER.test(raw)) throw new ApiError('E40006', `filter[${name}] takes a number, not "${raw}".`);
-      return Number(raw);
+    case 'number': {
+      if (!NUMBER.test(raw)) throw new ApiError('E40006', `filter[${name}] takes a number, not "${shown(raw)}".`);
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new ApiError('E40006', `filter[${name}] takes a finite number, not "${shown(raw)}".`);
+      return n;
+    }
     default:
+      if (CONTROL.test(raw)) throw new ApiError('E40006', `filter[${name}] has a value with a control character (such as NUL); no ${name} has one.`);
       return raw;
   }
 }
+
+function wholeNumber(name: string, raw: string, min: number, max: number, what: string): number {
+  const n = Number(raw);
+  if (!INTEGER.test(raw) || n < min || n > max) {
+    throw new ApiError('E40006', `filter[${name}] takes ${what} from ${min} to ${max}, not "${shown(raw)}".`);
+  }
+  return n;
+}
+
+/** A value quoted in a detail, cut short: details stay readable whatever was sent. */
+const shown = (raw: string) => (raw.length > 40 ? `${raw.slice(0, 37)}...` : raw);
 
 function parseFilter(spec: ListSpec, key: string, inner: string, raw: string | string[]): FilterTerm {
   const parts = inner.split(':');
@@ -83,8 +108,9 @@ function parseFilter(spec: ListSpec, key: string, inner: string, raw: string | s
   }
   const values = items(raw);
   if (values.length === 0) throw new ApiError('E40006', `${key} has no value; give at least one (several comma-separated).`);
-  if (attr.type === 'tag' && new Set(values).size > MAX_PAGE_TAGS) {
-    throw new ApiError('E40005', `${key} takes at most ${MAX_PAGE_TAGS} tag IDs, got ${new Set(values).size}.`);
+  const distinct = new Set(values).size;
+  if (distinct > MAX_FILTER_VALUES) {
+    throw new ApiError('E40005', `${key} takes at most ${MAX_FILTER_VALUES} ${attr.type === 'tag' ? 'tag IDs' : 'values'}, got ${distinct}.`);
   }
   return { attr: name, type: attr.type, op, values: values.map((v) => parseValue(name, attr, v)) };
 }
@@ -134,6 +160,10 @@ export function parseListQuery<T extends ListTable>(spec: ListSpec<T>, query: Re
     else {
       throw new ApiError('E40005', `Unknown query parameter "${key}"; lists take sort, filter[attribute], filter[attribute:operator], filter[:bool], page[size] and page[number].`);
     }
+  }
+  const valueCount = filters.reduce((n, f) => n + new Set(f.values).size, 0);
+  if (valueCount > MAX_QUERY_FILTER_VALUES) {
+    throw new ApiError('E40005', `The filters of this query have ${valueCount} values in all; at most ${MAX_QUERY_FILTER_VALUES} are accepted (${MAX_FILTER_VALUES} per filter).`);
   }
   const boolGiven = Object.prototype.hasOwnProperty.call(query, 'filter[:bool]');
   if (boolGiven) {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { authenticateRequest } from './auth.js';
 import type { AppContext } from './context.js';
-import { handleError, sendApiError } from './errors.js';
+import { BODY_LIMIT, clientErrorHandler, handleError, sendApiError } from './errors.js';
 import { API_PREFIX, requestOrigin } from './links.js';
 import { openApiDocument } from './openapi.js';
 import { Router } from './router.js';
@@ -34,7 +34,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       // Credentials never reach the log: neither API keys nor the tested page's cookies and passwords.
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
     },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
+    clientErrorHandler,
     // Path IDs longer than the route schemas accept (128) reach them and get the route's own not-found code.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery, maxParamLength: 1024 },
     // URLs the router cannot even match still answer a spec error body under /api/2.0 (COMPAT: every 4xx has errors).

@@ -117,6 +117,38 @@ export function requestValidationError(route: RouteSchema, part: string | undefi
 
 /* ---------- bodies ---------- */
 
+/** JSON:API bodies of this API are a handful of levels deep; deeper ones are refused before anything walks them. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Every string and key of a parsed body with its JSON pointer, walked without recursion (any depth is safe). */
+function* stringsIn(body: unknown): Generator<[string, string]> {
+  const stack: [unknown, string][] = [[body, '']];
+  while (stack.length > 0) {
+    const [v, pointer] = stack.pop()!;
+    if (typeof v === 'string') yield [v, pointer];
+    if (typeof v !== 'object' || v === null) continue;
+    for (const [k, child] of Object.entries(v)) {
+      const at = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      yield [k, at];
+      stack.push([child, at]);
+    }
+  }
+}
+
+/** Nesting depth of a parsed JSON value (a scalar is 0, `[]` is 1), counted without recursion, up to `limit` + 1. */
+export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 const bodyValidators = new Map<string, ValidateFunction>();
 
 /**
@@ -131,9 +163,18 @@ export function checkBody(key: string, body: unknown): ApiError | undefined {
     validate = ajv.compile(inlineRefs(route.body.schema) as JsonSchema);
     bodyValidators.set(key, validate);
   }
-  if (validate(body)) return undefined;
-  const { message, pointer } = describeSchemaError('body', validate.errors ?? [], body);
   const { attributesPath, attributesErrorCode, errorCode, hint } = route.body;
-  const inAttributes = attributesPath !== undefined && pointer.startsWith(`${attributesPath}/`);
-  return new ApiError(inAttributes ? (attributesErrorCode ?? errorCode) : errorCode, `${message}; ${hint}`);
+  const refuse = (message: string, pointer: string) => {
+    const inAttributes = attributesPath !== undefined && pointer.startsWith(`${attributesPath}/`);
+    return new ApiError(inAttributes ? (attributesErrorCode ?? errorCode) : errorCode, `${message}; ${hint}`);
+  };
+  if (!validate(body)) {
+    const { message, pointer } = describeSchemaError('body', validate.errors ?? [], body);
+    return refuse(message, pointer);
+  }
+  // No stored text holds NUL (PostgreSQL cannot), so a body with one anywhere is refused whatever the schema says.
+  for (const [s, pointer] of stringsIn(body)) {
+    if (s.includes('\u0000')) return refuse(`${place('body', pointer)} contains a NUL character (\\u0000); remove it`, pointer);
+  }
+  return undefined;
 }

@@ -61,3 +61,30 @@ export class FileArtifactStore implements ArtifactStore {
     await rm(join(this.root, prefix), { recursive: true, force: true });
   }
 }
+
+/**
+ * A stored JSON file, parsed: absent, damaged (a truncated write or a disk fault leaves text that does not parse,
+ * or parses to something that is not the expected shape), or its value. Callers answer a clear error or leave
+ * the part out; a damaged file never becomes a 500.
+ */
+export type StoredJson<T> = { state: 'ok'; value: T } | { state: 'missing' } | { state: 'damaged'; reason: string };
+
+export async function readJsonArtifact<T>(store: ArtifactStore, key: string, isShape: (v: unknown) => v is T): Promise<StoredJson<T>> {
+  const raw = await store.get(key);
+  if (!raw) return { state: 'missing' };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    return { state: 'damaged', reason: `${key} is not valid JSON (${(err as Error).message})` };
+  }
+  return isShape(value) ? { state: 'ok', value } : { state: 'damaged', reason: `${key} does not have the expected shape` };
+}
+
+/** A shape check for readJsonArtifact: an object whose `member` is an array. */
+export const objectWithArray =
+  <T>(member: string) =>
+  (v: unknown): v is T =>
+    typeof v === 'object' && v !== null && Array.isArray((v as Record<string, unknown>)[member]);
+
+export const anyObject = <T>(v: unknown): v is T => typeof v === 'object' && v !== null && !Array.isArray(v);

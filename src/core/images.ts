@@ -13,7 +13,8 @@
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { tar, type TarFile } from '../analysis/legacy/tar.js';
-import type { ArtifactStore } from '../artifacts/store.js';
+import { objectWithArray, readJsonArtifact, type ArtifactStore } from '../artifacts/store.js';
+import { ApiError } from './errors.js';
 import { ARTIFACT, artifactKey, optimizedImagesState, type ImageIndex, type ReportRow } from './reports.js';
 
 export { OPTIMIZED_IMAGES_TTL_MS, optimizedImagesState } from './reports.js';
@@ -78,8 +79,9 @@ async function optimise(body: Buffer, format: ModernFormat | undefined): Promise
 /** Builds the archive from the captured sources. */
 export async function buildOptimizedImages(artifacts: ArtifactStore, reportId: string, format?: ModernFormat,
   mtime?: number): Promise<Buffer> {
-  const raw = await artifacts.get(artifactKey(reportId, ARTIFACT.imageIndex));
-  const index = raw ? (JSON.parse(raw.toString('utf8')) as ImageIndex) : { images: [] };
+  const stored = await readJsonArtifact(artifacts, artifactKey(reportId, ARTIFACT.imageIndex), objectWithArray<ImageIndex>('images'));
+  if (stored.state === 'damaged') throw new ApiError('E40411', 'The stored images of this report are damaged and cannot be read; run a new test.');
+  const index = stored.state === 'ok' ? stored.value : { images: [] };
   const manifest: OptimizedImagesManifest = { files: [], omitted: [] };
   const files: TarFile[] = [];
   let n = 0;

@@ -55,6 +55,7 @@ export function parseTagBody(body: unknown, mode: 'create' | 'patch'): TagInput 
     const name = a.name.trim();
     if (name === '') throw new ApiError('E40009', 'name must not be empty.');
     if (chars(name) > TAG_NAME_MAX) throw new ApiError('E40009', `name is ${chars(name)} characters long; the maximum is ${TAG_NAME_MAX}.`);
+    if (/[\u0000-\u001f\u007f]/.test(name)) throw new ApiError('E40009', 'name must not contain control characters (NUL, tab, line breaks...).');
     out.name = name;
   } else if (mode === 'create') {
     throw new ApiError('E40009', `name is required: a string of 1-${TAG_NAME_MAX} characters, unique in the account.`);
@@ -68,6 +69,7 @@ export function parseTagBody(body: unknown, mode: 'create' | 'patch'): TagInput 
     if (chars(d) > TAG_DESCRIPTION_MAX) {
       throw new ApiError('E40009', `description is ${chars(d)} characters long; the maximum is ${TAG_DESCRIPTION_MAX}.`);
     }
+    if (d.includes('\u0000')) throw new ApiError('E40009', 'description must not contain a NUL character (\\u0000).');
     // An empty description is "not set": the attribute disappears from the tag.
     out.description = d === '' ? null : d;
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../api/context.js';
-import { ARTIFACT, artifactKey, getReportById, reportResources } from '../core/reports.js';
+import { couldBeId } from '../api/schemas/common.js';
+import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../core/reports.js';
 import { renderReportPage } from './page.js';
 import { pdfService } from './pdf.js';
 import { sendRanged } from './range.js';
@@ -18,11 +19,13 @@ const CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-s
  */
 export function registerReportPage(app: FastifyInstance, ctx: AppContext): void {
   const notFound = (reply: FastifyReply, what: string) => reply.code(404).type('text/plain').send(what);
+  // A string that is no ID (a NUL in it: PostgreSQL cannot even compare it) is simply not found.
+  const reportById = async (id: string): Promise<ReportRow | undefined> => (couldBeId(id) ? getReportById(ctx.store.db, id) : undefined);
   const secure = (reply: FastifyReply) => reply.header('Referrer-Policy', 'no-referrer').header('X-Content-Type-Options', 'nosniff');
 
   app.get('/reports/:id', async (req, reply) => {
     const { id } = req.params as { id: string };
-    const report = await getReportById(ctx.store.db, id);
+    const report = await reportById(id);
     if (!report) return notFound(reply, 'This report does not exist or has expired.');
     const data = await loadReportData(ctx.artifacts, report, 'web', `/reports/${id}`);
     const labels = {
@@ -35,7 +38,7 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext): void 
 
   app.get('/reports/:id/screenshot.jpg', async (req, reply) => {
     const { id } = req.params as { id: string };
-    const report = await getReportById(ctx.store.db, id);
+    const report = await reportById(id);
     const jpeg = report ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.screenshot)) : null;
     if (!jpeg) return notFound(reply, 'No screenshot.');
     return secure(reply).header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
@@ -44,7 +47,7 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext): void 
   app.get('/reports/:id/filmstrip/:frame', async (req, reply) => {
     const { id, frame } = req.params as { id: string; frame: string };
     const m = /^(\d+)\.jpg$/.exec(frame);
-    const report = m ? await getReportById(ctx.store.db, id) : undefined;
+    const report = m ? await reportById(id) : undefined;
     const jpeg = report && m && Number(m[1]) < report.filmstrip_frames ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.frame(Number(m[1])))) : null;
     if (!jpeg) return notFound(reply, 'No such frame.');
     return secure(reply).header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
@@ -52,7 +55,7 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext): void 
 
   app.get('/reports/:id/video.mp4', async (req, reply) => {
     const { id } = req.params as { id: string };
-    const report = await getReportById(ctx.store.db, id);
+    const report = await reportById(id);
     const key = artifactKey(id, ARTIFACT.video);
     const size = report && reportResources(report).has(ARTIFACT.video) ? await ctx.artifacts.size(key) : null;
     if (size === null) return notFound(reply, 'This report has no video.');

@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import type { StructureReport } from '../analysis/grade.js';
 import { structureReport } from '../analysis/grade.js';
-import type { ArtifactStore } from '../artifacts/store.js';
+import { anyObject, objectWithArray, readJsonArtifact, type ArtifactStore } from '../artifacts/store.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports.js';
 import type { ResourceSummary } from '../analysis/resource-summary.js';
@@ -28,10 +28,11 @@ export interface ReportData {
   pageUrl?: string;
 }
 
-async function json<T>(artifacts: ArtifactStore, report: ReportRow, name: string): Promise<T | undefined> {
+/** A JSON file of the report; a missing or damaged one is left out of the page (it shows what it can). */
+async function json<T>(artifacts: ArtifactStore, report: ReportRow, name: string, isShape: (v: unknown) => v is T = anyObject): Promise<T | undefined> {
   if (!reportResources(report).has(name)) return undefined;
-  const raw = await artifacts.get(artifactKey(report.id, name));
-  return raw ? (JSON.parse(raw.toString('utf8')) as T) : undefined;
+  const stored = await readJsonArtifact(artifacts, artifactKey(report.id, name), isShape);
+  return stored.state === 'ok' ? stored.value : undefined;
 }
 
 /** Frames for print: at most `max`, keeping the first, the last and the ones where the screen changed most. */
@@ -62,15 +63,15 @@ export async function loadReportData(artifacts: ArtifactStore, report: ReportRow
   const have = reportResources(report);
   const options = JSON.parse(report.options) as AnalysisOptions;
   const har = await json<{ log?: { entries?: WaterfallEntry[] } }>(artifacts, report, ARTIFACT.har);
-  const entries = har?.log?.entries ?? [];
+  const entries = Array.isArray(har?.log?.entries) ? har.log.entries : [];
   let structure = await json<StructureReport>(artifacts, report, ARTIFACT.structure);
   if (!structure && have.has(ARTIFACT.lighthouse)) {
     // Reports made before structure.json was kept: the same audits, from the Lighthouse result.
     const lhr = await json<{ audits?: Parameters<typeof structureReport>[0] }>(artifacts, report, ARTIFACT.lighthouse);
     structure = structureReport(lhr?.audits);
   }
-  const summary = await json<ResourceSummary>(artifacts, report, ARTIFACT.resourceSummary);
-  const index = await json<FilmstripIndex>(artifacts, report, ARTIFACT.filmstrip);
+  const summary = await json(artifacts, report, ARTIFACT.resourceSummary, objectWithArray<ResourceSummary>('content_types'));
+  const index = await json(artifacts, report, ARTIFACT.filmstrip, objectWithArray<FilmstripIndex>('frames'));
   const frames = index?.frames ?? [];
   const data: ReportData = { report, options, mode, entries, structure, summary, filmstrip: [], pageUrl: base };
 

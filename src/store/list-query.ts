@@ -183,9 +183,11 @@ function condition<T extends ListTable>(spec: ListSpec<T>, term: FilterTerm, val
       }
     }
     // falls through: unreachable, every op returns above
+    // As double precision on both engines: a decimal or a value past the integer column's range (1.5, 1e20)
+    // compares as numbers do, where PostgreSQL would refuse it as an integer parameter.
     case 'int':
     case 'number':
-      return sql<SqlBool>`${col} ${sql.raw(CMP[term.op])} ${value}`;
+      return sql<SqlBool>`${col} ${sql.raw(CMP[term.op])} cast(${value} as double precision)`;
     case 'fuzzy':
       return sql<SqlBool>`lower(${col}) like ${substringPattern(String(value))} escape '!'`;
     case 'enum':

@@ -6,6 +6,7 @@ import { publicOptions } from '../../core/options.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { ARTIFACT, artifactKey, deleteReport, getReport, pagespeedFilesState, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
+import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
 import { sendRanged } from '../../report/range.js';
 import { principalOf } from '../auth.js';
@@ -122,9 +123,13 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
       case 'filmstrip.json': {
         const missing: [ErrorCode, string] = ['E40409', 'This report has no filmstrip; it was not run with report=lighthouse.'];
         if (!reportResources(report).has(ARTIFACT.filmstrip)) throw new ApiError(...missing);
-        const raw = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.filmstrip));
-        if (!raw) throw new ApiError(...missing);
-        const index = JSON.parse(raw.toString('utf8')) as FilmstripIndex;
+        const stored = await readJsonArtifact(ctx.artifacts, artifactKey(report.id, ARTIFACT.filmstrip), objectWithArray<FilmstripIndex>('frames'));
+        if (stored.state === 'missing') throw new ApiError(...missing);
+        if (stored.state === 'damaged') {
+          req.log.warn({ reportId: report.id, reason: stored.reason }, 'damaged artifact');
+          throw new ApiError('E40409', 'The stored filmstrip of this report is damaged and cannot be read; run a new test.');
+        }
+        const index = stored.value;
         const base64 = first(query.base64) === '1';
         const frames = await Promise.all(
           index.frames.map(async (f) => {

@@ -135,8 +135,22 @@ export function errors(...codes: ErrorCode[]): Record<string, ResponseDoc> {
 /** The longest path ID accepted; IDs this server makes are 12 characters, catalogue IDs are short slugs. */
 export const MAX_ID_LENGTH = 128;
 
+/**
+ * No ID has a control character; PostgreSQL text cannot even hold NUL, so such an ID is refused (with the
+ * route's not-found code) before it reaches a query.
+ */
+const ID_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
+
+/** The same rule for routes outside the API (the public report page): could `s` be an ID at all? */
+export const couldBeId = (s: string): boolean => s.length >= 1 && s.length <= MAX_ID_LENGTH && new RegExp(ID_PATTERN).test(s);
+
 export function idParams(description: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
-  return obj({ id: str(description, { minLength: 1, maxLength: MAX_ID_LENGTH }), ...extra }, ['id', ...Object.keys(extra)]);
+  const id = str(`${description}: up to ${MAX_ID_LENGTH} characters, none of them a control character`, {
+    minLength: 1,
+    maxLength: MAX_ID_LENGTH,
+    pattern: ID_PATTERN,
+  });
+  return obj({ id, ...extra }, ['id', ...Object.keys(extra)]);
 }
 
 /** A query value as server.ts leaves it: a string, or an array when the key is repeated. */
