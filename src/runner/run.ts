@@ -15,7 +15,7 @@ import { parseThrottle } from './conditions/throttle.js';
 import { hostResolverRules, parseDnsOverrides } from './conditions/dns.js';
 import { applyThroughput } from './conditions/throttle.js';
 import { adblockEngine, adblockJudge } from './conditions/adblock.js';
-import { setCookies, parseCookie } from './conditions/cookies.js';
+import { setCookies } from './conditions/cookies.js';
 import { needsInterceptor, startInterceptor } from './conditions/interceptor.js';
 import { isPrivateAddress } from './conditions/private-address.js';
 import { createLoadWait } from './load-wait.js';
@@ -25,7 +25,7 @@ import { startScreencast, filmstripFrames } from './capture/filmstrip.js';
 import { readTimings, timingFigures } from './capture/timings.js';
 import { rumSpeedIndex } from './capture/rum-speed-index.js';
 import { takeScreenshot } from './capture/screenshot.js';
-import { buildHar, harFigures, keepEntries } from './capture/har.js';
+import { authChallengeMs, buildHar, harFigures, keepEntries } from './capture/har.js';
 import { findMainDocument, fullyLoadedTime, requestsStartedBy } from './capture/network.js';
 import { encodeVideo } from './capture/video.js';
 import { collectImages } from './capture/images.js';
@@ -209,9 +209,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const screenshot = await takeScreenshot(page);
     phase('screenshot');
 
-    const secrets = [options.httpauth_password ?? '',
-      ...options.cookies.map((c) => parseCookie(c)?.value ?? '').filter((v) => v.length >= 8)];
-    const har = buildHar(devtoolsLog, secrets);
+    // Secrets are scrubbed by core when the artifacts are stored (core/secrets.ts).
+    const har = buildHar(devtoolsLog);
     keepEntries(har, requestsStartedBy(devtoolsLog, loadEnd));
     const figures = harFigures(har, mainDoc?.requestId);
     phase('har');
@@ -245,6 +244,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const metrics: RunMetrics = {
       ...figures,
       ...timingFigures(timings),
+      // Of the authorized response: an HTTP auth challenge's round trip is not the server's first byte.
+      time_to_first_byte: Math.max(0, timingFigures(timings).time_to_first_byte - authChallengeMs(har, mainDoc?.requestId)),
       fully_loaded_time: stopOnload ? -1 : Math.max(endMs, Math.round(timings.loadEventEnd)),
       rum_speed_index: rumSi,
       ...lighthouseMetrics(lhr),
