@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createCatalog } from './core/catalog.js';
 import { sweepRateLimits } from './core/ratelimit.js';
 import { reapExpiredLeases } from './core/tests.js';
+import { sealStoredOptions } from './core/stored-options.js';
 import { runTest } from './runner/run.js';
 import { MonitorScheduler } from './scheduler/monitor.js';
 import { ExpirySweeper } from './scheduler/sweep.js';
@@ -37,7 +38,8 @@ function withOperatorSettings(run: (spec: RunSpec) => Promise<RunResult>, config
 }
 
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
+    secretKey: config.secretKey });
   const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
   let agent: Agent | undefined;
@@ -48,6 +50,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     catalog,
     notifyQueued: () => agent?.wake(),
   });
+  // Rows stored before encryption at rest get their secrets sealed (once; later starts find none).
+  const sealed = await sealStoredOptions(store);
+  if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (config.agent && config.agentSlots > 0) {
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog),

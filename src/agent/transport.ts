@@ -3,6 +3,7 @@ import type { AnalysisOptions } from '../core/analysis-options.js';
 import type { Catalog } from '../core/catalog.js';
 import { deviceProfile } from '../core/catalog.js';
 import { completeTest } from '../core/reports.js';
+import { readOptions } from '../core/stored-options.js';
 import { claimTest, failTest, releaseTest, renewLease } from '../core/tests.js';
 import type { Store } from '../store/db.js';
 import type { DeviceProfile, RunResult } from '../runner/types.js';
@@ -38,7 +39,7 @@ export class InProcessTransport implements AgentTransport {
   async claim(agentId: string, location: string, leaseMs: number): Promise<Job | null> {
     const test = await claimTest(this.store, location, agentId, leaseMs);
     if (!test) return null;
-    const options = JSON.parse(test.options) as AnalysisOptions;
+    const options = readOptions(this.store.box, test.options);
     const device = options.simulate_device ? this.catalog.device(options.simulate_device) : undefined;
     return { testId: test.id, options, device: device ? deviceProfile(device) : undefined };
   }

@@ -13,6 +13,7 @@ import type { Db } from './accounts.js';
 import { clock } from './clock.js';
 import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';
+import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
 
 export type ReportRow = Selectable<ReportsTable>;
@@ -64,7 +65,7 @@ export function reportExpiry(createdMs: number, retentionMonths: number): number
 export async function completeTest(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult): Promise<boolean> {
   const test = await store.db.selectFrom('tests').selectAll().where('id', '=', testId).executeTakeFirst();
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
-  const options = JSON.parse(test.options) as AnalysisOptions;
+  const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
   const withLegacy = options.report.includes('legacy');
   const har = result.har as unknown as HarLike;

@@ -7,6 +7,7 @@ import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { optionsFingerprint } from './options.js';
+import { storeOptions } from './stored-options.js';
 import { testCostTenths } from './pricing.js';
 
 export type TestRow = Selectable<TestsTable>;
@@ -76,7 +77,7 @@ export async function startTest(
       id: newId(),
       account_id: principal.accountId,
       url: options.url,
-      options: JSON.stringify(options),
+      options: storeOptions(store.box, options),
       fingerprint,
       source,
       state: 'queued',
