@@ -7,6 +7,7 @@
 import type { Store } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { AnalysisOptions } from './analysis-options.js';
+import { optionsFingerprint } from './options.js';
 
 interface Secrets {
   httpauth_password?: string;
@@ -32,6 +33,16 @@ export function readOptions(box: SecretBox, text: string): AnalysisOptions {
   return options;
 }
 
+/**
+ * The page fingerprint of options as stored: cookies enter it as keyed MACs, since a plain hash of the options
+ * would let anyone holding the database try short cookie values against it. Options without cookies keep the
+ * plain fingerprint.
+ */
+export function storedFingerprint(box: SecretBox, options: AnalysisOptions): string {
+  if (options.cookies.length === 0) return optionsFingerprint(options);
+  return optionsFingerprint({ ...options, cookies: options.cookies.map((c) => box.mac(c)) });
+}
+
 /** Whether a stored value still holds secrets in the clear (written before encryption at rest). */
 function holdsClearSecrets(text: string): boolean {
   try {
@@ -42,7 +53,10 @@ function holdsClearSecrets(text: string): boolean {
   }
 }
 
-/** Seals the secrets of rows written before encryption at rest; returns how many rows it rewrote. */
+/**
+ * Seals the secrets of rows written before encryption at rest, and gives rows with cookies the keyed
+ * fingerprint; returns how many rows it rewrote.
+ */
 export async function sealStoredOptions(store: Store): Promise<number> {
   let sealed = 0;
   for (const table of ['tests', 'reports', 'pages'] as const) {
@@ -51,10 +65,14 @@ export async function sealStoredOptions(store: Store): Promise<number> {
       .execute();
     for (const row of rows) {
       if (!holdsClearSecrets(row.options)) continue;
-      const options = storeOptions(store.box, readOptions(store.box, row.options));
+      const clear = readOptions(store.box, row.options);
+      const options = storeOptions(store.box, clear);
       // Only if unchanged meanwhile: a concurrent writer's row is already sealed.
-      const res = await store.db.updateTable(table).set({ options }).where('id', '=', row.id)
-        .where('options', '=', row.options).executeTakeFirst();
+      const res = table === 'reports'
+        ? await store.db.updateTable(table).set({ options }).where('id', '=', row.id).where('options', '=', row.options)
+          .executeTakeFirst()
+        : await store.db.updateTable(table).set({ options, fingerprint: storedFingerprint(store.box, clear) })
+          .where('id', '=', row.id).where('options', '=', row.options).executeTakeFirst();
       sealed += Number(res.numUpdatedRows);
     }
   }

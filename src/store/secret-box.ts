@@ -6,7 +6,7 @@
  * key through WEBGAUGE_SECRET_KEY. Losing the key loses the stored secrets only: reports stay readable, but
  * their `analysis-options` and retests can no longer be given the password and cookies.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -50,6 +50,11 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(AAD);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return [VERSION, iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  }
+
+  /** HMAC-SHA256 (hex) under the key: a stable stand-in for a secret where equality is all that matters. */
+  mac(text: string): string {
+    return createHmac('sha256', this.key).update('webgauge mac v1\0').update(text).digest('hex');
   }
 
   /** Throws SecretKeyError when the value was sealed under another key or altered. */

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../src/app.js';
-import { readOptions } from '../../src/core/stored-options.js';
+import { optionsFingerprint } from '../../src/core/options.js';
+import { readOptions, storedFingerprint } from '../../src/core/stored-options.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 
@@ -36,6 +37,10 @@ for (const engine of engines()) {
       const options = readOptions(s.app.store.box, row.options);
       assert.equal(options.httpauth_password, password);
       assert.deepEqual(options.cookies, cookies);
+      const { fingerprint } = await s.app.store.db.selectFrom('tests').select('fingerprint').where('id', '=', res.body.data.id)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(fingerprint, optionsFingerprint(options), 'no plain hash to try cookie values against');
+      assert.equal(fingerprint, storedFingerprint(s.app.store.box, options));
     });
 
     test('rows from before encryption are sealed at start; analysis-options and retest still get the secrets', async () => {
@@ -61,9 +66,13 @@ for (const engine of engines()) {
 
       const retest = await call(s, 'POST', `/reports/${seeded.reportId}/retest`, { key: s.key });
       assert.equal(retest.status, 202, retest.text);
-      const row = await s.app.store.db.selectFrom('tests').select('options').where('id', '=', retest.body.data.id).executeTakeFirstOrThrow();
+      const row = await s.app.store.db.selectFrom('tests').select(['options', 'fingerprint', 'page_id'])
+        .where('id', '=', retest.body.data.id).executeTakeFirstOrThrow();
       assert.deepEqual(clear(row.options), []);
       assert.deepEqual(readOptions(s.app.store.box, row.options).cookies, cookies);
+      const page = await s.app.store.db.selectFrom('pages').select('fingerprint').where('id', '=', seeded.pageId).executeTakeFirstOrThrow();
+      assert.equal(row.fingerprint, page.fingerprint, 'the re-fingerprinted page is still the retest\'s page');
+      assert.equal(row.page_id, seeded.pageId);
     });
   });
 }
