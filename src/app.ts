@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { createCatalog } from './core/catalog.js';
 import { sweepRateLimits } from './core/ratelimit.js';
 import { reapExpiredLeases } from './core/tests.js';
+import { sealStoredOptions } from './core/stored-options.js';
 import { runTest } from './runner/run.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from './runner/browser.js';
 import { MonitorScheduler } from './scheduler/monitor.js';
@@ -42,7 +43,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   // Keys, artifacts and the database live here: nobody else on the machine, the browser's user included, reads it.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(config.dataDir, 0o700);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
+    secretKey: config.secretKey });
   const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
   const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
@@ -55,6 +57,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     sandbox,
     notifyQueued: () => agent?.wake(),
   });
+  // Rows stored before encryption at rest get their secrets sealed (once; later starts find none).
+  const sealed = await sealStoredOptions(store);
+  if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (config.agent && config.agentSlots > 0) {
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog),

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { TargetPolicy } from './net/policy.js';
+import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
 export interface Config {
@@ -35,6 +36,11 @@ export interface Config {
   adblockLists: string[];
   /** How long a report.pdf request waits for a slow generation before it is redirected to ask again. */
   pdfWaitMs: number;
+  /**
+   * The key that encrypts stored secrets (WEBGAUGE_SECRET_KEY: 32 bytes, hex or base64); without it the store
+   * keeps one in `secret.key` in the data directory. Nodes sharing a PostgreSQL database must share it.
+   */
+  secretKey?: string;
 }
 
 export class ConfigError extends Error {}
@@ -81,6 +87,18 @@ function targetPolicy(env: NodeJS.ProcessEnv): TargetPolicy {
   }
 }
 
+function secretKeyVar(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.WEBGAUGE_SECRET_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    parseSecretKey(raw, 'WEBGAUGE_SECRET_KEY');
+  } catch (err) {
+    if (err instanceof SecretKeyError) throw new ConfigError(err.message);
+    throw err;
+  }
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const databaseUrl = env.WEBGAUGE_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -106,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',
     adblockLists: readableFiles(env, 'WEBGAUGE_ADBLOCK_LIST'),
     pdfWaitMs: intVar(env, 'WEBGAUGE_PDF_WAIT_MS', 10_000, 0, 120_000),
+    secretKey: secretKeyVar(env),
   };
   return { ...config, ...overrides };
 }

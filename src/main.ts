@@ -45,7 +45,7 @@ async function serve(args: string[]): Promise<void> {
 
 async function withStore<T>(fn: (db: Awaited<ReturnType<typeof openStore>>['db']) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, secretKey: config.secretKey });
   try {
     return await fn(store.db);
   } finally {

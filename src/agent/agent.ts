@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { newId } from '../core/ids.js';
+import { scrubError, secretScrubber, testSecrets } from '../core/secrets.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
 import type { BrowserSandbox } from '../runner/browser.js';
 import type { TargetPolicy } from '../net/policy.js';
@@ -109,6 +110,8 @@ export class Agent {
     // Named like the browser profiles, so a restart after kill -9 finds what this process left behind.
     const workDir = await mkdtemp(join(tmpdir(), `webgauge-run-${this.opts.sandbox.tag}-${process.pid}-`));
     const started = Date.now();
+    // What the agent logs or stores about the test is scrubbed of its secrets (a failure can quote a URL).
+    const scrub = secretScrubber(testSecrets(job.options));
     try {
       const result = await this.opts.run({
         testId: job.testId,
@@ -135,9 +138,10 @@ export class Agent {
         log.warn({ test: job.testId }, 'lease lost; result discarded');
       } else {
         const message =
-          err instanceof RunError ? err.message : 'The test could not be run because of an internal error of the test agent.';
-        if (!(err instanceof RunError)) log.error({ err, test: job.testId }, 'run failed unexpectedly');
-        await transport.fail(this.id, job.testId, message).catch((e) => log.error({ err: e }, 'marking failure failed'));
+          err instanceof RunError ? scrub.text(err.message) : 'The test could not be run because of an internal error of the test agent.';
+        if (!(err instanceof RunError)) log.error({ err: scrubError(scrub, err), test: job.testId }, 'run failed unexpectedly');
+        await transport.fail(this.id, job.testId, message)
+          .catch((e) => log.error({ err: scrubError(scrub, e) }, 'marking failure failed'));
       }
     } finally {
       clearInterval(renewer);

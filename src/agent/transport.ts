@@ -4,6 +4,7 @@ import type { Catalog } from '../core/catalog.js';
 import { deviceProfile } from '../core/catalog.js';
 import { loadConditions, type LoadConditions } from '../core/conditions.js';
 import { completeTest } from '../core/reports.js';
+import { readOptions } from '../core/stored-options.js';
 import { claimTest, failTest, releaseTest, renewLease } from '../core/tests.js';
 import type { Store } from '../store/db.js';
 import type { DeviceProfile, RunResult } from '../runner/types.js';
@@ -41,7 +42,7 @@ export class InProcessTransport implements AgentTransport {
   async claim(agentId: string, location: string, leaseMs: number): Promise<Job | null> {
     const test = await claimTest(this.store, location, agentId, leaseMs);
     if (!test) return null;
-    const options = JSON.parse(test.options) as AnalysisOptions;
+    const options = readOptions(this.store.box, test.options);
     const device = options.simulate_device ? this.catalog.device(options.simulate_device) : undefined;
     return { testId: test.id, options, conditions: loadConditions(options), device: device ? deviceProfile(device) : undefined };
   }

@@ -12,6 +12,8 @@ import type { AnalysisOptions } from './analysis-options.js';
 import type { Db } from './accounts.js';
 import { clock } from './clock.js';
 import { newId } from './ids.js';
+import { secretScrubber, testSecrets } from './secrets.js';
+import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
 
 export type ReportRow = Selectable<ReportsTable>;
@@ -63,11 +65,12 @@ export function reportExpiry(createdMs: number, retentionMonths: number): number
 export async function completeTest(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult): Promise<boolean> {
   const test = await store.db.selectFrom('tests').selectAll().where('id', '=', testId).executeTakeFirst();
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
-  const options = JSON.parse(test.options) as AnalysisOptions;
+  const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
   const withLegacy = options.report.includes('legacy');
   const har = result.har as unknown as HarLike;
   const reportId = test.id; // COMPAT: the report ID equals the ID of its test.
+  const scrub = secretScrubber(testSecrets(options));
 
   // report=legacy: PageSpeed and YSlow from the HAR, the DOM facts and the bodies; computed before any file is
   // written, so a failure here leaves nothing behind.
@@ -76,14 +79,21 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     const facts: PageFacts = result.facts ?? { url: test.url, finalUrl: result.finalUrl, dom: emptyDomFacts() };
     const bodies = bodyStoreFromMap(result.bodies ?? new Map<string, Buffer>());
     const analysis = await legacyAnalysis(har, facts, bodies);
-    legacy = { analysis, tar: await buildPagespeedFiles(har, bodies, { analysed: analysis.bodies }) };
+    legacy = { analysis, tar: await buildPagespeedFiles(har, bodies, { analysed: analysis.bodies, scrub: scrub.text }) };
   }
 
+  // Every file goes through the test's secret scrubber on its way to the store; the analyses ran on the load as
+  // captured (bodies are found by their real URLs), so what they derive is scrubbed with it.
+  const writes: Promise<void>[] = [];
+  const putJson = (name: string, value: unknown): void => {
+    writes.push(artifacts.put(artifactKey(reportId, name), JSON.stringify(scrub.json(value))));
+  };
+  const putFile = (name: string, data: Buffer): void => {
+    writes.push(artifacts.put(artifactKey(reportId, name), data));
+  };
   const resources: string[] = [ARTIFACT.har, ARTIFACT.screenshot];
-  const writes: Promise<void>[] = [
-    artifacts.put(artifactKey(reportId, ARTIFACT.har), JSON.stringify(result.har)),
-    artifacts.put(artifactKey(reportId, ARTIFACT.screenshot), result.screenshot),
-  ];
+  putJson(ARTIFACT.har, result.har);
+  putFile(ARTIFACT.screenshot, result.screenshot);
   let frames = 0;
   let structureScore: number | undefined;
   if (withLighthouse && result.lighthouse) {
@@ -91,44 +101,41 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     // Lighthouse's audits and our own (CDN, bad requests, empty src, keep-alive, duplicates) over the HAR and DOM.
     const structure = structureReport(audits, har, result.facts);
     structureScore = structure.score;
-    resources.push(ARTIFACT.structure);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.structure), JSON.stringify(structure)));
-    resources.push(ARTIFACT.lighthouse);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.lighthouse), JSON.stringify(result.lighthouse)));
+    resources.push(ARTIFACT.structure, ARTIFACT.lighthouse);
+    putJson(ARTIFACT.structure, structure);
+    putJson(ARTIFACT.lighthouse, result.lighthouse);
   }
   if (legacy) {
     resources.push(ARTIFACT.pagespeed, ARTIFACT.yslow, ARTIFACT.pagespeedFiles);
-    writes.push(
-      artifacts.put(artifactKey(reportId, ARTIFACT.pagespeed), JSON.stringify(legacy.analysis.pagespeed.json)),
-      artifacts.put(artifactKey(reportId, ARTIFACT.yslow), JSON.stringify(legacy.analysis.yslow.json)),
-      artifacts.put(artifactKey(reportId, ARTIFACT.pagespeedFiles), legacy.tar),
-    );
+    putJson(ARTIFACT.pagespeed, legacy.analysis.pagespeed.json);
+    putJson(ARTIFACT.yslow, legacy.analysis.yslow.json);
+    putFile(ARTIFACT.pagespeedFiles, legacy.tar);
   }
   if (result.video) {
     resources.push(ARTIFACT.video);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.video), result.video));
+    putFile(ARTIFACT.video, result.video);
   }
   resources.push(ARTIFACT.resourceSummary);
   const entries = (result.har as { log?: { entries?: SummaryEntry[] } }).log?.entries ?? [];
-  writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.resourceSummary), JSON.stringify(resourceSummary(entries))));
+  putJson(ARTIFACT.resourceSummary, resourceSummary(entries));
   if (withLighthouse && result.images) {
     const index: ImageIndex = { images: [] };
     result.images.forEach((img, i) => {
       index.images.push({ id: String(i), url: img.url, mimeType: img.mimeType, bytes: img.body.length });
-      writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.image(i)), img.body));
+      putFile(ARTIFACT.image(i), img.body);
     });
     resources.push(ARTIFACT.imageIndex);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.imageIndex), JSON.stringify(index)));
+    putJson(ARTIFACT.imageIndex, index);
   }
   if (withLighthouse && result.filmstrip.length > 0) {
     const index: FilmstripIndex = { frames: [] };
     result.filmstrip.forEach((f, i) => {
       index.frames.push({ id: String(i), timestamp: Math.round(f.timestamp) });
-      writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.frame(i)), f.jpeg));
+      putFile(ARTIFACT.frame(i), f.jpeg);
     });
     frames = result.filmstrip.length;
     resources.push(ARTIFACT.filmstrip);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.filmstrip), JSON.stringify(index)));
+    putJson(ARTIFACT.filmstrip, index);
   }
   try {
     await Promise.all(writes);

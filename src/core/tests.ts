@@ -6,7 +6,7 @@ import { adjustCredits, fromTenths, refilledCredits, type Db, type Principal } f
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
-import { optionsFingerprint } from './options.js';
+import { storedFingerprint, storeOptions } from './stored-options.js';
 import { testCostTenths } from './pricing.js';
 
 export type TestRow = Selectable<TestsTable>;
@@ -39,7 +39,7 @@ export async function startTest(
     throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
   }
   const cost = testCostTenths(options);
-  const fingerprint = optionsFingerprint(options);
+  const fingerprint = storedFingerprint(store.box, options);
   return store.db.transaction().execute(async (trx) => {
     await before?.(trx);
     if (store.engine === 'postgres') {
@@ -76,7 +76,7 @@ export async function startTest(
       id: newId(),
       account_id: principal.accountId,
       url: options.url,
-      options: JSON.stringify(options),
+      options: storeOptions(store.box, options),
       fingerprint,
       source,
       state: 'queued',

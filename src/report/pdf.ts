@@ -43,7 +43,7 @@ export async function htmlToPdf(html: string, o: PdfRenderOptions): Promise<Buff
 }
 
 export async function renderReportPdf(ctx: AppContext, report: ReportRow, full: boolean, pageUrl: string): Promise<Buffer> {
-  const data = await loadReportData(ctx.artifacts, report, full ? 'pdf-full' : 'pdf', pageUrl);
+  const data = await loadReportData(ctx.artifacts, ctx.store.box, report, full ? 'pdf-full' : 'pdf', pageUrl);
   const labels = {
     location: ctx.catalog.location(report.location)?.name ?? report.location,
     browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,

@@ -27,7 +27,7 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext): void 
     const { id } = req.params as { id: string };
     const report = await reportById(id);
     if (!report) return notFound(reply, 'This report does not exist or has expired.');
-    const data = await loadReportData(ctx.artifacts, report, 'web', `/reports/${id}`);
+    const data = await loadReportData(ctx.artifacts, ctx.store.box, report, 'web', `/reports/${id}`);
     const labels = {
       location: ctx.catalog.location(report.location)?.name ?? report.location,
       browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,

@@ -8,6 +8,8 @@ import type { StructureReport } from '../analysis/grade.js';
 import { structureReport } from '../analysis/grade.js';
 import { anyObject, objectWithArray, readJsonArtifact, type ArtifactStore } from '../artifacts/store.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
+import { readOptions } from '../core/stored-options.js';
+import type { SecretBox } from '../store/secret-box.js';
 import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports.js';
 import type { ResourceSummary } from '../analysis/resource-summary.js';
 import type { WaterfallEntry } from './waterfall.js';
@@ -58,10 +60,12 @@ async function dataUri(jpeg: Buffer, width: number, maxHeight?: number): Promise
 /**
  * @param base the public page's own URL (`/reports/{id}` or absolute), under which the web page's pictures are
  */
-export async function loadReportData(artifacts: ArtifactStore, report: ReportRow, mode: ReportMode, base: string):
+/** @param box the store's SecretBox: the report's options are stored with their secrets sealed */
+export async function loadReportData(artifacts: ArtifactStore, box: SecretBox, report: ReportRow, mode: ReportMode,
+  base: string):
   Promise<ReportData> {
   const have = reportResources(report);
-  const options = JSON.parse(report.options) as AnalysisOptions;
+  const options = readOptions(box, report.options);
   const har = await json<{ log?: { entries?: WaterfallEntry[] } }>(artifacts, report, ARTIFACT.har);
   const entries = Array.isArray(har?.log?.entries) ? har.log.entries : [];
   let structure = await json<StructureReport>(artifacts, report, ARTIFACT.structure);

@@ -22,7 +22,7 @@ import { startScreencast, filmstripFrames } from './capture/filmstrip.js';
 import { readTimings, timingFigures } from './capture/timings.js';
 import { rumSpeedIndex } from './capture/rum-speed-index.js';
 import { takeScreenshot } from './capture/screenshot.js';
-import { buildHar, harFigures, keepEntries } from './capture/har.js';
+import { authChallengeMs, buildHar, harFigures, keepEntries } from './capture/har.js';
 import { findMainDocument, fullyLoadedTime, requestsStartedBy } from './capture/network.js';
 import { encodeVideo } from './capture/video.js';
 import { collectImages } from './capture/images.js';
@@ -211,9 +211,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const screenshot = await takeScreenshot(page);
     phase('screenshot');
 
-    const secrets = [conditions.auth?.password ?? '',
-      ...conditions.cookies.map((c) => c.value).filter((v) => v.length >= 8)];
-    const har = buildHar(devtoolsLog, secrets);
+    // Secrets are scrubbed by core when the artifacts are stored (core/secrets.ts).
+    const har = buildHar(devtoolsLog);
     // The browser only knows it talked to the guard; the HAR names the address the guard connected to.
     for (const entry of har.log.entries) {
       const address = connections.addressOf(hostOf(entry.request.url));
@@ -243,6 +242,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const metrics: RunMetrics = {
       ...figures,
       ...timingFigures(timings),
+      // Of the authorized response: an HTTP auth challenge's round trip is not the server's first byte.
+      time_to_first_byte: Math.max(0, timingFigures(timings).time_to_first_byte - authChallengeMs(har, mainDoc?.requestId)),
       fully_loaded_time: stopOnload ? -1 : Math.max(endMs, Math.round(timings.loadEventEnd)),
       rum_speed_index: rumSi,
       ...lighthouseMetrics(lhr),

@@ -15,6 +15,7 @@
 import type { Transaction } from 'kysely';
 import { PeriodicJob } from './periodic.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
+import { readOptions } from '../core/stored-options.js';
 import { clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import { accountPrincipal, nextSlot, type Frequency } from '../core/monitoring.js';
@@ -136,7 +137,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
 
     let options: AnalysisOptions;
     try {
-      options = JSON.parse(page.options) as AnalysisOptions;
+      options = readOptions(store.box, page.options);
       await assertAllowedTarget(options.url, this.o.targetPolicy, options.dns);
     } catch (err) {
       return skip(err instanceof ApiError ? (err.detail ?? err.title) : `The page's stored options are unreadable: ${(err as Error).message}`);

@@ -5,12 +5,15 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { loadSecretKey, SecretBox } from './secret-box.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;
   engine: Engine;
+  /** Encrypts the stored secrets (core/stored-options.ts). */
+  box: SecretBox;
   close(): Promise<void>;
 }
 
@@ -25,9 +28,13 @@ export interface OpenStoreOptions {
   /** Override the SQLite file (tests use a temporary one). */
   sqliteFile?: string;
   poolSize?: number;
+  /** WEBGAUGE_SECRET_KEY; without it, `secret.key` in dataDir (created at first start). */
+  secretKey?: string;
 }
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
+  // First, so a bad key stops the start before anything is opened.
+  const box = new SecretBox(loadSecretKey(opts.dataDir, opts.secretKey));
   let db: Kysely<Database>;
   let engine: Engine;
   if (opts.databaseUrl) {
@@ -58,7 +65,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   }
   await migrate(db);
-  return { db, engine, close: () => db.destroy() };
+  return { db, engine, box, close: () => db.destroy() };
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

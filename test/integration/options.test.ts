@@ -11,13 +11,14 @@
  * Two Lighthouse runs and two plain page loads in all.
  */
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AD_HOST, FIXTURE, THIRD_PARTY_HOST, startFixtureSite, type FixtureSite, type RecordedRequest } from '../fixtures/site/server.js';
 import { call, errorOf, startServer, type TestServer } from '../helpers/server.js';
+import { startChildService } from '../helpers/child-service.js';
 import { runTest } from '../../src/runner/run.js';
 import { closeBrowser, launchBrowser } from '../../src/runner/browser.js';
 import { startInterceptor } from '../../src/runner/conditions/interceptor.js';
@@ -47,39 +48,6 @@ function luminance(jpeg: Buffer): Promise<number> {
       'pipe:1'], { encoding: 'buffer' }, (err, stdout) => (err ? reject(err) : resolve(stdout.reduce((s, v) => s + v, 0) / stdout.length)));
     child.stdin?.end(jpeg);
   });
-}
-
-/** The service as an operator runs it (`webgauge serve`), in a child process: every byte it logs is kept. */
-async function startChildService(dataDir: string): Promise<{ api: string; key: string; proc: ChildProcess; output: () => string; stop(): Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-    env: {
-      ...process.env, WEBGAUGE_DATA_DIR: dataDir, WEBGAUGE_PORT: '0', WEBGAUGE_LOG_LEVEL: 'trace',
-      WEBGAUGE_ALLOW_PRIVATE_TARGETS: '1', WEBGAUGE_AGENT_SLOTS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const key = /API key \(shown once, keep it\): (\S+)/.exec(out)?.[1];
-    const api = /listening on (http:\/\/\S+\/api\/2\.0)/.exec(out)?.[1];
-    if (key && api) {
-      return {
-        api, key, proc, output: () => out,
-        async stop() {
-          if (proc.exitCode !== null) return;
-          const exited = new Promise((resolve) => proc.once('exit', resolve));
-          proc.kill('SIGTERM');
-          await Promise.race([exited, sleep(15_000)]);
-          if (proc.exitCode === null) proc.kill('SIGKILL');
-        },
-      };
-    }
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${out}`);
-    await sleep(100);
-  }
 }
 
 describe('device, adblock, HTTP auth and cookies through the service (its logs read)', () => {

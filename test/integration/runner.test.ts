@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE, startFixtureSite, type FixtureSite, type RecordedRequest } from '../fixtures/site/server.js';
 import { runTest, RunError } from '../../src/runner/run.js';
+import { secretScrubber, testSecrets } from '../../src/core/secrets.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import type { AnalysisOptions } from '../../src/core/analysis-options.js';
 import { analysisOptions, PUBLIC_ONLY, runSpec } from '../helpers/run-spec.js';
@@ -195,6 +196,7 @@ describe('a default desktop run of the fixture page', () => {
 
 describe('options change the load', () => {
   let run: { result: RunResult; seen: RecordedRequest[] };
+  let opts: AnalysisOptions;
   const host = (): string => `fixture.test:${site.port}`;
   const origin = (): string => `http://${host()}`;
   const cookieValue = 'cookie-value-4711';
@@ -202,7 +204,7 @@ describe('options change the load', () => {
 
   before(async () => {
     // One run, every group-1 option plus allow_url: the probe page behind HTTP auth reports its viewport.
-    const opts = options(`${origin()}/auth`, {
+    opts = options(`${origin()}/auth`, {
       dns: [`fixture.test:127.0.0.1`],
       httpauth_username: FIXTURE.auth.username,
       httpauth_password: FIXTURE.auth.password,
@@ -271,13 +273,14 @@ describe('options change the load', () => {
     assert.equal(typeof run.result.metrics.total_blocking_time, 'number');
   });
 
-  test('the HAR carries no credentials or cookie values', () => {
-    const har = JSON.stringify(run.result.har);
+  test('the HAR as stored (core/secrets.ts over the runner\'s) carries no credentials or cookie values', () => {
+    const stored = secretScrubber(testSecrets(opts)).json(run.result.har);
+    const har = JSON.stringify(stored);
     assert.ok(!har.includes(FIXTURE.auth.password));
     assert.ok(!har.includes(Buffer.from(`${FIXTURE.auth.username}:${FIXTURE.auth.password}`).toString('base64')));
     assert.ok(!har.includes(cookieValue));
     assert.ok(!har.includes('server-secret-cookie'));
-    const entries = (run.result.har.log as { entries: { request: { headers: { name: string; value: string }[] } }[] })
+    const entries = (stored.log as { entries: { request: { headers: { name: string; value: string }[] } }[] })
       .entries;
     const headers = entries.flatMap((e) => e.request.headers);
     assert.ok(headers.some((h) => /^authorization$/i.test(h.name) && h.value === '[removed]'));

@@ -32,23 +32,29 @@ export function archiveName(folder: string, index: number, url: string): string 
 }
 
 export async function buildPagespeedFiles(har: HarLike, bodies: BodyStore,
-  options: { analysed?: AnalysedBodies; limits?: AnalyseOptions; mtime?: number } = {}): Promise<Buffer> {
+  options: {
+    analysed?: AnalysedBodies; limits?: AnalyseOptions; mtime?: number;
+    /** Applied to every URL, name and CSS/JS text that goes into the archive (the test's secret scrubber). */
+    scrub?: (text: string) => string;
+  } = {}): Promise<Buffer> {
   const analysed = options.analysed ?? await analyseBodies(har, bodies, options.limits);
+  const scrub = options.scrub ?? ((text: string) => text);
   const manifest: PagespeedFilesManifest = { files: [], omitted: [] };
   const files: TarFile[] = [];
   let index = 0;
   for (const body of analysed.byUrl.values()) {
     if (body.kind === 'html') continue;
     if (!body.output) {
-      manifest.omitted.push({ url: body.url, reason: body.note ?? 'already optimal: the optimised version is not smaller' });
+      manifest.omitted.push({ url: scrub(body.url), reason: body.note ?? 'already optimal: the optimised version is not smaller' });
       continue;
     }
-    const path = archiveName(FOLDER[body.kind], ++index, body.url);
-    files.push({ name: path, data: body.output });
-    manifest.files.push({ path, url: body.url, kind: body.kind, original_bytes: body.bytes, optimised_bytes: body.output.length });
+    const path = archiveName(FOLDER[body.kind], ++index, scrub(body.url));
+    const data = body.kind === 'image' || !options.scrub ? body.output : Buffer.from(scrub(body.output.toString('utf8')));
+    files.push({ name: path, data });
+    manifest.files.push({ path, url: scrub(body.url), kind: body.kind, original_bytes: body.bytes, optimised_bytes: data.length });
   }
-  for (const url of analysed.missing) manifest.omitted.push({ url, reason: 'response body not captured' });
-  for (const url of analysed.skipped) manifest.omitted.push({ url, reason: 'over the size or count limit' });
+  for (const url of analysed.missing) manifest.omitted.push({ url: scrub(url), reason: 'response body not captured' });
+  for (const url of analysed.skipped) manifest.omitted.push({ url: scrub(url), reason: 'over the size or count limit' });
   files.unshift({ name: 'manifest.json', data: Buffer.from(JSON.stringify(manifest, null, 2)) });
   return tar(files, options.mtime);
 }

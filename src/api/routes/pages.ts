@@ -1,4 +1,4 @@
-import type { AnalysisOptions } from '../../core/analysis-options.js';
+import { readOptions } from '../../core/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import { deletePage, expireDueReports, getPage, type PageRow } from '../../core/pages.js';
@@ -42,7 +42,7 @@ export function registerPageRoutes(r: Router, ctx: AppContext): void {
   r.post('/pages/:id/retest', async (req, reply, links) => {
     // The page's options are those of the last test that produced a report for it (kept by completeTest).
     const page = await loadPage(principalOf(req).accountId, (req.params as { id: string }).id);
-    return queueAndRespond(ctx, req, reply, links, JSON.parse(page.options) as AnalysisOptions, 'api');
+    return queueAndRespond(ctx, req, reply, links, readOptions(ctx.store.box, page.options), 'api');
   });
 
   r.get('/pages/:id/latest-report', async (req, reply, links) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { AnalysisOptions } from '../../core/analysis-options.js';
+import { readOptions } from '../../core/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { publicOptions } from '../../core/options.js';
@@ -92,7 +92,7 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
   r.post('/reports/:id/retest', async (req, reply, links) => {
     // The spec assigns E40402 to an unknown report here.
     const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id, 'E40402');
-    return queueAndRespond(ctx, req, reply, links, JSON.parse(report.options) as AnalysisOptions, 'api');
+    return queueAndRespond(ctx, req, reply, links, readOptions(ctx.store.box, report.options), 'api');
   });
 
   r.get('/reports/:id/resources/:name', async (req, reply, links) => {
@@ -119,7 +119,7 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
         return reply
           .header('Cache-Control', IMMUTABLE)
           .type('application/json')
-          .send(publicOptions(JSON.parse(report.options) as AnalysisOptions));
+          .send(publicOptions(readOptions(ctx.store.box, report.options)));
       case 'filmstrip.json': {
         const missing: [ErrorCode, string] = ['E40409', 'This report has no filmstrip; it was not run with report=lighthouse.'];
         if (!reportResources(report).has(ARTIFACT.filmstrip)) throw new ApiError(...missing);

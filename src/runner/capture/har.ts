@@ -1,10 +1,12 @@
 /**
- * HAR 1.2 from Lighthouse's devtools log of the load (chrome-har), with credentials scrubbed and contents
- * trimmed, plus the byte/request/timing figures the report takes from it.
+ * HAR 1.2 from Lighthouse's devtools log of the load (chrome-har), with contents trimmed and HTTP auth
+ * challenges taken out of the authorized responses, plus the byte/request/timing figures the report takes
+ * from it. Credentials and cookie values are removed by core/secrets.ts when the HAR is stored.
  */
 import { harFromMessages } from 'chrome-har';
 import type { DevtoolsLog } from 'lighthouse';
 import type { RunMetrics } from '../types.js';
+import { bytesBeforeFinalResponse } from './network.js';
 
 export interface HarHeader { name: string; value: string }
 export interface HarCookie { name: string; value: string; [k: string]: unknown }
@@ -12,6 +14,11 @@ export interface HarTimings { blocked?: number; dns?: number; connect?: number; 
   receive?: number; ssl?: number }
 export interface HarEntry {
   _requestId?: string;
+  /**
+   * Bytes of the answered HTTP auth challenge (401 and its body) that preceded this response on the wire; not
+   * counted in the response's sizes. The challenge's round trip is in `timings.blocked`.
+   */
+  _authChallengeBytes?: number;
   startedDateTime: string;
   time: number;
   serverIPAddress?: string;
@@ -30,36 +37,43 @@ export interface HarEntry {
 }
 export interface Har { log: { version: string; pages: unknown[]; entries: HarEntry[]; [k: string]: unknown } }
 
-const REMOVED = '[removed]';
-const SECRET_REQUEST_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-const SECRET_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', 'proxy-authenticate-info']);
 const MAX_POST_DATA = 4096;
 
-export function buildHar(log: DevtoolsLog, secrets: readonly string[]): Har {
+export function buildHar(log: DevtoolsLog): Har {
   // Lighthouse's messages carry extra fields (sessionId, targetType); chrome-har only reads method/params.
   const har = harFromMessages(log as unknown as { method: string; params: unknown }[], {
     includeTextFromResponseBody: false, // no bodies in the HAR: they can hold personal data and are large
   }) as unknown as Har;
-  for (const entry of har.log.entries) scrubEntry(entry);
-  const strong = secrets.filter((s) => s.length >= 3);
-  return strong.length ? (replaceSecrets(har, strong) as Har) : har;
+  const challenges = bytesBeforeFinalResponse(log);
+  for (const entry of har.log.entries) {
+    trimEntry(entry);
+    const challenge = entry._requestId !== undefined ? challenges.get(entry._requestId) : undefined;
+    if (challenge) withoutChallenge(entry, challenge);
+  }
+  return har;
 }
 
-function scrubEntry(entry: HarEntry): void {
+function trimEntry(entry: HarEntry): void {
   const { request, response } = entry;
   // chrome-har appends the ExtraInfo headers to the ones it already has: drop exact repeats.
   request.headers = uniqueHeaders(request.headers);
   response.headers = uniqueHeaders(response.headers);
-  for (const h of request.headers) if (SECRET_REQUEST_HEADERS.has(h.name.toLowerCase())) h.value = REMOVED;
-  for (const h of response.headers) if (SECRET_RESPONSE_HEADERS.has(h.name.toLowerCase())) h.value = REMOVED;
-  for (const c of request.cookies ?? []) c.value = REMOVED;
-  for (const c of response.cookies ?? []) c.value = REMOVED;
-  request.url = stripUserInfo(request.url);
   if (request.postData?.text && request.postData.text.length > MAX_POST_DATA) {
     request.postData.text = request.postData.text.slice(0, MAX_POST_DATA);
   }
   delete response.content.text;
   delete response.content.encoding;
+}
+
+/**
+ * chrome-har counts everything received for the request: the 401 challenge, then the authorized response.
+ * The entry describes the authorized response; the challenge's bytes are kept aside.
+ */
+function withoutChallenge(entry: HarEntry, bytes: number): void {
+  const r = entry.response;
+  entry._authChallengeBytes = bytes;
+  if (typeof r._transferSize === 'number') r._transferSize = Math.max(0, r._transferSize - bytes);
+  if (r.bodySize > 0) r.bodySize = Math.max(0, r.bodySize - bytes);
 }
 
 function uniqueHeaders(headers: HarHeader[]): HarHeader[] {
@@ -70,28 +84,6 @@ function uniqueHeaders(headers: HarHeader[]): HarHeader[] {
     seen.add(key);
     return true;
   });
-}
-
-function stripUserInfo(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.href;
-  } catch {
-    return url;
-  }
-}
-
-/** Last line of defence: the HTTP auth password must not appear anywhere (e.g. echoed in a URL). */
-function replaceSecrets(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === 'string') return secrets.reduce((s, secret) => s.split(secret).join(REMOVED), value);
-  if (Array.isArray(value)) return value.map((v) => replaceSecrets(v, secrets));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceSecrets(v, secrets)]));
-  }
-  return value;
 }
 
 /** The report metrics taken from the HAR. */
@@ -130,6 +122,8 @@ export function harFigures(har: Har, mainRequestId: string | undefined): HarFigu
   const main = chain.find((e) => e._requestId === mainRequestId);
   const redirected = chain.length > 1;
   const t = main?.timings ?? {};
+  // After an answered auth challenge, `blocked` holds the challenge's round trip, not the authorized request's.
+  const blocked = main?._authChallengeBytes ? 0 : nonNegative(t.blocked);
   return {
     html_bytes: main ? transferSize(main) : 0,
     page_bytes: entries.reduce((sum, e) => sum + transferSize(e), 0),
@@ -138,8 +132,17 @@ export function harFigures(har: Har, mainRequestId: string | undefined): HarFigu
       ? Math.max(0, Math.round(Date.parse(main.startedDateTime) - Date.parse(chain[0].startedDateTime)))
       : 0,
     // Per the spec: blocked + DNS + connect + send of the HTML request; 0 when the page was redirected.
-    connect_duration: redirected ? 0 : Math.round(nonNegative(t.blocked) + nonNegative(t.dns) +
+    connect_duration: redirected ? 0 : Math.round(blocked + nonNegative(t.dns) +
       nonNegative(t.connect) + nonNegative(t.send)),
     backend_duration: Math.round(nonNegative(t.wait)),
   };
+}
+
+/**
+ * The time the main document spent on its HTTP auth challenge (0 without one): the page's own navigation
+ * timing counts it in the time to first byte, which is the authorized response's.
+ */
+export function authChallengeMs(har: Har, mainRequestId: string | undefined): number {
+  const main = har.log.entries.find((e) => mainRequestId !== undefined && e._requestId === mainRequestId);
+  return main?._authChallengeBytes ? Math.round(nonNegative(main.timings.blocked)) : 0;
 }

@@ -74,3 +74,29 @@ export function fullyLoadedTime(log: DevtoolsLog, onloadEnd: number): number {
   activity.flush();
   return lastActivityBeforeQuiet(times, onloadEnd);
 }
+
+/**
+ * Bytes a request received before its final response's headers, by request id: the answered 401 (or 407)
+ * challenge of an HTTP-authenticated request, or 1xx interim responses. Chromium sends no events for the
+ * challenge: it only shows as `encodedDataLength` at responseReceived (all bytes so far) exceeding the final
+ * headers (`headersText` of the ExtraInfo, HTTP/1.x only; over HTTP/2 and 3 it cannot be told apart).
+ */
+export function bytesBeforeFinalResponse(log: DevtoolsLog): Map<string, number> {
+  const headersText = new Map<string, number>();
+  const atHeaders = new Map<string, number>();
+  for (const { method, params } of messages(log)) {
+    const id = params.requestId as string;
+    if (method === 'Network.responseReceivedExtraInfo' && typeof params.headersText === 'string') {
+      headersText.set(id, Buffer.byteLength(params.headersText));
+    } else if (method === 'Network.responseReceived') {
+      const n = (params.response as { encodedDataLength?: number }).encodedDataLength;
+      if (typeof n === 'number') atHeaders.set(id, n);
+    }
+  }
+  const before = new Map<string, number>();
+  for (const [id, total] of atHeaders) {
+    const own = headersText.get(id);
+    if (own !== undefined && total > own) before.set(id, total - own);
+  }
+  return before;
+}

@@ -1,0 +1,78 @@
+/**
+ * Encryption at rest of a test's secrets, on both engines, through HTTP (no browser): new tests are stored with
+ * the password and cookies sealed; rows from before encryption are sealed when the service starts; both kinds
+ * give the secrets back to `analysis-options` and to retests.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createApp } from '../../src/app.js';
+import { optionsFingerprint } from '../../src/core/options.js';
+import { readOptions, storedFingerprint } from '../../src/core/stored-options.js';
+import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { call, engines, startServer, type TestServer } from '../helpers/server.js';
+
+const password = 'at-rest-pw';
+const cookies = ['ck=at-rest-cookie', 'short=z'];
+
+for (const engine of engines()) {
+  describe(`secrets at rest (${engine})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startServer({ engine });
+    });
+    after(async () => {
+      await s?.close();
+    });
+
+    const clear = (text: string) => [password, ...cookies].filter((secret) => text.includes(secret));
+
+    test('a new test is stored with its password and cookies encrypted', async () => {
+      const res = await call(s, 'POST', '/tests', { key: s.key, body: { data: { type: 'test', attributes: {
+        url: 'http://127.0.0.1:9/', report: 'none', httpauth_username: 'u', httpauth_password: password, cookies,
+      } } } });
+      assert.equal(res.status, 202, res.text);
+      const row = await s.app.store.db.selectFrom('tests').select('options').where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+      assert.deepEqual(clear(row.options), []);
+      assert.match(row.options, /"sealed":"v1\./);
+      const options = readOptions(s.app.store.box, row.options);
+      assert.equal(options.httpauth_password, password);
+      assert.deepEqual(options.cookies, cookies);
+      const { fingerprint } = await s.app.store.db.selectFrom('tests').select('fingerprint').where('id', '=', res.body.data.id)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(fingerprint, optionsFingerprint(options), 'no plain hash to try cookie values against');
+      assert.equal(fingerprint, storedFingerprint(s.app.store.box, options));
+    });
+
+    test('rows from before encryption are sealed at start; analysis-options and retest still get the secrets', async () => {
+      const accountId = await accountIdOf(s.app.store, s.key);
+      const seeded = await seedPage(s.app.store, accountId);
+      const legacy = JSON.stringify({ ...seeded.options, httpauth_username: 'u', httpauth_password: password, cookies });
+      await s.app.store.db.updateTable('reports').set({ options: legacy }).where('id', '=', seeded.reportId).execute();
+      await s.app.store.db.updateTable('pages').set({ options: legacy }).where('id', '=', seeded.pageId).execute();
+
+      const restarted = await createApp(s.config); // what the next start of the service does
+      await restarted.close();
+      for (const table of ['reports', 'pages'] as const) {
+        const id = table === 'reports' ? seeded.reportId : seeded.pageId;
+        const row = await s.app.store.db.selectFrom(table).select('options').where('id', '=', id).executeTakeFirstOrThrow();
+        assert.deepEqual(clear(row.options), [], `${table} row`);
+        assert.match(row.options, /"sealed":/);
+      }
+
+      const opts = await call(s, 'GET', `/reports/${seeded.reportId}/resources/analysis-options`, { key: s.key });
+      assert.equal(opts.status, 200, opts.text);
+      assert.equal(opts.body.httpauth_password, password);
+      assert.deepEqual(opts.body.cookies, cookies);
+
+      const retest = await call(s, 'POST', `/reports/${seeded.reportId}/retest`, { key: s.key });
+      assert.equal(retest.status, 202, retest.text);
+      const row = await s.app.store.db.selectFrom('tests').select(['options', 'fingerprint', 'page_id'])
+        .where('id', '=', retest.body.data.id).executeTakeFirstOrThrow();
+      assert.deepEqual(clear(row.options), []);
+      assert.deepEqual(readOptions(s.app.store.box, row.options).cookies, cookies);
+      const page = await s.app.store.db.selectFrom('pages').select('fingerprint').where('id', '=', seeded.pageId).executeTakeFirstOrThrow();
+      assert.equal(row.fingerprint, page.fingerprint, 'the re-fingerprinted page is still the retest\'s page');
+      assert.equal(row.page_id, seeded.pageId);
+    });
+  });
+}
