@@ -18,7 +18,9 @@ function stats(xs: number[]) {
 
 async function main() {
   const site = await startFixtureSite();
-  const server = await startServer({ engine: 'sqlite', agentSlots: 1 });
+  // As an operator runs it: the connection guard enforcing a policy that allows only the fixture's address.
+  const server = await startServer({ engine: 'sqlite', agentSlots: 1, allowPrivateTargets: false,
+    env: { WEBGAUGE_ALLOW_TARGETS: '127.0.0.1' } });
   const url = site.url('/');
   const service: number[] = [];
   const bare: number[] = [];

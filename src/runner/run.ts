@@ -3,8 +3,10 @@
  * load we record a screencast and the devtools log, and afterwards read navigation timings, RUM SpeedIndex,
  * a screenshot and the image bodies from the page, and encode the video from the screencast, so every figure
  * and file of the report describes the same load. The test's options act on that load: emulation (device,
- * viewport, UA), cookies and DNS before it, the request interceptor (allow/block lists, adblock, latency,
- * HTTP auth, private addresses) and network throttling during it, stop_onload on where it ends.
+ * viewport, UA) and cookies before it, the request interceptor (allow/block lists, adblock, latency, HTTP auth)
+ * and network throttling during it, stop_onload on where it ends. Every connection of the browser goes through
+ * the connection guard (the operator's target policy, the test's dns entries, addresses pinned), which is
+ * sealed when the load is over.
  */
 import type { Browser, Protocol } from 'puppeteer-core';
 import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
@@ -53,9 +55,9 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     latencyMs: throttle?.latencyMs ?? 0,
     auth: conditions.auth,
   };
-  const guard = new RunGuard(spec.signal, spec.timeoutMs);
   // Every connection of the browser goes through it: the operator's target policy, addresses pinned.
   const connections = await ConnectionGuard.start(spec.policy, conditions.dns);
+  const guard = new RunGuard(spec.signal, spec.timeoutMs);
   try {
     const work = execute();
     work.catch(() => undefined); // if the guard wins the race, this settles later, when the browser is gone

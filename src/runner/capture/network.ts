@@ -17,7 +17,6 @@ export interface MainDocument {
   urls: string[];
   status?: number;
   statusText?: string;
-  remoteIPAddress?: string;
   /** Monotonic seconds when the first request of the chain was sent. */
   startTime: number;
 }
@@ -39,10 +38,9 @@ export function findMainDocument(log: DevtoolsLog, mainFrameId: string): MainDoc
         doc.urls.push(p.request.url); // a redirect hop keeps the request id
       }
     } else if (method === 'Network.responseReceived' && doc && params.requestId === doc.requestId) {
-      const r = params.response as { status: number; statusText: string; remoteIPAddress?: string };
+      const r = params.response as { status: number; statusText: string };
       doc.status = r.status;
       doc.statusText = r.statusText;
-      doc.remoteIPAddress = r.remoteIPAddress;
     }
   }
   return doc;
