@@ -7,6 +7,7 @@ import { completeTest } from '../core/reports.js';
 import { readOptions } from '../core/stored-options.js';
 import { claimTest, failTest, releaseTest, renewLease } from '../core/tests.js';
 import type { Store } from '../store/db.js';
+import { SecretKeyError } from '../store/secret-box.js';
 import type { DeviceProfile, RunResult } from '../runner/types.js';
 
 /** A unit of work as an agent sees it: no account, no credits. */
@@ -42,7 +43,16 @@ export class InProcessTransport implements AgentTransport {
   async claim(agentId: string, location: string, leaseMs: number): Promise<Job | null> {
     const test = await claimTest(this.store, location, agentId, leaseMs);
     if (!test) return null;
-    const options = readOptions(this.store.box, test.options);
+    let options: AnalysisOptions;
+    try {
+      options = readOptions(this.store.box, test.options);
+    } catch (err) {
+      // Its secrets were sealed under another key: no run can use them; fail now (refunded), not after two leases.
+      if (!(err instanceof SecretKeyError)) throw err;
+      await failTest(this.store, test.id, agentId, `The test's cookies or HTTP auth password cannot be read by this ` +
+        `server (${err.message}); the operator must restore the service's secret key.`);
+      return this.claim(agentId, location, leaseMs);
+    }
     const device = options.simulate_device ? this.catalog.device(options.simulate_device) : undefined;
     return { testId: test.id, options, conditions: loadConditions(options), device: device ? deviceProfile(device) : undefined };
   }

@@ -6,6 +6,7 @@ import { ApiError, ERRORS, type ErrorCode } from '../core/errors.js';
 import { JSONAPI } from './schemas/common.js';
 import { routeSchema } from './schemas/index.js';
 import { requestValidationError } from './validation.js';
+import { SecretKeyError } from '../store/secret-box.js';
 
 export { JSONAPI };
 
@@ -52,6 +53,12 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
  */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ApiError) return sendApiError(reply, error);
+  if (error instanceof SecretKeyError) {
+    // The operator's configuration, not the request: still a spec error that says what is wrong.
+    request.log.error({ err: error }, 'stored secrets cannot be decrypted');
+    return sendApiError(reply, new ApiError('E50000', `This resource holds the test's cookies or HTTP auth password, ` +
+      `which this server cannot decrypt: ${error.message}. The operator must restore the service's secret key.`));
+  }
   const fe = error as FastifyError;
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -9,7 +9,14 @@ import { createApp } from '../../src/app.js';
 import { optionsFingerprint } from '../../src/core/options.js';
 import { readOptions, storedFingerprint } from '../../src/core/stored-options.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
-import { call, engines, startServer, type TestServer } from '../helpers/server.js';
+import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
+import { randomBytes } from 'node:crypto';
+import { SecretBox } from '../../src/store/secret-box.js';
+import { storeOptions } from '../../src/core/stored-options.js';
+import { InProcessTransport } from '../../src/agent/transport.js';
+import { FileArtifactStore } from '../../src/artifacts/store.js';
+import { createCatalog } from '../../src/core/catalog.js';
+import { join } from 'node:path';
 
 const password = 'at-rest-pw';
 const cookies = ['ck=at-rest-cookie', 'short=z'];
@@ -73,6 +80,30 @@ for (const engine of engines()) {
       const page = await s.app.store.db.selectFrom('pages').select('fingerprint').where('id', '=', seeded.pageId).executeTakeFirstOrThrow();
       assert.equal(row.fingerprint, page.fingerprint, 'the re-fingerprinted page is still the retest\'s page');
       assert.equal(row.page_id, seeded.pageId);
+    });
+
+    test('secrets sealed under another key: a spec error that says so, and a queued test fails at once', async () => {
+      const accountId = await accountIdOf(s.app.store, s.key);
+      const seeded = await seedPage(s.app.store, accountId);
+      const foreign = storeOptions(new SecretBox(randomBytes(32)), { ...seeded.options, httpauth_username: 'u', httpauth_password: password, cookies });
+      await s.app.store.db.updateTable('reports').set({ options: foreign }).where('id', '=', seeded.reportId).execute();
+      const res = await call(s, 'GET', `/reports/${seeded.reportId}/resources/analysis-options`, { key: s.key });
+      assert.equal(res.status, 500);
+      assert.equal(errorOf(res).code, 'E50000');
+      assert.match(errorOf(res).detail!, /cannot decrypt.*secret key/);
+
+      const queued = await call(s, 'POST', '/tests', { key: s.key, body: { data: { type: 'test', attributes: { url: 'http://127.0.0.1:9/', report: 'none' } } } });
+      assert.equal(queued.status, 202, queued.text);
+      await s.app.store.db.updateTable('tests').set({ options: foreign }).where('id', '=', queued.body.data.id).execute();
+      const transport = new InProcessTransport(s.app.store, new FileArtifactStore(join(s.config.dataDir, 'artifacts')),
+        createCatalog({ locationName: 'Local', locationRegion: 'Local' }));
+      // Claim everything queued (earlier tests of this file too): the foreign one is never handed out.
+      for (let job = await transport.claim('agent-test', '1', 30_000); job; job = await transport.claim('agent-test', '1', 30_000)) {
+        assert.notEqual(job.testId, queued.body.data.id);
+      }
+      const t = await call(s, 'GET', `/tests/${queued.body.data.id}`, { key: s.key });
+      assert.equal(t.body.data.attributes.state, 'error');
+      assert.match(t.body.data.attributes.error, /secret key/);
     });
   });
 }
