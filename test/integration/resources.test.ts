@@ -11,12 +11,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import puppeteer from 'puppeteer-core';
 import { FIXTURE, startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { clock } from '../../src/core/clock.js';
-import { BASE_FLAGS } from '../../src/runner/browser.js';
+import { closeBrowser, launchBrowser } from '../../src/runner/browser.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -427,11 +426,11 @@ describe('the public report page', () => {
   });
 
   test('Chromium shows it with every picture and the video loaded', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'webgauge-page-'));
-    const browser = await puppeteer.launch({ executablePath: CHROME, args: [...BASE_FLAGS, `--user-data-dir=${dir}`],
-      defaultViewport: { width: 1366, height: 900 } });
+    // The way every browser of the service is launched (sandboxed, its own user when root).
+    const browser = await launchBrowser({ chromePath: CHROME, protocolTimeoutMs: 30_000 });
     try {
       const page = await browser.newPage();
+      await page.setViewport({ width: 1366, height: 900 });
       await page.goto(report.body.data.links.report_url, { waitUntil: 'networkidle0' });
       const state = await page.evaluate(`(async () => {
         for (const img of document.images) img.loading = 'eager';
@@ -448,8 +447,7 @@ describe('the public report page', () => {
         await page.screenshot({ path: process.env.WEBGAUGE_REPORT_SCREENSHOT as `${string}.png`, fullPage: true });
       }
     } finally {
-      await browser.close();
-      await rm(dir, { recursive: true, force: true });
+      await closeBrowser(browser);
     }
   });
 });
