@@ -23,6 +23,11 @@ import { ApiError } from './errors.js';
 import { FULL_PDF_COST, PDF_COST } from './pricing.js';
 import { ARTIFACT, artifactKey, type ReportRow } from './reports.js';
 
+/** Where a generation's failures that no request can answer for (a refund that did not go through) are logged. */
+export interface PdfLog {
+  error(obj: object, msg: string): void;
+}
+
 /** Renders a report to PDF; `pageUrl` is the report's public page, printed in the footer. */
 export type PdfRenderer = (report: ReportRow, full: boolean, pageUrl: string) => Promise<Buffer>;
 
@@ -59,7 +64,7 @@ export class PdfService {
     return n;
   }
 
-  async request(principal: Principal, report: ReportRow, full: boolean, pageUrl: string): Promise<PdfAnswer> {
+  async request(principal: Principal, report: ReportRow, full: boolean, pageUrl: string, log: PdfLog): Promise<PdfAnswer> {
     const { plan } = principal;
     if (!plan.pdf) throw new ApiError('E40301', `The ${plan.name} plan does not include PDF reports.`);
     if (full && !plan.fullPdf) {
@@ -77,11 +82,11 @@ export class PdfService {
       }
       generation = undefined;
     }
-    if (!generation) generation = await this.start(principal, report, full, key, pageUrl);
+    if (!generation) generation = await this.start(principal, report, full, key, pageUrl, log);
     return this.wait(key, generation);
   }
 
-  private async start(principal: Principal, report: ReportRow, full: boolean, key: string, pageUrl: string):
+  private async start(principal: Principal, report: ReportRow, full: boolean, key: string, pageUrl: string, log: PdfLog):
     Promise<Generation> {
     const { plan } = principal;
     if (this.running(principal.accountId) >= plan.parallelPdfs) {
@@ -126,7 +131,10 @@ export class PdfService {
       () => this.generations.delete(key),
       async () => {
         generation.failedAt = Date.now();
-        await adjustCredits(store.db, principal.accountId, cost).catch(() => undefined);
+        await adjustCredits(store.db, principal.accountId, cost).catch((err: unknown) =>
+          // The account keeps the charge for a PDF it did not get: the operator must be able to find and fix it.
+          log.error({ err, account: principal.accountId, credits: fromTenths(cost), report: report.id },
+            'refunding a failed PDF generation failed'));
         setTimeout(() => {
           if (this.generations.get(key) === generation) this.generations.delete(key);
         }, FAILURE_MEMORY_MS).unref();

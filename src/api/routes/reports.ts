@@ -164,7 +164,7 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
       case 'report.pdf': {
         const full = first(query.full) === '1';
         // The report page the PDF prints, and where its footer points.
-        const answer = await pdfService(ctx).request(principalOf(req), report, full, links.reportPage(report.id));
+        const answer = await pdfService(ctx).request(principalOf(req), report, full, links.reportPage(report.id), req.log);
         if (answer.kind === 'pending') {
           // COMPAT: an absolute Location inside /api/2.0 on the request's own origin: the same URL, to ask again.
           const self = `${links.resource(report.id, rawName)}${full ? '?full=1' : ''}`;
