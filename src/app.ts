@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/transport.js';
 import { buildServer } from './api/server.js';
-import { FileArtifactStore } from './artifacts/store.js';
+import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
 import { createCatalog } from './core/catalog.js';
 import { sweepRateLimits } from './core/ratelimit.js';
@@ -17,6 +17,7 @@ import { openStore, type Store } from './store/db.js';
 export interface App {
   server: FastifyInstance;
   store: Store;
+  artifacts: ArtifactStore;
   agent?: Agent;
   /** Monitoring and expiry schedulers; tests stop them to drive `tick()`/`sweep()` by hand. */
   monitor: MonitorScheduler;
@@ -86,6 +87,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   return {
     server,
     store,
+    artifacts,
     agent,
     monitor,
     sweeper,

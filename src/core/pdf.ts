@@ -28,7 +28,7 @@ export interface PdfLog {
   error(obj: object, msg: string): void;
 }
 
-/** Renders a report to PDF; `pageUrl` is the report's public page, printed in the footer. */
+/** Renders a report to PDF; `pageUrl` is the report's public page, printed in the footer when it is absolute. */
 export type PdfRenderer = (report: ReportRow, full: boolean, pageUrl: string) => Promise<Buffer>;
 
 export interface PdfServiceOptions {
