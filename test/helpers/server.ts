@@ -60,11 +60,15 @@ export interface ServerOptions {
   allowPrivateTargets?: boolean;
   leaseMs?: number;
   env?: Record<string, string>;
+  /** Another server whose database and data folder this one uses too (two API processes of one service). */
+  sharing?: TestServer;
 }
 
 export async function startServer(opts: ServerOptions): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'webgauge-test-'));
-  const pgdb = opts.engine === 'postgres' ? await freshPgDatabase() : undefined;
+  const shared = opts.sharing?.config;
+  const dataDir = shared?.dataDir ?? (await mkdtemp(join(tmpdir(), 'webgauge-test-')));
+  const pgdb = shared || opts.engine !== 'postgres' ? undefined : await freshPgDatabase();
+  const databaseUrl = shared ? shared.databaseUrl : pgdb?.url;
   const config = loadConfig({
     WEBGAUGE_DATA_DIR: dataDir,
     WEBGAUGE_PORT: '0',
@@ -72,7 +76,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     WEBGAUGE_ALLOW_PRIVATE_TARGETS: opts.allowPrivateTargets === false ? '0' : '1',
     WEBGAUGE_LOG_LEVEL: process.env.WEBGAUGE_TEST_LOG_LEVEL ?? 'silent',
     WEBGAUGE_LEASE_MS: String(opts.leaseMs ?? 30_000),
-    ...(pgdb ? { WEBGAUGE_DATABASE_URL: pgdb.url } : {}),
+    ...(databaseUrl ? { WEBGAUGE_DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
   const app = await createApp(config);
@@ -82,7 +86,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     const { apiKey } = await createAccount(app.store.db, { email: input.email ?? `user${++n}-${Date.now()}@example.test`, ...input });
     return apiKey;
   };
-  const key = await account({ plan: 'pro' });
+  const key = opts.sharing?.key ?? (await account({ plan: 'pro' }));
   return {
     app,
     config,
@@ -92,6 +96,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     account,
     async close() {
       await app.close();
+      if (shared) return; // the server shared with cleans up
       await pgdb?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
