@@ -30,6 +30,8 @@ export interface AppOverrides {
   /** The page load; tests and benchmarks use the real runner too, this only allows wrapping it. */
   run?: (spec: RunSpec) => Promise<RunResult>;
   sqliteFile?: string;
+  /** The artifact store; the files under the data folder by default. */
+  artifacts?: ArtifactStore;
 }
 
 /** The operator's runner settings (adblock lists) on every run the agent starts. */
@@ -39,7 +41,7 @@ function withOperatorSettings(run: (spec: RunSpec) => Promise<RunResult>, config
 
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile });
-  const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
+  const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
   let agent: Agent | undefined;
   const server = await buildServer({

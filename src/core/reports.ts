@@ -80,10 +80,11 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   }
 
   const resources: string[] = [ARTIFACT.har, ARTIFACT.screenshot];
-  const writes: Promise<void>[] = [
-    artifacts.put(artifactKey(reportId, ARTIFACT.har), JSON.stringify(result.har)),
-    artifacts.put(artifactKey(reportId, ARTIFACT.screenshot), result.screenshot),
-  ];
+  // The report's folder, written at once below: whole or not at all.
+  const files = new Map<string, Buffer | string>([
+    [ARTIFACT.har, JSON.stringify(result.har)],
+    [ARTIFACT.screenshot, result.screenshot],
+  ]);
   let frames = 0;
   let structureScore: number | undefined;
   if (withLighthouse && result.lighthouse) {
@@ -92,50 +93,43 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     const structure = structureReport(audits, har, result.facts);
     structureScore = structure.score;
     resources.push(ARTIFACT.structure);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.structure), JSON.stringify(structure)));
+    files.set(ARTIFACT.structure, JSON.stringify(structure));
     resources.push(ARTIFACT.lighthouse);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.lighthouse), JSON.stringify(result.lighthouse)));
+    files.set(ARTIFACT.lighthouse, JSON.stringify(result.lighthouse));
   }
   if (legacy) {
     resources.push(ARTIFACT.pagespeed, ARTIFACT.yslow, ARTIFACT.pagespeedFiles);
-    writes.push(
-      artifacts.put(artifactKey(reportId, ARTIFACT.pagespeed), JSON.stringify(legacy.analysis.pagespeed.json)),
-      artifacts.put(artifactKey(reportId, ARTIFACT.yslow), JSON.stringify(legacy.analysis.yslow.json)),
-      artifacts.put(artifactKey(reportId, ARTIFACT.pagespeedFiles), legacy.tar),
-    );
+    files.set(ARTIFACT.pagespeed, JSON.stringify(legacy.analysis.pagespeed.json));
+    files.set(ARTIFACT.yslow, JSON.stringify(legacy.analysis.yslow.json));
+    files.set(ARTIFACT.pagespeedFiles, legacy.tar);
   }
   if (result.video) {
     resources.push(ARTIFACT.video);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.video), result.video));
+    files.set(ARTIFACT.video, result.video);
   }
   resources.push(ARTIFACT.resourceSummary);
   const entries = (result.har as { log?: { entries?: SummaryEntry[] } }).log?.entries ?? [];
-  writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.resourceSummary), JSON.stringify(resourceSummary(entries))));
+  files.set(ARTIFACT.resourceSummary, JSON.stringify(resourceSummary(entries)));
   if (withLighthouse && result.images) {
     const index: ImageIndex = { images: [] };
     result.images.forEach((img, i) => {
       index.images.push({ id: String(i), url: img.url, mimeType: img.mimeType, bytes: img.body.length });
-      writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.image(i)), img.body));
+      files.set(ARTIFACT.image(i), img.body);
     });
     resources.push(ARTIFACT.imageIndex);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.imageIndex), JSON.stringify(index)));
+    files.set(ARTIFACT.imageIndex, JSON.stringify(index));
   }
   if (withLighthouse && result.filmstrip.length > 0) {
     const index: FilmstripIndex = { frames: [] };
     result.filmstrip.forEach((f, i) => {
       index.frames.push({ id: String(i), timestamp: Math.round(f.timestamp) });
-      writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.frame(i)), f.jpeg));
+      files.set(ARTIFACT.frame(i), f.jpeg);
     });
     frames = result.filmstrip.length;
     resources.push(ARTIFACT.filmstrip);
-    writes.push(artifacts.put(artifactKey(reportId, ARTIFACT.filmstrip), JSON.stringify(index)));
+    files.set(ARTIFACT.filmstrip, JSON.stringify(index));
   }
-  try {
-    await Promise.all(writes);
-  } catch (err) {
-    await artifacts.removePrefix(reportId);
-    throw err;
-  }
+  await artifacts.putFolder(reportId, files);
 
   const m = result.metrics;
   const lh = withLighthouse && result.lighthouse ? m : undefined;
@@ -143,68 +137,73 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   const graded = perf !== undefined && structureScore !== undefined ? grade(perf, structureScore) : undefined;
   const now = clock.now();
 
-  const ok = await store.db.transaction().execute(async (trx) => {
-    const claimed = await trx
-      .updateTable('tests')
-      .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
-      .where('id', '=', testId)
-      .where('state', '=', 'started')
-      .where('lease_owner', '=', agentId)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return false;
-    const pageId = await findOrCreatePage(trx, test, options, now);
-    await trx
-      .insertInto('reports')
-      .values({
-        id: reportId,
-        account_id: test.account_id,
-        test_id: test.id,
-        page_id: pageId,
-        url: test.url,
-        source: test.source,
-        report_type: options.report,
-        options: test.options,
-        created: now,
-        expires: reportExpiry(now, options.retention),
-        browser: test.browser,
-        location: test.location,
-        user_agent: result.userAgent,
-        resources: JSON.stringify(resources),
-        filmstrip_frames: frames,
-        service_grade: graded?.grade ?? null,
-        service_score: graded?.score ?? null,
-        performance_score: perf ?? null,
-        structure_score: graded ? structureScore! : null,
-        pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
-        yslow_score: legacy?.analysis.yslow.score ?? null,
-        html_bytes: m.html_bytes,
-        page_bytes: m.page_bytes,
-        page_requests: m.page_requests,
-        redirect_duration: m.redirect_duration,
-        connect_duration: m.connect_duration,
-        backend_duration: m.backend_duration,
-        time_to_first_byte: m.time_to_first_byte,
-        first_paint_time: m.first_paint_time,
-        first_contentful_paint: m.first_contentful_paint,
-        dom_interactive_time: m.dom_interactive_time,
-        dom_content_loaded_time: m.dom_content_loaded_time,
-        dom_content_loaded_duration: m.dom_content_loaded_duration,
-        onload_time: m.onload_time,
-        onload_duration: m.onload_duration,
-        fully_loaded_time: m.fully_loaded_time,
-        rum_speed_index: m.rum_speed_index,
-        speed_index: lh?.speed_index ?? null,
-        largest_contentful_paint: lh?.largest_contentful_paint ?? null,
-        time_to_interactive: lh?.time_to_interactive ?? null,
-        total_blocking_time: lh?.total_blocking_time ?? null,
-        cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
-      })
-      .execute();
-    await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
-    await refreshPage(trx, pageId);
-    return true;
-  });
-  if (!ok) await artifacts.removePrefix(reportId);
+  let ok = false;
+  try {
+    ok = await store.db.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .updateTable('tests')
+        .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
+        .where('id', '=', testId)
+        .where('state', '=', 'started')
+        .where('lease_owner', '=', agentId)
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) return false;
+      const pageId = await findOrCreatePage(trx, test, options, now);
+      await trx
+        .insertInto('reports')
+        .values({
+          id: reportId,
+          account_id: test.account_id,
+          test_id: test.id,
+          page_id: pageId,
+          url: test.url,
+          source: test.source,
+          report_type: options.report,
+          options: test.options,
+          created: now,
+          expires: reportExpiry(now, options.retention),
+          browser: test.browser,
+          location: test.location,
+          user_agent: result.userAgent,
+          resources: JSON.stringify(resources),
+          filmstrip_frames: frames,
+          service_grade: graded?.grade ?? null,
+          service_score: graded?.score ?? null,
+          performance_score: perf ?? null,
+          structure_score: graded ? structureScore! : null,
+          pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
+          yslow_score: legacy?.analysis.yslow.score ?? null,
+          html_bytes: m.html_bytes,
+          page_bytes: m.page_bytes,
+          page_requests: m.page_requests,
+          redirect_duration: m.redirect_duration,
+          connect_duration: m.connect_duration,
+          backend_duration: m.backend_duration,
+          time_to_first_byte: m.time_to_first_byte,
+          first_paint_time: m.first_paint_time,
+          first_contentful_paint: m.first_contentful_paint,
+          dom_interactive_time: m.dom_interactive_time,
+          dom_content_loaded_time: m.dom_content_loaded_time,
+          dom_content_loaded_duration: m.dom_content_loaded_duration,
+          onload_time: m.onload_time,
+          onload_duration: m.onload_duration,
+          fully_loaded_time: m.fully_loaded_time,
+          rum_speed_index: m.rum_speed_index,
+          speed_index: lh?.speed_index ?? null,
+          largest_contentful_paint: lh?.largest_contentful_paint ?? null,
+          time_to_interactive: lh?.time_to_interactive ?? null,
+          total_blocking_time: lh?.total_blocking_time ?? null,
+          cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
+        })
+        .execute();
+      await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
+      await refreshPage(trx, pageId);
+      return true;
+    });
+  } finally {
+    // Files without their report row are of no use to anyone: a lost lease or a failed transaction removes them.
+    if (!ok) await artifacts.removePrefix(reportId);
+  }
   return ok;
 }
 

@@ -21,8 +21,10 @@ export interface PdfRenderOptions {
 export async function htmlToPdf(html: string, o: PdfRenderOptions): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), 'webgauge-pdf-'));
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const browser = await launchBrowser({ chromePath: o.chromePath, userDataDir: join(dir, 'profile'), protocolTimeoutMs: timeoutMs });
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   try {
+    // Inside the try: a browser that fails to start leaves no profile folder behind either.
+    browser = await launchBrowser({ chromePath: o.chromePath, userDataDir: join(dir, 'profile'), protocolTimeoutMs: timeoutMs });
     const page = (await browser.pages())[0] ?? (await browser.newPage());
     await page.setJavaScriptEnabled(false);
     await page.setOfflineMode(true);
@@ -40,7 +42,7 @@ export async function htmlToPdf(html: string, o: PdfRenderOptions): Promise<Buff
     });
     return Buffer.from(pdf);
   } finally {
-    await closeBrowser(browser);
+    if (browser) await closeBrowser(browser);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createAccount, type CreateAccountInput } from '../../src/core/accounts.js';
 
@@ -62,6 +62,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Another server whose database and data folder this one uses too (two API processes of one service). */
   sharing?: TestServer;
+  /** Passed to createApp (say, an artifact store whose writes fail). */
+  overrides?: AppOverrides;
 }
 
 export async function startServer(opts: ServerOptions): Promise<TestServer> {
@@ -79,7 +81,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     ...(databaseUrl ? { WEBGAUGE_DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, opts.overrides);
   const address = await app.server.listen({ host: '127.0.0.1', port: 0 });
   let n = 0;
   const account: TestServer['account'] = async (input) => {
