@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/transport.js';
 import { buildServer } from './api/server.js';
-import { FileArtifactStore } from './artifacts/store.js';
+import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
 import { createCatalog } from './core/catalog.js';
 import { sweepRateLimits } from './core/ratelimit.js';
@@ -20,6 +20,7 @@ import { openStore, type Store } from './store/db.js';
 export interface App {
   server: FastifyInstance;
   store: Store;
+  artifacts: ArtifactStore;
   agent?: Agent;
   /** Monitoring and expiry schedulers; tests stop them to drive `tick()`/`sweep()` by hand. */
   monitor: MonitorScheduler;
@@ -32,6 +33,8 @@ export interface AppOverrides {
   /** The page load; tests and benchmarks use the real runner too, this only allows wrapping it. */
   run?: (spec: RunSpec) => Promise<RunResult>;
   sqliteFile?: string;
+  /** The artifact store; the files under the data folder by default. */
+  artifacts?: ArtifactStore;
 }
 
 /** The operator's runner settings (adblock lists) on every run the agent starts. */
@@ -45,7 +48,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   chmodSync(config.dataDir, 0o700);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
     secretKey: config.secretKey });
-  const artifacts = new FileArtifactStore(join(config.dataDir, 'artifacts'));
+  const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
   const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
   let agent: Agent | undefined;
@@ -106,6 +109,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   return {
     server,
     store,
+    artifacts,
     agent,
     monitor,
     sweeper,

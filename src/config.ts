@@ -25,8 +25,13 @@ export interface Config {
   locationRegion: string;
   /** Emit `gtmetrix_grade`/`gtmetrix_score` besides `service_*` (COMPAT.md). */
   legacyBrandFields: boolean;
-  /** Honour X-Forwarded-Proto/Host when building links. */
+  /** Honour X-Forwarded-Proto/Host when building links (only when publicUrl is unset). */
   trustProxy: boolean;
+  /**
+   * The service's own public address (`https://host[:port][/path]`, no trailing slash): every absolute link is
+   * built from it. Unset: links follow the request's Host (and X-Forwarded-* with trustProxy).
+   */
+  publicUrl?: string;
   /** Lease of a claimed test; renewed while it runs. */
   leaseMs: number;
   /** Upper bound of one run. */
@@ -61,6 +66,24 @@ function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+/** An absolute http(s) URL without query, fragment or credentials, returned without its trailing slash. */
+function publicUrlVar(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL such as https://gauge.example.com, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must start with http:// or https://, got "${raw}"`);
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
+    throw new ConfigError(`${name} must not have a query or fragment, got "${raw}"`);
+  }
+  if (url.username || url.password) throw new ConfigError(`${name} must not contain a user name or password`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** Colon-separated paths of files that must exist and be readable now (checked at start, not at first use). */
@@ -119,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     locationRegion: env.WEBGAUGE_LOCATION_REGION || 'Local',
     legacyBrandFields: boolVar(env, 'WEBGAUGE_LEGACY_BRAND_FIELDS', true),
     trustProxy: boolVar(env, 'WEBGAUGE_TRUST_PROXY', false),
+    publicUrl: publicUrlVar(env, 'WEBGAUGE_PUBLIC_URL'),
     leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
     runTimeoutMs: intVar(env, 'WEBGAUGE_RUN_TIMEOUT_MS', 120_000, 5_000, 3_600_000),
     logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',

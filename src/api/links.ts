@@ -1,12 +1,17 @@
 import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
 
 export const API_PREFIX = '/api/2.0';
 
 /**
- * Absolute origin of the request (COMPAT: every link is absolute, built from the request's own scheme, host
- * and port). Forwarded headers count only when the operator trusts the proxy.
+ * The base of every absolute link (COMPAT: every link is absolute): the operator's WEBGAUGE_PUBLIC_URL when set,
+ * else the request's own scheme, host and port. Forwarded headers count only when the operator trusts the proxy.
  */
-export function requestOrigin(req: FastifyRequest, trustProxy: boolean): string {
+export function linkOrigin(req: FastifyRequest, config: Pick<Config, 'publicUrl' | 'trustProxy'>): string {
+  return config.publicUrl ?? requestOrigin(req, config.trustProxy);
+}
+
+function requestOrigin(req: FastifyRequest, trustProxy: boolean): string {
   const fwdProto = trustProxy ? firstHeader(req.headers['x-forwarded-proto']) : undefined;
   const fwdHost = trustProxy ? firstHeader(req.headers['x-forwarded-host']) : undefined;
   const proto = fwdProto ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
@@ -23,9 +28,14 @@ function firstHeader(v: string | string[] | undefined): string | undefined {
 /** Link builder bound to one request. */
 export class Links {
   readonly api: string;
-  constructor(readonly origin: string) {
-    this.api = origin + API_PREFIX;
+  /** Whether the origin is the operator's (WEBGAUGE_PUBLIC_URL) rather than taken from the request. */
+  private readonly fixed: boolean;
+  constructor(req: FastifyRequest, config: Pick<Config, 'publicUrl' | 'trustProxy'>) {
+    this.origin = linkOrigin(req, config);
+    this.fixed = config.publicUrl !== undefined;
+    this.api = this.origin + API_PREFIX;
   }
+  readonly origin: string;
   test = (id: string) => `${this.api}/tests/${id}`;
   report = (id: string) => `${this.api}/reports/${id}`;
   resource = (id: string, name: string) => `${this.api}/reports/${id}/resources/${name}`;
@@ -33,4 +43,9 @@ export class Links {
   location = (id: string) => `${this.api}/locations/${id}`;
   browser = (id: string) => `${this.api}/browsers/${id}`;
   reportPage = (id: string) => `${this.origin}/reports/${id}`;
+  /**
+   * The report page's URL for a body kept across requests (a stored PDF): absolute only when the origin is the
+   * operator's; else the path alone, so that a forged Host never ends up in what another request is served.
+   */
+  keptReportPage = (id: string) => (this.fixed ? this.reportPage(id) : `/reports/${id}`);
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 import type { ErrorObject } from 'ajv';
 import { authenticateRequest } from './auth.js';
 import type { AppContext } from './context.js';
-import { API_PREFIX, Links, requestOrigin } from './links.js';
+import { API_PREFIX, Links } from './links.js';
 import { routeKey, routeSchema, type Method, type RouteSchema } from './schemas/index.js';
 import { requestValidationError } from './validation.js';
 
@@ -85,7 +85,7 @@ export class Router {
           if (part === 'querystring') schema.explainQuery?.(data as Record<string, string | string[]>);
           throw requestValidationError(schema, part, err.validation ?? [], data);
         }
-        return handler(req, reply, new Links(requestOrigin(req, ctx.config.trustProxy)));
+        return handler(req, reply, new Links(req, ctx.config));
       },
     });
   }

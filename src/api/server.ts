@@ -3,7 +3,7 @@ import { ApiError } from '../core/errors.js';
 import { authenticateRequest } from './auth.js';
 import type { AppContext } from './context.js';
 import { BODY_LIMIT, clientErrorHandler, handleError, sendApiError } from './errors.js';
-import { API_PREFIX, requestOrigin } from './links.js';
+import { API_PREFIX, linkOrigin } from './links.js';
 import { openApiDocument } from './openapi.js';
 import { Router } from './router.js';
 import { registerReferenceRoutes } from './routes/reference.js';
@@ -71,7 +71,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   // The OpenAPI document is documentation: no API key needed (spec 1.7).
   app.get(`${API_PREFIX}/openapi.json`, async (req, reply) =>
-    reply.type('application/json').send(openApiDocument(router.routes(), requestOrigin(req, ctx.config.trustProxy))),
+    reply.type('application/json').send(openApiDocument(router.routes(), linkOrigin(req, ctx.config))),
   );
 
   app.setNotFoundHandler(async (req, reply) => {

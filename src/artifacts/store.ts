@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -5,6 +6,11 @@ import { dirname, join, resolve, sep } from 'node:path';
 /** Blobs by key (`<reportId>/<name>`). The filesystem implementation is the embedded default. */
 export interface ArtifactStore {
   put(key: string, data: Buffer | string): Promise<void>;
+  /**
+   * Write a whole folder (a report's files, by name under `prefix`) at once: it appears complete or not at all,
+   * replacing any folder of that name. On failure nothing of it is left and the error is thrown.
+   */
+  putFolder(prefix: string, files: ReadonlyMap<string, Buffer | string>): Promise<void>;
   get(key: string): Promise<Buffer | null>;
   size(key: string): Promise<number | null>;
   /** Byte range [start, end] inclusive, for Range requests. */
@@ -19,20 +25,49 @@ export class FileArtifactStore implements ArtifactStore {
     this.root = resolve(root);
   }
 
-  private path(key: string): string {
-    const p = resolve(this.root, key);
+  private path(key: string, root = this.root): string {
+    const p = resolve(root, key);
     // Keys are built from our own IDs, but never let one escape the root.
-    if (!p.startsWith(this.root + sep)) throw new Error(`artifact key outside the store: ${key}`);
+    if (!p.startsWith(root + sep)) throw new Error(`artifact key outside the store: ${key}`);
     return p;
+  }
+
+  /** The one place bytes reach the disk. */
+  protected async writeFile(path: string, data: Buffer | string): Promise<void> {
+    await writeFile(path, data);
   }
 
   async put(key: string, data: Buffer | string): Promise<void> {
     const p = this.path(key);
     await mkdir(dirname(p), { recursive: true });
     // Write then rename: a reader never sees half a file.
-    const tmp = `${p}.tmp-${process.pid}-${Date.now()}`;
-    await writeFile(tmp, data);
-    await rename(tmp, p);
+    const tmp = `${p}.tmp-${process.pid}-${randomUUID()}`;
+    try {
+      await this.writeFile(tmp, data);
+      await rename(tmp, p);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async putFolder(prefix: string, files: ReadonlyMap<string, Buffer | string>): Promise<void> {
+    const target = this.path(prefix);
+    // A sibling of the target, so that the rename stays on one filesystem.
+    const staging = `${target}.staging-${process.pid}-${randomUUID()}`;
+    try {
+      const paths = [...files.keys()].map((name) => this.path(name, staging));
+      for (const dir of new Set(paths.map((p) => dirname(p)))) await mkdir(dir, { recursive: true });
+      // Every write settles before the staging folder is removed, so no late write recreates part of it.
+      const written = await Promise.allSettled([...files.values()].map((data, i) => this.writeFile(paths[i], data)));
+      const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+      if (failed) throw failed.reason;
+      await rm(target, { recursive: true, force: true });
+      await rename(staging, target);
+    } catch (err) {
+      await rm(staging, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   async get(key: string): Promise<Buffer | null> {

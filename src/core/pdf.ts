@@ -7,23 +7,32 @@
  *   (402 E40201 when the balance is short) and refunded if it fails. The file is kept with the report's other
  *   files, so asking again, by anyone holding the key, serves it without charging again.
  * - Parallel limit: an account may have `plan.parallelPdfs` generations running; one more is 429 E42903. A
- *   request for a PDF already being generated joins that generation instead (and is not charged).
+ *   request for a PDF already being generated joins that generation instead (and is not charged). Both hold
+ *   across API processes sharing the database: a generation's slot is a row of pdf_generations (migration 004),
+ *   taken in the transaction that charges it, renewed while it runs, deleted when it ends; the row of a process
+ *   that died stops counting SLOT_TTL_MS after its last renewal.
  * - Slow generation: a request waits up to `waitMs` for the file; past that it is answered with a redirect to
  *   its own URL (the route sends 302), and the follow-up request waits again or gets the file.
  * - Failure: 500 E50001 for the request waiting on it, or for the next request for that PDF within a minute
  *   (the one following a redirect); after that, asking again starts (and charges) a new generation.
  * - No browser to render with: 404 E40407 (PDF unavailable), nothing charged.
- * Generations run in this process: the parallel limit and the joining are per API process.
  */
 import { access, constants } from 'node:fs/promises';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import { adjustCredits, fromTenths, refilledCredits, tenths, type Principal } from './accounts.js';
+import { clock } from './clock.js';
 import { ApiError } from './errors.js';
+import { newId } from './ids.js';
 import { FULL_PDF_COST, PDF_COST } from './pricing.js';
 import { ARTIFACT, artifactKey, type ReportRow } from './reports.js';
 
-/** Renders a report to PDF; `pageUrl` is the report's public page, printed in the footer. */
+/** Where a generation's failures that no request can answer for (a refund that did not go through) are logged. */
+export interface PdfLog {
+  error(obj: object, msg: string): void;
+}
+
+/** Renders a report to PDF; `pageUrl` is the report's public page, printed in the footer when it is absolute. */
 export type PdfRenderer = (report: ReportRow, full: boolean, pageUrl: string) => Promise<Buffer>;
 
 export interface PdfServiceOptions {
@@ -39,55 +48,74 @@ export interface PdfServiceOptions {
 export type PdfAnswer = { kind: 'file'; data: Buffer } | { kind: 'pending' };
 
 interface Generation {
-  accountId: string;
   promise: Promise<Buffer>;
+  /** Settles once the generation's bookkeeping (slot freed, refund) is done too. */
+  settled?: Promise<void>;
   /** Set when the generation failed: kept for a minute so the redirected follow-up learns of it. */
   failedAt?: number;
 }
 
 const FAILURE_MEMORY_MS = 60_000;
+/** A generation's slot row lives this long past its last renewal (a process that died frees it then). */
+export const SLOT_TTL_MS = 60_000;
+const SLOT_RENEW_MS = SLOT_TTL_MS / 3;
+/** How often a request waiting on another process's generation looks for the file. */
+const ELSEWHERE_POLL_MS = 200;
+
+const failed = () => new ApiError('E50001', 'The PDF could not be generated; the credits were refunded. Ask again to retry.');
 
 export class PdfService {
+  /** Generations this process runs (and, for a minute, those that failed). */
   private readonly generations = new Map<string, Generation>();
+  /** Starts in progress, so that a second request for the same PDF in this process waits and joins. */
+  private readonly starting = new Map<string, Promise<unknown>>();
 
   constructor(private readonly o: PdfServiceOptions) {}
 
-  /** PDF generations running now for an account. */
-  running(accountId: string): number {
-    let n = 0;
-    for (const g of this.generations.values()) if (g.accountId === accountId && g.failedAt === undefined) n++;
-    return n;
-  }
-
-  async request(principal: Principal, report: ReportRow, full: boolean, pageUrl: string): Promise<PdfAnswer> {
+  async request(principal: Principal, report: ReportRow, full: boolean, pageUrl: string, log: PdfLog): Promise<PdfAnswer> {
     const { plan } = principal;
     if (!plan.pdf) throw new ApiError('E40301', `The ${plan.name} plan does not include PDF reports.`);
     if (full && !plan.fullPdf) {
       throw new ApiError('E40302', `The ${plan.name} plan does not include full PDF reports; ask for report.pdf without full=1.`);
     }
     const key = artifactKey(report.id, ARTIFACT.pdf(full));
-    const kept = await this.o.artifacts.get(key);
-    if (kept) return { kind: 'file', data: kept };
+    for (;;) {
+      const kept = await this.o.artifacts.get(key);
+      if (kept) return { kind: 'file', data: kept };
 
-    let generation = this.generations.get(key);
-    if (generation?.failedAt !== undefined) {
-      this.generations.delete(key);
-      if (Date.now() - generation.failedAt < FAILURE_MEMORY_MS) {
-        throw new ApiError('E50001', 'The PDF could not be generated; the credits were refunded. Ask again to retry.');
+      const generation = this.generations.get(key);
+      if (generation?.failedAt !== undefined) {
+        this.generations.delete(key);
+        if (Date.now() - generation.failedAt < FAILURE_MEMORY_MS) throw failed();
+      } else if (generation) {
+        return this.wait(key, generation);
       }
-      generation = undefined;
+      const pending = this.starting.get(key);
+      if (pending) {
+        await pending.catch(() => undefined);
+        continue;
+      }
+      const start = this.start(principal, report, full, key, pageUrl, log);
+      this.starting.set(key, start);
+      let started: Generation | 'elsewhere';
+      try {
+        started = await start;
+      } finally {
+        this.starting.delete(key);
+      }
+      if (started !== 'elsewhere') return this.wait(key, started);
+      const answer = await this.waitElsewhere(key);
+      if (answer !== 'abandoned') return answer;
     }
-    if (!generation) generation = await this.start(principal, report, full, key, pageUrl);
-    return this.wait(key, generation);
   }
 
-  private async start(principal: Principal, report: ReportRow, full: boolean, key: string, pageUrl: string):
-    Promise<Generation> {
+  /**
+   * Take a slot and charge for it in one transaction, then start rendering. 'elsewhere' when another process is
+   * generating this PDF already (nothing charged).
+   */
+  private async start(principal: Principal, report: ReportRow, full: boolean, key: string, pageUrl: string, log: PdfLog):
+    Promise<Generation | 'elsewhere'> {
     const { plan } = principal;
-    if (this.running(principal.accountId) >= plan.parallelPdfs) {
-      throw new ApiError('E42903', `The ${plan.name} plan generates ${plan.parallelPdfs} PDF${plan.parallelPdfs > 1 ? 's' : ''} ` +
-        'at a time; ask again when the current PDF requests have completed.');
-    }
     try {
       await access(this.o.chromePath, constants.X_OK);
     } catch {
@@ -95,9 +123,31 @@ export class PdfService {
     }
     const cost = tenths(full ? FULL_PDF_COST : PDF_COST);
     const { store } = this.o;
-    await store.db.transaction().execute(async (trx) => {
+    const token = newId();
+    const taken = await store.db.transaction().execute(async (trx) => {
+      // PostgreSQL: the account row lock puts the slot count and the charge of concurrent requests in a row.
+      // SQLite: the first statement writes, so the transaction holds the one write lock from its start.
       if (store.engine === 'postgres') {
         await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
+      }
+      const now = clock.now();
+      const slot = await trx
+        .insertInto('pdf_generations')
+        .values({ pdf_key: key, account_id: principal.accountId, token, expires: now + SLOT_TTL_MS })
+        .onConflict((oc) => oc.column('pdf_key').doUpdateSet({ account_id: principal.accountId, token, expires: now + SLOT_TTL_MS })
+          .where('pdf_generations.expires', '<=', now))
+        .returning('token')
+        .executeTakeFirst();
+      if (!slot) return false;
+      const running = await trx
+        .selectFrom('pdf_generations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', principal.accountId)
+        .where('expires', '>', now)
+        .executeTakeFirstOrThrow();
+      if (Number(running.n) > plan.parallelPdfs) {
+        throw new ApiError('E42903', `The ${plan.name} plan generates ${plan.parallelPdfs} PDF${plan.parallelPdfs > 1 ? 's' : ''} ` +
+          'at a time; ask again when the current PDF requests have completed.', { 'Retry-After': '5' });
       }
       const credits = await refilledCredits(trx, principal.accountId);
       if (credits.tenths < cost) {
@@ -105,16 +155,17 @@ export class PdfService {
           `has ${fromTenths(credits.tenths)}; credits refill at ${new Date(credits.nextRefill).toISOString()}.`);
       }
       await adjustCredits(trx, principal.accountId, -cost);
+      return true;
     });
-    // Another request may have started the same PDF while we were charging: join it and give ours back.
-    const raced = this.generations.get(key);
-    if (raced && raced.failedAt === undefined) {
-      await adjustCredits(store.db, principal.accountId, cost);
-      return raced;
-    }
+    if (!taken) return 'elsewhere';
 
+    const slotRow = () => store.db.updateTable('pdf_generations').where('pdf_key', '=', key).where('token', '=', token);
+    const renewer = setInterval(() => {
+      slotRow().set({ expires: clock.now() + SLOT_TTL_MS }).execute()
+        .catch((err: unknown) => log.error({ err, account: principal.accountId, report: report.id }, 'renewing a PDF slot failed'));
+    }, SLOT_RENEW_MS);
+    renewer.unref();
     const generation: Generation = {
-      accountId: principal.accountId,
       promise: (async () => {
         const data = await this.o.render(report, full, pageUrl);
         await this.o.artifacts.put(key, data);
@@ -122,11 +173,24 @@ export class PdfService {
       })(),
     };
     this.generations.set(key, generation);
-    generation.promise.then(
-      () => this.generations.delete(key),
+    const freeSlot = async () => {
+      clearInterval(renewer);
+      // After the file is stored (or the refund made): whoever sees the slot gone finds the outcome.
+      await store.db.deleteFrom('pdf_generations').where('pdf_key', '=', key).where('token', '=', token).execute()
+        .catch((err: unknown) => log.error({ err, account: principal.accountId, report: report.id }, 'freeing a PDF slot failed'));
+    };
+    generation.settled = generation.promise.then(
+      async () => {
+        this.generations.delete(key);
+        await freeSlot();
+      },
       async () => {
         generation.failedAt = Date.now();
-        await adjustCredits(store.db, principal.accountId, cost).catch(() => undefined);
+        await adjustCredits(store.db, principal.accountId, cost).catch((err: unknown) =>
+          // The account keeps the charge for a PDF it did not get: the operator must be able to find and fix it.
+          log.error({ err, account: principal.accountId, credits: fromTenths(cost), report: report.id },
+            'refunding a failed PDF generation failed'));
+        await freeSlot();
         setTimeout(() => {
           if (this.generations.get(key) === generation) this.generations.delete(key);
         }, FAILURE_MEMORY_MS).unref();
@@ -145,14 +209,31 @@ export class PdfService {
     } catch {
       // This request reports the failure: the next one starts afresh.
       if (this.generations.get(key) === generation) this.generations.delete(key);
-      throw new ApiError('E50001', 'The PDF could not be generated; the credits were refunded. Ask again to retry.');
+      throw failed();
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /**
+   * Another process generates this PDF: wait for its file up to `waitMs`. Its slot gone without a file means it
+   * failed (that process refunded the charge); its slot expired means that process died ('abandoned': start anew).
+   */
+  private async waitElsewhere(key: string): Promise<PdfAnswer | 'abandoned'> {
+    const deadline = Date.now() + this.o.waitMs;
+    for (;;) {
+      const slot = await this.o.store.db.selectFrom('pdf_generations').select('expires').where('pdf_key', '=', key).executeTakeFirst();
+      const data = await this.o.artifacts.get(key);
+      if (data) return { kind: 'file', data };
+      if (!slot) throw failed();
+      if (slot.expires <= clock.now()) return 'abandoned';
+      if (Date.now() >= deadline) return { kind: 'pending' };
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ELSEWHERE_POLL_MS, Math.max(0, deadline - Date.now()))));
+    }
+  }
+
   /** Waits for every running generation (server shutdown). */
   async drain(): Promise<void> {
-    await Promise.allSettled([...this.generations.values()].map((g) => g.promise));
+    await Promise.allSettled([...this.generations.values()].map((g) => g.settled));
   }
 }

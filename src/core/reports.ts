@@ -84,13 +84,9 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
 
   // Every file goes through the test's secret scrubber on its way to the store; the analyses ran on the load as
   // captured (bodies are found by their real URLs), so what they derive is scrubbed with it.
-  const writes: Promise<void>[] = [];
-  const putJson = (name: string, value: unknown): void => {
-    writes.push(artifacts.put(artifactKey(reportId, name), JSON.stringify(scrub.json(value))));
-  };
-  const putFile = (name: string, data: Buffer): void => {
-    writes.push(artifacts.put(artifactKey(reportId, name), data));
-  };
+  const files = new Map<string, Buffer | string>();
+  const putJson = (name: string, value: unknown): void => void files.set(name, JSON.stringify(scrub.json(value)));
+  const putFile = (name: string, data: Buffer): void => void files.set(name, data);
   const resources: string[] = [ARTIFACT.har, ARTIFACT.screenshot];
   putJson(ARTIFACT.har, result.har);
   putFile(ARTIFACT.screenshot, result.screenshot);
@@ -137,12 +133,8 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     resources.push(ARTIFACT.filmstrip);
     putJson(ARTIFACT.filmstrip, index);
   }
-  try {
-    await Promise.all(writes);
-  } catch (err) {
-    await artifacts.removePrefix(reportId);
-    throw err;
-  }
+  // The report's folder is written at once: whole or not at all.
+  await artifacts.putFolder(reportId, files);
 
   const m = result.metrics;
   const lh = withLighthouse && result.lighthouse ? m : undefined;
@@ -150,68 +142,73 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   const graded = perf !== undefined && structureScore !== undefined ? grade(perf, structureScore) : undefined;
   const now = clock.now();
 
-  const ok = await store.db.transaction().execute(async (trx) => {
-    const claimed = await trx
-      .updateTable('tests')
-      .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
-      .where('id', '=', testId)
-      .where('state', '=', 'started')
-      .where('lease_owner', '=', agentId)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return false;
-    const pageId = await findOrCreatePage(trx, test, options, now);
-    await trx
-      .insertInto('reports')
-      .values({
-        id: reportId,
-        account_id: test.account_id,
-        test_id: test.id,
-        page_id: pageId,
-        url: test.url,
-        source: test.source,
-        report_type: options.report,
-        options: test.options,
-        created: now,
-        expires: reportExpiry(now, options.retention),
-        browser: test.browser,
-        location: test.location,
-        user_agent: result.userAgent,
-        resources: JSON.stringify(resources),
-        filmstrip_frames: frames,
-        service_grade: graded?.grade ?? null,
-        service_score: graded?.score ?? null,
-        performance_score: perf ?? null,
-        structure_score: graded ? structureScore! : null,
-        pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
-        yslow_score: legacy?.analysis.yslow.score ?? null,
-        html_bytes: m.html_bytes,
-        page_bytes: m.page_bytes,
-        page_requests: m.page_requests,
-        redirect_duration: m.redirect_duration,
-        connect_duration: m.connect_duration,
-        backend_duration: m.backend_duration,
-        time_to_first_byte: m.time_to_first_byte,
-        first_paint_time: m.first_paint_time,
-        first_contentful_paint: m.first_contentful_paint,
-        dom_interactive_time: m.dom_interactive_time,
-        dom_content_loaded_time: m.dom_content_loaded_time,
-        dom_content_loaded_duration: m.dom_content_loaded_duration,
-        onload_time: m.onload_time,
-        onload_duration: m.onload_duration,
-        fully_loaded_time: m.fully_loaded_time,
-        rum_speed_index: m.rum_speed_index,
-        speed_index: lh?.speed_index ?? null,
-        largest_contentful_paint: lh?.largest_contentful_paint ?? null,
-        time_to_interactive: lh?.time_to_interactive ?? null,
-        total_blocking_time: lh?.total_blocking_time ?? null,
-        cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
-      })
-      .execute();
-    await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
-    await refreshPage(trx, pageId);
-    return true;
-  });
-  if (!ok) await artifacts.removePrefix(reportId);
+  let ok = false;
+  try {
+    ok = await store.db.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .updateTable('tests')
+        .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
+        .where('id', '=', testId)
+        .where('state', '=', 'started')
+        .where('lease_owner', '=', agentId)
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) return false;
+      const pageId = await findOrCreatePage(trx, test, options, now);
+      await trx
+        .insertInto('reports')
+        .values({
+          id: reportId,
+          account_id: test.account_id,
+          test_id: test.id,
+          page_id: pageId,
+          url: test.url,
+          source: test.source,
+          report_type: options.report,
+          options: test.options,
+          created: now,
+          expires: reportExpiry(now, options.retention),
+          browser: test.browser,
+          location: test.location,
+          user_agent: result.userAgent,
+          resources: JSON.stringify(resources),
+          filmstrip_frames: frames,
+          service_grade: graded?.grade ?? null,
+          service_score: graded?.score ?? null,
+          performance_score: perf ?? null,
+          structure_score: graded ? structureScore! : null,
+          pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
+          yslow_score: legacy?.analysis.yslow.score ?? null,
+          html_bytes: m.html_bytes,
+          page_bytes: m.page_bytes,
+          page_requests: m.page_requests,
+          redirect_duration: m.redirect_duration,
+          connect_duration: m.connect_duration,
+          backend_duration: m.backend_duration,
+          time_to_first_byte: m.time_to_first_byte,
+          first_paint_time: m.first_paint_time,
+          first_contentful_paint: m.first_contentful_paint,
+          dom_interactive_time: m.dom_interactive_time,
+          dom_content_loaded_time: m.dom_content_loaded_time,
+          dom_content_loaded_duration: m.dom_content_loaded_duration,
+          onload_time: m.onload_time,
+          onload_duration: m.onload_duration,
+          fully_loaded_time: m.fully_loaded_time,
+          rum_speed_index: m.rum_speed_index,
+          speed_index: lh?.speed_index ?? null,
+          largest_contentful_paint: lh?.largest_contentful_paint ?? null,
+          time_to_interactive: lh?.time_to_interactive ?? null,
+          total_blocking_time: lh?.total_blocking_time ?? null,
+          cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
+        })
+        .execute();
+      await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
+      await refreshPage(trx, pageId);
+      return true;
+    });
+  } finally {
+    // Files without their report row are of no use to anyone: a lost lease or a failed transaction removes them.
+    if (!ok) await artifacts.removePrefix(reportId);
+  }
   return ok;
 }
 

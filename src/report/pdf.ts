@@ -53,7 +53,7 @@ export async function renderReportPdf(ctx: AppContext, report: ReportRow, full: 
 
 const services = new WeakMap<AppContext, PdfService>();
 
-/** The PDF service of an app (one per server process: the parallel limit and joining are per process). */
+/** The PDF service of an app (one per server process; the parallel limit and joining go through the database). */
 export function pdfService(ctx: AppContext): PdfService {
   let service = services.get(ctx);
   if (!service) {

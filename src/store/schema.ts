@@ -127,6 +127,14 @@ export interface RateLimitsTable {
   count: number;
 }
 
+/** A PDF generation running now (migration 004): the account's parallel-PDF slot, across processes. */
+export interface PdfGenerationsTable {
+  pdf_key: string;
+  account_id: string;
+  token: string;
+  expires: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   tests: TestsTable;
@@ -135,4 +143,5 @@ export interface Database {
   rate_limits: RateLimitsTable;
   tags: TagsTable;
   page_tag_links: PageTagLinksTable;
+  pdf_generations: PdfGenerationsTable;
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createAccount, type CreateAccountInput } from '../../src/core/accounts.js';
 
@@ -60,11 +60,17 @@ export interface ServerOptions {
   allowPrivateTargets?: boolean;
   leaseMs?: number;
   env?: Record<string, string>;
+  /** Another server whose database and data folder this one uses too (two API processes of one service). */
+  sharing?: TestServer;
+  /** Passed to createApp (say, an artifact store whose writes fail). */
+  overrides?: AppOverrides;
 }
 
 export async function startServer(opts: ServerOptions): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'webgauge-test-'));
-  const pgdb = opts.engine === 'postgres' ? await freshPgDatabase() : undefined;
+  const shared = opts.sharing?.config;
+  const dataDir = shared?.dataDir ?? (await mkdtemp(join(tmpdir(), 'webgauge-test-')));
+  const pgdb = shared || opts.engine !== 'postgres' ? undefined : await freshPgDatabase();
+  const databaseUrl = shared ? shared.databaseUrl : pgdb?.url;
   const config = loadConfig({
     WEBGAUGE_DATA_DIR: dataDir,
     WEBGAUGE_PORT: '0',
@@ -72,17 +78,17 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     WEBGAUGE_ALLOW_PRIVATE_TARGETS: opts.allowPrivateTargets === false ? '0' : '1',
     WEBGAUGE_LOG_LEVEL: process.env.WEBGAUGE_TEST_LOG_LEVEL ?? 'silent',
     WEBGAUGE_LEASE_MS: String(opts.leaseMs ?? 30_000),
-    ...(pgdb ? { WEBGAUGE_DATABASE_URL: pgdb.url } : {}),
+    ...(databaseUrl ? { WEBGAUGE_DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, opts.overrides);
   const address = await app.server.listen({ host: '127.0.0.1', port: 0 });
   let n = 0;
   const account: TestServer['account'] = async (input) => {
     const { apiKey } = await createAccount(app.store.db, { email: input.email ?? `user${++n}-${Date.now()}@example.test`, ...input });
     return apiKey;
   };
-  const key = await account({ plan: 'pro' });
+  const key = opts.sharing?.key ?? (await account({ plan: 'pro' }));
   return {
     app,
     config,
@@ -92,6 +98,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     account,
     async close() {
       await app.close();
+      if (shared) return; // the server shared with cleans up
       await pgdb?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

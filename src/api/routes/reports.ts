@@ -168,10 +168,10 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
       }
       case 'report.pdf': {
         const full = first(query.full) === '1';
-        // The report page the PDF prints, and where its footer points.
-        const answer = await pdfService(ctx).request(principalOf(req), report, full, links.reportPage(report.id));
+        // The report page the PDF prints, and where its footer points (kept with the report: no request's Host in it).
+        const answer = await pdfService(ctx).request(principalOf(req), report, full, links.keptReportPage(report.id), req.log);
         if (answer.kind === 'pending') {
-          // COMPAT: an absolute Location inside /api/2.0 on the request's own origin: the same URL, to ask again.
+          // COMPAT: an absolute Location inside /api/2.0 (WEBGAUGE_PUBLIC_URL or the request's origin): the same URL, to ask again.
           const self = `${links.resource(report.id, rawName)}${full ? '?full=1' : ''}`;
           return reply.code(302).header('Location', self).header('Cache-Control', 'no-store').type(JSONAPI)
             .send({ meta: { detail: 'The PDF is being generated; follow the Location to receive it.' } });
