@@ -46,11 +46,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   // Keys, artifacts and the database live here: nobody else on the machine, the browser's user included, reads it.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(config.dataDir, 0o700);
+  // Checked before anything is opened: a missing browser user stops the start with what to do.
+  const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
     secretKey: config.secretKey });
   const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
-  const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
   let agent: Agent | undefined;
   const server = await buildServer({
     config,

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { BrowserSetupError } from './runner/browser.js';
 import { AccountInputError, countAccounts, createAccount, regenerateKey } from './core/accounts.js';
 import type { PlanName, Role } from './core/plans.js';
 import { openStore } from './store/db.js';
@@ -94,7 +95,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof AccountInputError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       process.stderr.write(`webgauge: ${(err as Error).message}\n`);
       process.exit(2);
     }
