@@ -215,11 +215,20 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
 
     // Secrets are scrubbed by core when the artifacts are stored (core/secrets.ts).
     const har = buildHar(devtoolsLog);
-    // The browser only knows it talked to the guard; the HAR names the address the guard connected to.
+    // The browser only knows it talked to the guard: the HAR names the address the guard connected to, and the
+    // guard's DNS lookup of a host, which the browser saw inside its first connect to that host, is its `dns`.
+    const looked = new Set<string>();
     for (const entry of har.log.entries) {
-      const address = connections.addressOf(hostOf(entry.request.url));
+      const host = hostOf(entry.request.url);
+      const address = connections.addressOf(host);
       if (address) entry.serverIPAddress = address;
       else delete entry.serverIPAddress;
+      const lookup = Math.round(connections.lookupMs(host) ?? 0);
+      const t = entry.timings;
+      if (!looked.has(host) && t.connect !== undefined && t.connect > 0) {
+        looked.add(host);
+        if (lookup > 0 && lookup <= t.connect) [t.dns, t.connect] = [lookup, t.connect - lookup];
+      }
     }
     keepEntries(har, requestsStartedBy(devtoolsLog, loadEnd));
     const figures = harFigures(har, mainDoc?.requestId);

@@ -59,6 +59,7 @@ export class ConnectionGuard {
   private readonly pins = new Map<string, Promise<Pin>>();
   private readonly lastFailure = new Map<string, RefusedConnection>();
   private readonly connectedTo = new Map<string, string>();
+  private readonly lookups = new Map<string, number>();
   private readonly open = new Set<Socket>();
   private sealed = false;
 
@@ -97,7 +98,9 @@ export class ConnectionGuard {
     let pin = this.pins.get(host);
     if (!pin) {
       pin = (async (): Promise<Pin> => {
+        const started = performance.now();
         const { addresses, source } = await this.resolve(host, this.dns);
+        this.lookups.set(host, performance.now() - started);
         if (addresses.length === 0) return { ok: false, refusal: { reason: 'unresolved' } };
         // Every address must pass: round-robin DNS must not pick a private one for us later.
         for (const address of addresses) {
@@ -114,6 +117,11 @@ export class ConnectionGuard {
   /** The address a host's connections went to (for the HAR), once one was made. */
   addressOf(host: string): string | undefined {
     return this.connectedTo.get(host.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
+  }
+
+  /** How long the guard's one DNS lookup of a host took (ms), if it looked it up. */
+  lookupMs(host: string): number | undefined {
+    return this.lookups.get(host.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
   }
 
   /** Why the last connection to a host failed here, if one did. */
