@@ -121,7 +121,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError || ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'].includes((err as { code?: string }).code ?? '')) {
+    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError || ((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS_')) {
       process.stderr.write(`webgauge: ${(err as Error).message}\n`);
       process.exit(2);
     }
