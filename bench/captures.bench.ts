@@ -45,7 +45,7 @@ async function main() {
     },
   });
   const api = `${await app.server.listen({ host: '127.0.0.1', port: 0 })}/api/2.0`;
-  const { apiKey } = await createAccount(app.store.db, { email: 'bench@example.test', plan: 'pro', credits: 10_000 });
+  const { apiKey } = await createAccount(app.store.db, config.plans, { email: 'bench@example.test', plan: 'pro', credits: 10_000 });
   const headers = { authorization: `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}` };
   const url = site.url('/gallery');
 

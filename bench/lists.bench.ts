@@ -148,7 +148,7 @@ async function benchEngine(engine: EngineName): Promise<string[]> {
   const server: TestServer = await startServer({ engine, agentSlots: 0 });
   const rows: string[] = [];
   try {
-    const accountId = (await authenticate(server.app.store.db, server.key))!.accountId;
+    const accountId = (await authenticate(server.app.store.db, server.config.plans, server.key))!.accountId;
     const t0 = Date.now();
     const { reportIds, pageIds } = await seed(server.app.store, accountId);
     console.log(`[${engine}] seeded ${REPORTS} reports over ${PAGES} pages in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -61,6 +61,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     sandbox,
     notifyQueued: () => agent?.wake(),
   });
+  // An account whose plan left the plans file is warned about in the service's log.
+  config.plans.useLog(server.log);
   // Rows stored before encryption at rest get their secrets sealed (once; later starts find none).
   const sealed = await sealStoredOptions(store);
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
@@ -100,7 +102,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const reaper = setInterval(reap, Math.max(500, Math.floor(config.leaseMs / 2)));
   reaper.unref();
   const log = server.log as never;
-  const monitor = new MonitorScheduler({ store, targetPolicy: config.targetPolicy, notifyQueued: () => agent?.wake(), log });
+  const monitor = new MonitorScheduler({ store, targetPolicy: config.targetPolicy, plans: config.plans, notifyQueued: () => agent?.wake(), log });
   const sweeper = new ExpirySweeper({ store, artifacts, log });
   monitor.start();
   sweeper.start();

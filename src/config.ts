@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TargetPolicy } from './net/policy.js';
+import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
@@ -46,6 +47,8 @@ export interface Config {
    * keeps one in `secret.key` in the data directory. Nodes sharing a PostgreSQL database must share it.
    */
   secretKey?: string;
+  /** The built-in plans plus the operator's (WEBGAUGE_PLANS_FILE). */
+  plans: PlanRegistry;
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +125,31 @@ function secretKeyVar(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+/** The operator's plans file, read and checked now: a bad file stops the start, naming the plan and field. */
+function plansVar(env: NodeJS.ProcessEnv): PlanRegistry {
+  const raw = env.WEBGAUGE_PLANS_FILE;
+  if (raw === undefined || raw === '') return new PlanRegistry();
+  const path = resolve(raw);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`WEBGAUGE_PLANS_FILE: cannot read the file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`WEBGAUGE_PLANS_FILE ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  try {
+    return new PlanRegistry(parsePlansFile(doc));
+  } catch (err) {
+    if (err instanceof PlanFileError) throw new ConfigError(`WEBGAUGE_PLANS_FILE ${path}: ${err.message}`);
+    throw err;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const databaseUrl = env.WEBGAUGE_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -149,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adblockLists: readableFiles(env, 'WEBGAUGE_ADBLOCK_LIST'),
     pdfWaitMs: intVar(env, 'WEBGAUGE_PDF_WAIT_MS', 10_000, 0, 120_000),
     secretKey: secretKeyVar(env),
+    plans: plansVar(env),
   };
   return { ...config, ...overrides };
 }

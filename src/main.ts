@@ -3,17 +3,19 @@ import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { BrowserSetupError } from './runner/browser.js';
-import { AccountInputError, countAccounts, createAccount, regenerateKey } from './core/accounts.js';
-import type { PlanName, Role } from './core/plans.js';
+import { AccountInputError, countAccounts, createAccount, listAccounts, regenerateKey, updateAccount } from './core/accounts.js';
+import type { PlanRegistry, Role } from './core/plans.js';
 import { openStore } from './store/db.js';
 
 const USAGE = `Usage:
   webgauge serve [--host H] [--port P] [--no-agent]
-  webgauge account create --email E --plan basic|pro [--credits N] [--role owner|viewer --team-of EMAIL]
+  webgauge account create --email E --plan PLAN [--credits N] [--role owner|viewer --team-of EMAIL]
+  webgauge account list
+  webgauge account update --email E [--plan PLAN] [--credits N]
   webgauge key regenerate --email E
   webgauge migrate
 Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH,
-WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS (see README).`;
+WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see README).`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' }, 'no-agent': { type: 'boolean' } } });
@@ -25,7 +27,7 @@ async function serve(args: string[]): Promise<void> {
   const app = await createApp(config);
   if ((await countAccounts(app.store.db)) === 0) {
     const email = process.env.WEBGAUGE_OWNER_EMAIL || 'owner@localhost';
-    const { apiKey } = await createAccount(app.store.db, { email, plan: 'pro' });
+    const { apiKey } = await createAccount(app.store.db, config.plans, { email, plan: 'pro' });
     process.stdout.write(
       `\nFirst start: created the owner account ${email} on the pro plan.\nAPI key (shown once, keep it): ${apiKey}\n\n`,
     );
@@ -44,14 +46,26 @@ async function serve(args: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-async function withStore<T>(fn: (db: Awaited<ReturnType<typeof openStore>>['db']) => Promise<T>): Promise<T> {
+async function withStore<T>(fn: (db: Awaited<ReturnType<typeof openStore>>['db'], plans: PlanRegistry) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, secretKey: config.secretKey });
   try {
-    return await fn(store.db);
+    return await fn(store.db, config.plans);
   } finally {
     await store.close();
   }
+}
+
+function creditsFlag(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const credits = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(credits)) throw new AccountInputError(`--credits must be a number, got "${raw}"`);
+  return credits;
+}
+
+/** One account as `account list` prints it: e-mail, plan, credits, role (and team owner); never a key. */
+function accountLine(a: Awaited<ReturnType<typeof listAccounts>>[number]): string {
+  return `${a.email}\tplan=${a.plan}\tcredits=${a.credits}\trole=${a.role}${a.teamOf ? `\tteam_of=${a.teamOf}` : ''}`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -71,12 +85,24 @@ async function main(argv: string[]): Promise<number> {
       options: { email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, role: { type: 'string' }, 'team-of': { type: 'string' } },
     });
     if (!values.email || !values.plan) throw new AccountInputError('--email and --plan are required');
-    const credits = values.credits === undefined ? undefined : Number(values.credits);
-    if (credits !== undefined && !Number.isFinite(credits)) throw new AccountInputError(`--credits must be a number, got "${values.credits}"`);
-    const { apiKey } = await withStore((db) =>
-      createAccount(db, { email: values.email!, plan: values.plan as PlanName, credits, role: values.role as Role | undefined, teamOf: values['team-of'] }),
+    const credits = creditsFlag(values.credits);
+    const { apiKey } = await withStore((db, plans) =>
+      createAccount(db, plans, { email: values.email!, plan: values.plan!, credits, role: values.role as Role | undefined, teamOf: values['team-of'] }),
     );
     process.stdout.write(`created account ${values.email}\n${apiKey}\n`);
+    return 0;
+  }
+  if (cmd === 'account' && sub === 'list') {
+    parseArgs({ args: rest, options: {} });
+    const accounts = await withStore((db) => listAccounts(db));
+    for (const a of accounts) process.stdout.write(`${accountLine(a)}\n`);
+    return 0;
+  }
+  if (cmd === 'account' && sub === 'update') {
+    const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' } } });
+    if (!values.email) throw new AccountInputError('--email is required');
+    const updated = await withStore((db, plans) => updateAccount(db, plans, values.email!, { plan: values.plan, credits: creditsFlag(values.credits) }));
+    process.stdout.write(`updated ${accountLine(updated)}\n`);
     return 0;
   }
   if (cmd === 'key' && sub === 'regenerate') {
@@ -95,7 +121,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError || ((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS_')) {
       process.stderr.write(`webgauge: ${(err as Error).message}\n`);
       process.exit(2);
     }

@@ -33,7 +33,7 @@ export async function authenticateRequest(ctx: AppContext, req: FastifyRequest, 
       'WWW-Authenticate': CHALLENGE,
     });
   }
-  const principal = await authenticate(ctx.store.db, key);
+  const principal = await authenticate(ctx.store.db, ctx.config.plans, key);
   if (!principal) {
     throw new ApiError('E40100', 'The API key is not valid; check it or generate a new one.', { 'WWW-Authenticate': CHALLENGE });
   }

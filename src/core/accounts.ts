@@ -2,7 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, AccountsTable } from '../store/schema.js';
 import { clock } from './clock.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
-import { PLANS, isPlanName, type Plan, type PlanName, type Role } from './plans.js';
+import { ApiError } from './errors.js';
+import type { Plan, PlanName, PlanRegistry, Role } from './plans.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -36,10 +37,20 @@ export interface CreateAccountInput {
 
 export class AccountInputError extends Error {}
 
-export async function createAccount(db: Kysely<Database>, input: CreateAccountInput): Promise<{ id: string; apiKey: string }> {
+function knownPlan(plans: PlanRegistry, name: string): Plan {
+  if (!plans.has(name)) throw new AccountInputError(`unknown plan "${name}"; the plans are ${plans.names().join(', ')}`);
+  return plans.get(name);
+}
+
+function validCredits(credits: number): number {
+  if (!Number.isFinite(credits) || credits < 0) throw new AccountInputError(`credits must be a number ≥ 0, got ${credits}`);
+  return credits;
+}
+
+export async function createAccount(db: Kysely<Database>, plans: PlanRegistry, input: CreateAccountInput): Promise<{ id: string; apiKey: string }> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AccountInputError(`"${input.email}" is not an e-mail address`);
-  if (!isPlanName(input.plan)) throw new AccountInputError(`plan must be basic or pro, got "${input.plan}"`);
+  const plan = knownPlan(plans, input.plan);
   const role = input.role ?? 'owner';
   if (role !== 'owner' && role !== 'viewer') throw new AccountInputError(`role must be owner or viewer, got "${role}"`);
   let teamOwnerId: string | null = null;
@@ -52,9 +63,7 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
   }
   const existing = await db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
   if (existing) throw new AccountInputError(`an account with e-mail ${email} already exists`);
-  const plan = PLANS[input.plan];
-  const credits = input.credits ?? plan.initialCredits;
-  if (!Number.isFinite(credits) || credits < 0) throw new AccountInputError(`credits must be a number ≥ 0`);
+  const credits = validCredits(input.credits ?? plan.initialCredits);
   const apiKey = newApiKey();
   const id = newId();
   const now = clock.now();
@@ -87,12 +96,45 @@ export async function regenerateKey(db: Kysely<Database>, email: string): Promis
   return apiKey;
 }
 
+export interface AccountSummary {
+  email: string;
+  plan: string;
+  credits: number;
+  role: Role;
+  teamOf: string | null;
+}
+
+/** Every account, oldest first, without anything secret. */
+export async function listAccounts(db: Kysely<Database>): Promise<AccountSummary[]> {
+  const rows = await db
+    .selectFrom('accounts as a')
+    .leftJoin('accounts as o', 'o.id', 'a.team_owner_id')
+    .select(['a.email', 'a.plan', 'a.credits_tenths', 'a.role', 'o.email as team_of'])
+    .orderBy('a.created')
+    .orderBy('a.email')
+    .execute();
+  return rows.map((r) => ({ email: r.email, plan: r.plan, credits: fromTenths(r.credits_tenths), role: r.role as Role, teamOf: r.team_of }));
+}
+
+/** Move an account to another plan and/or set its balance (the operator's `account update`). */
+export async function updateAccount(db: Kysely<Database>, plans: PlanRegistry, email: string, change: { plan?: string; credits?: number }):
+  Promise<AccountSummary> {
+  const set: { plan?: string; credits_tenths?: number } = {};
+  if (change.plan !== undefined) set.plan = knownPlan(plans, change.plan).name;
+  if (change.credits !== undefined) set.credits_tenths = tenths(validCredits(change.credits));
+  if (set.plan === undefined && set.credits_tenths === undefined) throw new AccountInputError('nothing to change: give --plan and/or --credits');
+  const normalised = email.trim().toLowerCase();
+  const res = await db.updateTable('accounts').set(set).where('email', '=', normalised).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) throw new AccountInputError(`no account with e-mail ${email}`);
+  return (await listAccounts(db)).find((a) => a.email === normalised)!;
+}
+
 export async function countAccounts(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export async function authenticate(db: Kysely<Database>, apiKey: string): Promise<Principal | null> {
+export async function authenticate(db: Kysely<Database>, plans: PlanRegistry, apiKey: string): Promise<Principal | null> {
   const row = await db.selectFrom('accounts').selectAll().where('api_key_hash', '=', hashApiKey(apiKey)).executeTakeFirst();
   if (!row) return null;
   let owner: AccountsTable = row;
@@ -107,7 +149,7 @@ export async function authenticate(db: Kysely<Database>, apiKey: string): Promis
     apiKey,
     email: row.email,
     role: row.role as Role,
-    plan: PLANS[owner.plan as PlanName] ?? PLANS.basic,
+    plan: plans.get(owner.plan),
     emailValidated: row.email_validated === 1,
   };
 }
@@ -117,9 +159,8 @@ export async function authenticate(db: Kysely<Database>, apiKey: string): Promis
  * to it; a balance at or above it is left alone (credits never accumulate beyond the allowance by refilling).
  * Returns the balance in tenths after any refill. Call inside the transaction that spends credits.
  */
-export async function refilledCredits(db: Db, accountId: string): Promise<{ tenths: number; nextRefill: number; plan: Plan }> {
-  const acc = await db.selectFrom('accounts').select(['credits_tenths', 'credits_refilled_at', 'plan']).where('id', '=', accountId).executeTakeFirstOrThrow();
-  const plan = PLANS[acc.plan as PlanName] ?? PLANS.basic;
+export async function refilledCredits(db: Db, accountId: string, plan: Plan): Promise<{ tenths: number; nextRefill: number }> {
+  const acc = await db.selectFrom('accounts').select(['credits_tenths', 'credits_refilled_at']).where('id', '=', accountId).executeTakeFirstOrThrow();
   const now = clock.now();
   let balance = acc.credits_tenths;
   let refilledAt = acc.credits_refilled_at;
@@ -129,7 +170,24 @@ export async function refilledCredits(db: Db, accountId: string): Promise<{ tent
     balance = Math.max(balance, tenths(plan.dailyCredits));
     await db.updateTable('accounts').set({ credits_tenths: balance, credits_refilled_at: refilledAt }).where('id', '=', accountId).execute();
   }
-  return { tenths: balance, nextRefill: refilledAt + DAY_MS, plan };
+  return { tenths: balance, nextRefill: refilledAt + DAY_MS };
+}
+
+/**
+ * Charge `cost` tenths to the principal's (owner) account after any refill, refusing with 402 E40201 (`what`
+ * costs so much, the account has so much) when the balance is short. An unlimited plan is neither refused nor
+ * debited. Returns what was charged (to refund on failure) and the balance after. Call inside a transaction.
+ */
+export async function spendCredits(db: Db, principal: Pick<Principal, 'accountId' | 'plan'>, cost: number, what: string):
+  Promise<{ chargedTenths: number; leftTenths: number }> {
+  const credits = await refilledCredits(db, principal.accountId, principal.plan);
+  if (principal.plan.unlimitedCredits) return { chargedTenths: 0, leftTenths: credits.tenths };
+  if (credits.tenths < cost) {
+    throw new ApiError('E40201', `${what} costs ${fromTenths(cost)} credits and the account has ${fromTenths(credits.tenths)}; ` +
+      `credits refill at ${new Date(credits.nextRefill).toISOString()}.`);
+  }
+  await adjustCredits(db, principal.accountId, -cost);
+  return { chargedTenths: cost, leftTenths: credits.tenths - cost };
 }
 
 export async function adjustCredits(db: Db, accountId: string, deltaTenths: number): Promise<void> {

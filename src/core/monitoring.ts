@@ -10,7 +10,7 @@ import type { Principal } from './accounts.js';
 import type { Catalog } from './catalog.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
-import { PLANS, type PlanName } from './plans.js';
+import type { PlanRegistry } from './plans.js';
 
 export type Frequency = 'no' | 'hourly' | 'daily' | 'weekly' | 'monthly';
 const ACCEPTED: Record<string, Frequency> = { no: 'no', none: 'no', hourly: 'hourly', daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
@@ -107,7 +107,7 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
 }
 
 /** The principal a monitored test runs as: the page's owning account itself, with its plan and credits. */
-export async function accountPrincipal(db: Kysely<Database>, accountId: string): Promise<Principal | undefined> {
+export async function accountPrincipal(db: Kysely<Database>, plans: PlanRegistry, accountId: string): Promise<Principal | undefined> {
   const row = await db.selectFrom('accounts').select(['id', 'email', 'plan']).where('id', '=', accountId).executeTakeFirst();
   if (!row) return undefined;
   return {
@@ -116,7 +116,7 @@ export async function accountPrincipal(db: Kysely<Database>, accountId: string):
     apiKey: '',
     email: row.email,
     role: 'owner',
-    plan: PLANS[row.plan as PlanName] ?? PLANS.basic,
+    plan: plans.get(row.plan),
     emailValidated: true,
   };
 }

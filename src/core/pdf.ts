@@ -20,7 +20,7 @@
 import { access, constants } from 'node:fs/promises';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
-import { adjustCredits, fromTenths, refilledCredits, tenths, type Principal } from './accounts.js';
+import { adjustCredits, fromTenths, spendCredits, tenths, type Principal } from './accounts.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
@@ -124,7 +124,7 @@ export class PdfService {
     const cost = tenths(full ? FULL_PDF_COST : PDF_COST);
     const { store } = this.o;
     const token = newId();
-    const taken = await store.db.transaction().execute(async (trx) => {
+    const charged = await store.db.transaction().execute(async (trx) => {
       // PostgreSQL: the account row lock puts the slot count and the charge of concurrent requests in a row.
       // SQLite: the first statement writes, so the transaction holds the one write lock from its start.
       if (store.engine === 'postgres') {
@@ -138,7 +138,7 @@ export class PdfService {
           .where('pdf_generations.expires', '<=', now))
         .returning('token')
         .executeTakeFirst();
-      if (!slot) return false;
+      if (!slot) return undefined;
       const running = await trx
         .selectFrom('pdf_generations')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -149,15 +149,9 @@ export class PdfService {
         throw new ApiError('E42903', `The ${plan.name} plan generates ${plan.parallelPdfs} PDF${plan.parallelPdfs > 1 ? 's' : ''} ` +
           'at a time; ask again when the current PDF requests have completed.', { 'Retry-After': '5' });
       }
-      const credits = await refilledCredits(trx, principal.accountId);
-      if (credits.tenths < cost) {
-        throw new ApiError('E40201', `A ${full ? 'full ' : ''}PDF report costs ${fromTenths(cost)} credits and the account ` +
-          `has ${fromTenths(credits.tenths)}; credits refill at ${new Date(credits.nextRefill).toISOString()}.`);
-      }
-      await adjustCredits(trx, principal.accountId, -cost);
-      return true;
+      return (await spendCredits(trx, principal, cost, `A ${full ? 'full ' : ''}PDF report`)).chargedTenths;
     });
-    if (!taken) return 'elsewhere';
+    if (charged === undefined) return 'elsewhere';
 
     const slotRow = () => store.db.updateTable('pdf_generations').where('pdf_key', '=', key).where('token', '=', token);
     const renewer = setInterval(() => {
@@ -186,9 +180,9 @@ export class PdfService {
       },
       async () => {
         generation.failedAt = Date.now();
-        await adjustCredits(store.db, principal.accountId, cost).catch((err: unknown) =>
+        if (charged > 0) await adjustCredits(store.db, principal.accountId, charged).catch((err: unknown) =>
           // The account keeps the charge for a PDF it did not get: the operator must be able to find and fix it.
-          log.error({ err, account: principal.accountId, credits: fromTenths(cost), report: report.id },
+          log.error({ err, account: principal.accountId, credits: fromTenths(charged), report: report.id },
             'refunding a failed PDF generation failed'));
         await freeSlot();
         setTimeout(() => {

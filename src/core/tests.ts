@@ -2,7 +2,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Store } from '../store/db.js';
 import type { Database, TestsTable } from '../store/schema.js';
 import type { AnalysisOptions } from './analysis-options.js';
-import { adjustCredits, fromTenths, refilledCredits, type Db, type Principal } from './accounts.js';
+import { adjustCredits, fromTenths, spendCredits, type Db, type Principal } from './accounts.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
@@ -57,14 +57,7 @@ export async function startTest(
         `This account already has ${Number(active.n)} tests queued or running, the limit of the ${principal.plan.name} plan; retry after one of them completes.`,
       );
     }
-    const credits = await refilledCredits(trx, principal.accountId);
-    if (credits.tenths < cost) {
-      throw new ApiError(
-        'E40201',
-        `This test costs ${fromTenths(cost)} credits and the account has ${fromTenths(credits.tenths)}; credits refill at ${new Date(credits.nextRefill).toISOString()}.`,
-      );
-    }
-    await adjustCredits(trx, principal.accountId, -cost);
+    const credits = await spendCredits(trx, principal, cost, 'This test');
     const page = await trx
       .selectFrom('pages')
       .select('id')
@@ -89,12 +82,14 @@ export async function startTest(
       lease_owner: null,
       lease_expires: null,
       attempts: 0,
-      credits_tenths: cost,
+      // What was charged (an unlimited plan pays nothing), so that a failure refunds exactly that.
+      credits_tenths: credits.chargedTenths,
       report_id: null,
       page_id: page?.id ?? null,
     };
     await trx.insertInto('tests').values(test).execute();
-    return { test, creditsLeft: fromTenths(credits.tenths - cost), creditsUsed: fromTenths(cost) };
+    // credits_used is the test's price even when the plan does not pay it (the client sees what it costs).
+    return { test, creditsLeft: fromTenths(credits.leftTenths), creditsUsed: fromTenths(cost) };
   });
 }
 

@@ -21,6 +21,7 @@ import { ApiError } from '../core/errors.js';
 import { accountPrincipal, nextSlot, type Frequency } from '../core/monitoring.js';
 import { assertAllowedTarget } from '../core/targets.js';
 import type { TargetPolicy } from '../net/policy.js';
+import type { PlanRegistry } from '../core/plans.js';
 import { startTest } from '../core/tests.js';
 import type { Store } from '../store/db.js';
 import type { Database, PagesTable } from '../store/schema.js';
@@ -36,6 +37,7 @@ export interface MonitorLog {
 export interface MonitorOptions {
   store: Store;
   targetPolicy: TargetPolicy;
+  plans: PlanRegistry;
   /** Wake the in-process agent after queueing. */
   notifyQueued?: () => void;
   log?: MonitorLog;
@@ -142,7 +144,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     } catch (err) {
       return skip(err instanceof ApiError ? (err.detail ?? err.title) : `The page's stored options are unreadable: ${(err as Error).message}`);
     }
-    const principal = await accountPrincipal(store.db, page.account_id);
+    const principal = await accountPrincipal(store.db, this.o.plans, page.account_id);
     if (!principal) return skip('The account that owns the page no longer exists.');
 
     try {

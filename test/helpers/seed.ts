@@ -5,6 +5,7 @@
 import type { AnalysisOptions } from '../../src/core/analysis-options.js';
 import { authenticate } from '../../src/core/accounts.js';
 import { clock } from '../../src/core/clock.js';
+import { PlanRegistry } from '../../src/core/plans.js';
 import { newId } from '../../src/core/ids.js';
 import { optionsFingerprint, publicOptions } from '../../src/core/options.js';
 import { reportExpiry } from '../../src/core/reports.js';
@@ -13,7 +14,7 @@ import type { Store } from '../../src/store/db.js';
 import type { ReportsTable } from '../../src/store/schema.js';
 
 export async function accountIdOf(store: Store, key: string): Promise<string> {
-  const p = await authenticate(store.db, key);
+  const p = await authenticate(store.db, new PlanRegistry(), key);
   if (!p) throw new Error('unknown key');
   return p.accountId;
 }

@@ -85,7 +85,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
   const address = await app.server.listen({ host: '127.0.0.1', port: 0 });
   let n = 0;
   const account: TestServer['account'] = async (input) => {
-    const { apiKey } = await createAccount(app.store.db, { email: input.email ?? `user${++n}-${Date.now()}@example.test`, ...input });
+    const { apiKey } = await createAccount(app.store.db, config.plans, { email: input.email ?? `user${++n}-${Date.now()}@example.test`, ...input });
     return apiKey;
   };
   const key = opts.sharing?.key ?? (await account({ plan: 'pro' }));

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { DAY_MS, refilledCredits } from '../../src/core/accounts.js';
 import { clock } from '../../src/core/clock.js';
+import { PLANS } from '../../src/core/plans.js';
 import { failTest } from '../../src/core/tests.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
@@ -142,7 +143,7 @@ for (const engine of engines()) {
         const id = await accountIdOf(s.app.store, key);
         const start = (await s.app.store.db.selectFrom('accounts').select('credits_refilled_at').where('id', '=', id).executeTakeFirstOrThrow()).credits_refilled_at;
         clock.advance(DAY_MS + 5 * 3_600_000);
-        const c = await refilledCredits(s.app.store.db, id);
+        const c = await refilledCredits(s.app.store.db, id, PLANS.pro);
         assert.equal(c.tenths, 1000, 'pro allowance 100');
         assert.equal(c.nextRefill, start + 2 * DAY_MS);
       });

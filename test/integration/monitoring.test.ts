@@ -44,7 +44,7 @@ for (const engine of engines()) {
     const pageRow = (id: string) => s.app.store.db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
     const monitoredTests = (url: string) =>
       s.app.store.db.selectFrom('tests').selectAll().where('url', '=', url).where('source', '=', 'monitored').orderBy('created').execute();
-    const scheduler = (store: Store = s.app.store) => new MonitorScheduler({ store, targetPolicy: ALLOW_ALL });
+    const scheduler = (store: Store = s.app.store) => new MonitorScheduler({ store, targetPolicy: ALLOW_ALL, plans: s.config.plans });
     /** Monitored tests stay queued without an agent; clear them so the concurrency limit never interferes. */
     const clearQueue = async () => {
       const left = await s.app.store.db.selectFrom('tests').select('id').where('state', 'in', ['queued', 'started']).execute();

@@ -89,7 +89,7 @@ for (const engine of engines()) {
     });
 
     const db = () => s.app.store.db;
-    const accountOf = async (key: string) => (await authenticate(db(), key))!.accountId;
+    const accountOf = async (key: string) => (await authenticate(db(), s.config.plans, key))!.accountId;
 
     /** Queue over HTTP, claim as the agent does, complete with a synthetic result; returns the report ID. */
     async function report(key: string, path: string, opts: { perf?: number; structure?: number; noScores?: boolean; attrs?: Record<string, unknown> } = {}) {

@@ -94,7 +94,7 @@ for (const engine of engines()) {
     test('a refund that fails after a failed generation is logged with the account and the amount', async () => {
       const { db } = server.app.store;
       const accountId = await accountIdOf(server.app.store, server.key);
-      const principal = (await authenticate(db, server.key))!;
+      const principal = (await authenticate(db, server.config.plans, server.key))!;
       const report = (await getReportById(db, (await seedPage(server.app.store, accountId)).reportId))!;
       const logged: { obj: Record<string, unknown>; msg: string }[] = [];
       const log = { error: (obj: object, msg: string) => void logged.push({ obj: obj as Record<string, unknown>, msg }) };

@@ -11,7 +11,7 @@ export function registerReferenceRoutes(r: Router, ctx: AppContext): void {
 
   r.get('/status', async (req, reply) => {
     const p = principalOf(req);
-    const credits = await refilledCredits(ctx.store.db, p.accountId);
+    const credits = await refilledCredits(ctx.store.db, p.accountId, p.plan);
     return reply.type(JSONAPI).send({
       data: {
         type: 'user',
@@ -19,11 +19,12 @@ export function registerReferenceRoutes(r: Router, ctx: AppContext): void {
         attributes: {
           api_credits: fromTenths(credits.tenths),
           api_refill: Math.floor(credits.nextRefill / 1000),
-          api_refill_amount: credits.plan.dailyCredits,
-          account_type: credits.plan.name === 'pro' ? 'Pro' : 'Basic',
-          account_pro_analysis_options_access: credits.plan.proAnalysisOptions,
-          account_pro_locations_access: credits.plan.proLocations,
-          account_whitelabel_pdf_access: credits.plan.whitelabelPdf,
+          api_refill_amount: p.plan.dailyCredits,
+          // The spec's values are Basic and Pro; an operator's plan shows under its own name, capitalised alike.
+          account_type: p.plan.name.charAt(0).toUpperCase() + p.plan.name.slice(1),
+          account_pro_analysis_options_access: p.plan.proAnalysisOptions,
+          account_pro_locations_access: p.plan.proLocations,
+          account_whitelabel_pdf_access: p.plan.whitelabelPdf,
         },
       },
     });
