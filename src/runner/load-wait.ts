@@ -31,7 +31,7 @@ export interface LoadWaitOptions {
   /** True once the run was stopped from outside (timeout, abort): stop waiting. */
   isStopped(): boolean;
   /** Turns a net error of the main document into a message. */
-  describeNavigationError(errorText: string): string;
+  describeNavigationError(errorText: string): string | Promise<string>;
 }
 
 export interface LoadWait {
@@ -150,7 +150,7 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     try {
       await o.beforeNavigate?.();
       const { errorText } = await session.send('Page.navigate', { url: o.url });
-      if (errorText) return fail(o.describeNavigationError(errorText));
+      if (errorText) return fail(await o.describeNavigationError(errorText));
       if (!(await waitUntil(() => loadFiredAt !== undefined, deadline))) {
         if (!failed) warnings.push(`The page did not fire its load event within ${Math.round(o.maxWaitMs / 1000)} s`);
         return;

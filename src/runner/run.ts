@@ -16,7 +16,7 @@ import { applyThroughput } from './conditions/throttle.js';
 import { adblockEngine, adblockJudge } from './conditions/adblock.js';
 import { setCookies } from './conditions/cookies.js';
 import { needsInterceptor, startInterceptor } from './conditions/interceptor.js';
-import { ConnectionGuard } from './conditions/connection-guard.js';
+import { GuardThread } from './conditions/guard-thread.js';
 import { createLoadWait } from './load-wait.js';
 import { lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, runLighthouse } from './lighthouse.js';
 import { httpStatusMessage, lighthouseErrorCode, lighthouseErrorMessage, navigationErrorMessage } from './failures.js';
@@ -56,7 +56,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     auth: conditions.auth,
   };
   // Every connection of the browser goes through it: the operator's target policy, addresses pinned.
-  const connections = await ConnectionGuard.start(spec.policy, conditions.dns);
+  const connections = await GuardThread.start(spec.policy, conditions.dns);
   const guard = new RunGuard(spec.signal, spec.timeoutMs);
   try {
     const work = execute();
@@ -115,8 +115,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       beforeNavigate: () => applyThroughput(session, throttle),
       isStopped: () => guard.error !== undefined,
       // Named after the last hop of the main document's redirects: that is the one that failed.
-      describeNavigationError: (errorText) =>
-        navigationErrorMessage(errorText, mainDocumentUrl, (host) => connections.failureOf(host)),
+      describeNavigationError: async (errorText) => {
+        await connections.settled(); // the guard's verdict on the connection may still be on its way
+        return navigationErrorMessage(errorText, mainDocumentUrl, (host) => connections.failureOf(host));
+      },
     });
     const config = lighthouseConfig({ emulation, throttle, maxWaitForLoadMs: maxWaitMs });
     phase('setup');
@@ -215,6 +217,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
 
     // Secrets are scrubbed by core when the artifacts are stored (core/secrets.ts).
     const har = buildHar(devtoolsLog);
+    await connections.settled();
     // The browser only knows it talked to the guard: the HAR names the address the guard connected to, and the
     // guard's DNS lookup of a host, which the browser saw inside its first connect to that host, is its `dns`.
     const looked = new Set<string>();

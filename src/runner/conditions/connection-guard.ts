@@ -21,6 +21,14 @@ import { resolveHost, type DnsOverride, type Resolution } from '../../net/resolv
 /** How the guard resolves a host: net/resolve.ts, or a stand-in DNS in tests (e.g. one that rebinds). */
 export type Resolver = (host: string, dns: readonly DnsOverride[]) => Promise<Resolution>;
 
+/** What the guard learns, as it learns it (guard-thread.ts mirrors it into the run's main thread). */
+export interface GuardEvents {
+  /** `counted`: a refusal of the policy (or after sealing), not a failed upstream connect. */
+  failure(failure: RefusedConnection, counted: boolean): void;
+  connected(host: string, address: string): void;
+  lookup(host: string, ms: number): void;
+}
+
 export interface RefusedConnection {
   host: string;
   port: number;
@@ -64,9 +72,12 @@ export class ConnectionGuard {
   private sealed = false;
 
   private constructor(private readonly server: Server, readonly port: number, private readonly policy: TargetPolicy,
-    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver) {}
+    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver,
+    private readonly events: Partial<GuardEvents>) {}
 
-  static async start(policy: TargetPolicy, dns: readonly DnsOverride[], resolve: Resolver = resolveHost): Promise<ConnectionGuard> {
+  /** Runs in the calling thread; a test's load uses guard-thread.ts, which runs this in a thread of its own. */
+  static async start(policy: TargetPolicy, dns: readonly DnsOverride[], resolve: Resolver = resolveHost,
+    events: Partial<GuardEvents> = {}): Promise<ConnectionGuard> {
     let guard: ConnectionGuard | undefined;
     const server = createServer((client) => guard?.accept(client));
     await new Promise<void>((resolve, reject) => {
@@ -75,14 +86,18 @@ export class ConnectionGuard {
     });
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('the connection guard has no port');
-    guard = new ConnectionGuard(server, address.port, policy, dns, resolve);
+    guard = new ConnectionGuard(server, address.port, policy, dns, resolve, events);
     return guard;
   }
 
   /** Chromium flags that send every connection of the browser through the guard. */
   browserFlags(): string[] {
+    return ConnectionGuard.browserFlagsFor(this.port);
+  }
+
+  static browserFlagsFor(port: number): string[] {
     return [
-      `--proxy-server=socks5://127.0.0.1:${this.port}`,
+      `--proxy-server=socks5://127.0.0.1:${port}`,
       // Chromium sends loopback destinations direct even with a proxy unless told otherwise.
       '--proxy-bypass-list=<-loopback>',
       // WebRTC must not open UDP of its own around the proxy.
@@ -100,7 +115,9 @@ export class ConnectionGuard {
       pin = (async (): Promise<Pin> => {
         const started = performance.now();
         const { addresses, source } = await this.resolve(host, this.dns);
-        this.lookups.set(host, performance.now() - started);
+        const ms = performance.now() - started;
+        this.lookups.set(host, ms);
+        this.events.lookup?.(host, ms);
         if (addresses.length === 0) return { ok: false, refusal: { reason: 'unresolved' } };
         // Every address must pass: round-robin DNS must not pick a private one for us later.
         for (const address of addresses) {
@@ -147,6 +164,7 @@ export class ConnectionGuard {
 
   private record(r: RefusedConnection): void {
     this.lastFailure.set(r.host, r);
+    this.events.failure?.(r, r.reason !== 'connect-failed');
     if (r.reason === 'connect-failed') return;
     this.refusedCount++;
     if (this.refused.length < MAX_RECORDED_REFUSALS) this.refused.push(r);
@@ -210,6 +228,7 @@ export class ConnectionGuard {
       if (typeof attempt !== 'string') {
         upstream = attempt;
         this.connectedTo.set(host.toLowerCase(), address);
+        this.events.connected?.(host.toLowerCase(), address);
         break;
       }
       error = attempt;
