@@ -11,6 +11,7 @@ import type { Catalog } from './catalog.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import type { PlanRegistry } from './plans.js';
+import { lockAccount } from '../store/locks.js';
 
 export type Frequency = 'no' | 'hourly' | 'daily' | 'weekly' | 'monthly';
 const ACCEPTED: Record<string, Frequency> = { no: 'no', none: 'no', hourly: 'hourly', daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
@@ -72,7 +73,7 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
   if (p.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot change monitoring; ask the team owner for a key with the Owner role.');
   await store.db.transaction().execute(async (trx) => {
     // Account first, page second: the same lock order as the scheduler's claim, so the two never deadlock.
-    if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', p.accountId).forUpdate().execute();
+    await lockAccount(trx, store.engine, p.accountId);
     const page = await trx.selectFrom('pages').selectAll().where('id', '=', pageId).where('account_id', '=', p.accountId).executeTakeFirst();
     if (!page) throw new ApiError('E40402', `No page with ID ${pageId} in this account.`);
     if (freq === 'no') {

@@ -26,6 +26,7 @@ import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { FULL_PDF_COST, PDF_COST } from './pricing.js';
 import { ARTIFACT, artifactKey, type ReportRow } from './reports.js';
+import { lockAccount } from '../store/locks.js';
 
 /** Where a generation's failures that no request can answer for (a refund that did not go through) are logged. */
 export interface PdfLog {
@@ -127,9 +128,7 @@ export class PdfService {
     const charged = await store.db.transaction().execute(async (trx) => {
       // PostgreSQL: the account row lock puts the slot count and the charge of concurrent requests in a row.
       // SQLite: the first statement writes, so the transaction holds the one write lock from its start.
-      if (store.engine === 'postgres') {
-        await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
-      }
+      await lockAccount(trx, store.engine, principal.accountId);
       const now = clock.now();
       const slot = await trx
         .insertInto('pdf_generations')

@@ -10,6 +10,7 @@ import type { Db, Principal } from './accounts.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
+import { lockAccount } from '../store/locks.js';
 
 export type TagRow = Selectable<TagsTable>;
 
@@ -134,7 +135,7 @@ export async function saveTag(store: Store, p: Principal, input: TagInput, exist
   const targetId = existingId ?? input.id;
   try {
     return await store.db.transaction().execute(async (trx) => {
-      if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', p.accountId).forUpdate().execute();
+      await lockAccount(trx, store.engine, p.accountId);
       if (targetId !== undefined) {
         const tag = await requireTag(trx, p.accountId, targetId);
         if (input.name !== undefined && input.name !== tag.name) {

@@ -8,6 +8,7 @@ import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { storedFingerprint, storeOptions } from './stored-options.js';
 import { testCostTenths } from './pricing.js';
+import { lockAccount } from '../store/locks.js';
 
 export type TestRow = Selectable<TestsTable>;
 export type TestSource = 'api' | 'on-demand' | 'monitored';
@@ -42,9 +43,7 @@ export async function startTest(
   const fingerprint = storedFingerprint(store.box, options);
   return store.db.transaction().execute(async (trx) => {
     await before?.(trx);
-    if (store.engine === 'postgres') {
-      await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
-    }
+    await lockAccount(trx, store.engine, principal.accountId);
     const active = await trx
       .selectFrom('tests')
       .select((eb) => eb.fn.countAll<number>().as('n'))

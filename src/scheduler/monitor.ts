@@ -25,6 +25,7 @@ import type { PlanRegistry } from '../core/plans.js';
 import { startTest } from '../core/tests.js';
 import type { Store } from '../store/db.js';
 import type { Database, PagesTable } from '../store/schema.js';
+import { lockAccount } from '../store/locks.js';
 
 export const RETRY_MS = 60_000;
 
@@ -150,7 +151,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     try {
       await startTest(store, principal, options, 'monitored', async (trx) => {
         // Account row first, then the page: the lock order of setMonitoring, so the two cannot deadlock.
-        if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', page.account_id).forUpdate().execute();
+        await lockAccount(trx, store.engine, page.account_id);
         if (!(await moveIfUnchanged(trx, { monitor_next_run: next }))) throw new SlotTaken();
       });
       this.o.notifyQueued?.();
