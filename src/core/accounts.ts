@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Db } from '../store/db.js';
 import type { Database, AccountsTable } from '../store/schema.js';
 import { clock } from './clock.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
@@ -19,8 +20,6 @@ export interface Principal {
   plan: Plan;
   emailValidated: boolean;
 }
-
-export type Db = Kysely<Database> | Transaction<Database>;
 
 export const tenths = (credits: number): number => Math.round(credits * 10);
 export const fromTenths = (t: number): number => Math.round(t) / 10;

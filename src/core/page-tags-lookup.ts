@@ -1,4 +1,4 @@
-import type { Db } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { tagIdsOfPages } from './tags.js';
 
 /**

@@ -3,7 +3,7 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from '../store/list-query.js';
 import type { Database, PagesTable } from '../store/schema.js';
-import type { Db } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
@@ -117,23 +117,16 @@ export function listTests(db: Kysely<Database>, accountId: string, q: ListQuery)
 /** A lock older than this belongs to a process that died mid-query; the next query takes it over. */
 export const REPORT_LIST_LOCK_STALE_MS = 30_000;
 
-interface ReportListLocksTable {
-  account_id: string;
-  token: string;
-  expires: number;
-}
-
 /**
  * Run a filtered or sorted report-list query holding the account's lock (spec 4.3, 429 E42902). The lock is a
  * row of report_list_locks (migration 002), so it holds across API processes sharing the database: insert it,
  * or take over a stale one, in one statement; release it (only our own token) when the query ends.
  */
 export async function withReportListLock<T>(db: Kysely<Database>, accountId: string, run: () => Promise<T>): Promise<T> {
-  const locks = db.withTables<{ report_list_locks: ReportListLocksTable }>();
   const token = newId();
   const now = clock.now();
   const expires = now + REPORT_LIST_LOCK_STALE_MS;
-  const got = await locks
+  const got = await db
     .insertInto('report_list_locks')
     .values({ account_id: accountId, token, expires })
     .onConflict((oc) => oc.column('account_id').doUpdateSet({ token, expires }).where('report_list_locks.expires', '<=', now))
@@ -147,6 +140,6 @@ export async function withReportListLock<T>(db: Kysely<Database>, accountId: str
   try {
     return await run();
   } finally {
-    await locks.deleteFrom('report_list_locks').where('account_id', '=', accountId).where('token', '=', token).execute();
+    await db.deleteFrom('report_list_locks').where('account_id', '=', accountId).where('token', '=', token).execute();
   }
 }

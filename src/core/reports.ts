@@ -9,7 +9,7 @@ import type { HarLike } from '../analysis/har.js';
 import { buildPagespeedFiles, legacyAnalysis } from '../analysis/legacy/index.js';
 import { resourceSummary, type SummaryEntry } from '../analysis/resource-summary.js';
 import type { AnalysisOptions } from './analysis-options.js';
-import type { Db } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';

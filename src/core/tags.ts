@@ -6,7 +6,8 @@
 import type { Selectable } from 'kysely';
 import type { Store } from '../store/db.js';
 import type { TagsTable } from '../store/schema.js';
-import type { Db, Principal } from './accounts.js';
+import type { Principal } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
