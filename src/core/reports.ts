@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import type { ReportsTable } from '../store/schema.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunMetrics, RunResult } from '../runner/types.js';
 import { grade, structureReport } from '../analysis/grade.js';
 import { bodyStoreFromMap, emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 import type { HarLike } from '../analysis/har.js';
@@ -55,6 +55,29 @@ export function reportExpiry(createdMs: number, retentionMonths: number): number
   const d = new Date(createdMs);
   d.setUTCMonth(d.getUTCMonth() + retentionMonths);
   return d.getTime();
+}
+
+/** The report columns a run's metrics fill: the same names in RunMetrics and in the reports table. */
+const LOAD_METRICS = [
+  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
+  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time', 'dom_content_loaded_time',
+  'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time', 'rum_speed_index',
+] as const;
+/** Lighthouse's metrics: stored only when Lighthouse ran for the report (null otherwise). */
+const LIGHTHOUSE_METRICS = ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time', 'cumulative_layout_shift'] as const;
+type MetricColumn = (typeof LOAD_METRICS)[number] | (typeof LIGHTHOUSE_METRICS)[number];
+export type MetricColumns = Pick<ReportsTable, MetricColumn>;
+// A metric added to RunMetrics without a column (or a reason to have none, like the grade's performance_score)
+// stops the build here.
+type UnmappedMetric = Exclude<keyof RunMetrics, MetricColumn | 'performance_score'>;
+const everyMetricMapped: [UnmappedMetric] extends [never] ? true : UnmappedMetric = true;
+void everyMetricMapped;
+
+export function metricColumns(m: RunMetrics, lighthouseRan: boolean): MetricColumns {
+  const columns: Partial<Record<MetricColumn, number | null>> = {};
+  for (const k of LOAD_METRICS) columns[k] = m[k];
+  for (const k of LIGHTHOUSE_METRICS) columns[k] = lighthouseRan ? m[k] ?? null : null;
+  return columns as MetricColumns;
 }
 
 /**
@@ -136,9 +159,8 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   // The report's folder is written at once: whole or not at all.
   await artifacts.putFolder(reportId, files);
 
-  const m = result.metrics;
-  const lh = withLighthouse && result.lighthouse ? m : undefined;
-  const perf = lh?.performance_score;
+  const lighthouseRan = withLighthouse && result.lighthouse !== undefined;
+  const perf = lighthouseRan ? result.metrics.performance_score : undefined;
   const graded = perf !== undefined && structureScore !== undefined ? grade(perf, structureScore) : undefined;
   const now = clock.now();
 
@@ -178,27 +200,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
           structure_score: graded ? structureScore! : null,
           pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
           yslow_score: legacy?.analysis.yslow.score ?? null,
-          html_bytes: m.html_bytes,
-          page_bytes: m.page_bytes,
-          page_requests: m.page_requests,
-          redirect_duration: m.redirect_duration,
-          connect_duration: m.connect_duration,
-          backend_duration: m.backend_duration,
-          time_to_first_byte: m.time_to_first_byte,
-          first_paint_time: m.first_paint_time,
-          first_contentful_paint: m.first_contentful_paint,
-          dom_interactive_time: m.dom_interactive_time,
-          dom_content_loaded_time: m.dom_content_loaded_time,
-          dom_content_loaded_duration: m.dom_content_loaded_duration,
-          onload_time: m.onload_time,
-          onload_duration: m.onload_duration,
-          fully_loaded_time: m.fully_loaded_time,
-          rum_speed_index: m.rum_speed_index,
-          speed_index: lh?.speed_index ?? null,
-          largest_contentful_paint: lh?.largest_contentful_paint ?? null,
-          time_to_interactive: lh?.time_to_interactive ?? null,
-          total_blocking_time: lh?.total_blocking_time ?? null,
-          cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
+          ...metricColumns(result.metrics, lighthouseRan),
         })
         .execute();
       await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
