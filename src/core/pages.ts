@@ -10,6 +10,7 @@ import { newId } from './ids.js';
 import { refreshPage, type ReportRow } from './reports.js';
 import { unlinkPage } from './tags.js';
 import { TEST_RETENTION_MS, type TestRow } from './tests.js';
+import { releaseReportListLock, takeReportListLock } from '../store/locks.js';
 
 /**
  * Pages (spec 1.2, 2.3, 4.3) and the three lists (4.1 tests, 4.3 pages and a page's reports).
@@ -125,14 +126,7 @@ export const REPORT_LIST_LOCK_STALE_MS = 30_000;
 export async function withReportListLock<T>(db: Kysely<Database>, accountId: string, run: () => Promise<T>): Promise<T> {
   const token = newId();
   const now = clock.now();
-  const expires = now + REPORT_LIST_LOCK_STALE_MS;
-  const got = await db
-    .insertInto('report_list_locks')
-    .values({ account_id: accountId, token, expires })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ token, expires }).where('report_list_locks.expires', '<=', now))
-    .returning('token')
-    .executeTakeFirst();
-  if (!got) {
+  if (!(await takeReportListLock(db, accountId, token, now, now + REPORT_LIST_LOCK_STALE_MS))) {
     throw new ApiError('E42902', 'Another filtered or sorted report-list query of this account is running; retry when it has finished.', {
       'Retry-After': '1',
     });
@@ -140,6 +134,6 @@ export async function withReportListLock<T>(db: Kysely<Database>, accountId: str
   try {
     return await run();
   } finally {
-    await db.deleteFrom('report_list_locks').where('account_id', '=', accountId).where('token', '=', token).execute();
+    await releaseReportListLock(db, accountId, token);
   }
 }
