@@ -8,7 +8,7 @@ import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { refreshPage, type ReportRow } from './reports.js';
-import { unlinkPage } from './tags.js';
+import { unlinkPage } from '../store/tags.js';
 import { TEST_RETENTION_MS, type TestRow } from './tests.js';
 import { releaseReportListLock, takeReportListLock } from '../store/locks.js';
 

@@ -8,7 +8,7 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import { PeriodicJob } from './periodic.js';
 import { clock } from '../core/clock.js';
 import { refreshPage } from '../core/reports.js';
-import { unlinkPage } from '../core/tags.js';
+import { unlinkPage } from '../store/tags.js';
 import { failTest, TEST_RETENTION_MS } from '../core/tests.js';
 import type { Store } from '../store/db.js';
 import type { MonitorLog } from './monitor.js';
