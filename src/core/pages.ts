@@ -1,8 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from '../store/list-query.js';
-import type { Database, PagesTable } from '../store/schema.js';
+import type { Database } from '../store/schema.js';
+import type { PageRow } from '../store/pages.js';
 import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
@@ -22,7 +23,7 @@ import { releaseReportListLock, takeReportListLock } from '../store/locks.js';
  * exact, and lists can filter and sort on them through indexes. Report reads filter on `expires` as well.
  */
 
-export type PageRow = Selectable<PagesTable>;
+export type { PageRow };
 
 const EXPIRY_BATCH = 500;
 

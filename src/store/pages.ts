@@ -1,5 +1,9 @@
 /** The pages repository. */
+import type { Selectable } from 'kysely';
 import type { Db } from './db.js';
+import type { PagesTable } from './schema.js';
+
+export type PageRow = Selectable<PagesTable>;
 
 /** The account's live page IDs among `ids` (as getPage: a page without valid reports is gone). */
 export async function livePageIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
@@ -15,4 +19,9 @@ export async function livePageIds(db: Db, accountId: string, ids: string[]): Pro
     for (const r of rows) found.add(r.id);
   }
   return found;
+}
+
+/** The account's page row, whatever its reports (getPage in core adds the "has a valid report" rule). */
+export function findAccountPage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
+  return db.selectFrom('pages').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 }
