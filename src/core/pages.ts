@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
-import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from '../store/list-query.js';
+import type { ListPage, ListQuery } from '../store/list-query.js';
+import { queryPageReports, queryPages, queryTests } from '../store/lists.js';
 import type { Database } from '../store/schema.js';
-import type { PageRow } from '../store/pages.js';
+import { deletePageRow, getLivePage, type PageRow } from '../store/pages.js';
+import { deleteReports, deleteReportsOfPage, expiredReports } from '../store/reports.js';
 import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
@@ -32,13 +34,7 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
   const now = clock.now();
   let total = 0;
   for (;;) {
-    const due = await store.db
-      .selectFrom('reports')
-      .select(['id', 'page_id'])
-      .where('account_id', '=', accountId)
-      .where('expires', '<=', now)
-      .limit(EXPIRY_BATCH)
-      .execute();
+    const due = await expiredReports(store.db, now, EXPIRY_BATCH, accountId);
     if (due.length === 0) return total;
     for (const r of due) await artifacts.removePrefix(r.id);
     const byPage = new Map<string, string[]>();
@@ -47,7 +43,7 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
     // sweep do, so concurrent writers cannot deadlock on PostgreSQL.
     for (const [pageId, ids] of byPage) {
       await store.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('reports').where('id', 'in', ids).execute();
+        await deleteReports(trx, ids);
         if (!(await refreshPage(trx, pageId))) await unlinkPage(trx, pageId);
       });
     }
@@ -58,62 +54,32 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
 
 /** A page of the account that has at least one valid report (call expireDueReports first). */
 export async function getPage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
-  return db
-    .selectFrom('pages')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('report_count', '>', 0)
-    .executeTakeFirst();
+  return getLivePage(db, accountId, id);
 }
 
 /** DELETE /pages/{id}: the page, all its reports (rows, then files) and its tag links. */
 export async function deletePage(store: Store, artifacts: ArtifactStore, page: PageRow): Promise<number> {
   const removed = await store.db.transaction().execute(async (trx) => {
     // `returning` names exactly the rows deleted, including a report committed meanwhile by completeTest.
-    const rows = await trx.deleteFrom('reports').where('page_id', '=', page.id).returning('id').execute();
+    const ids = await deleteReportsOfPage(trx, page.id);
     await unlinkPage(trx, page.id);
-    await trx.deleteFrom('pages').where('id', '=', page.id).execute();
-    return rows.map((r) => r.id);
+    await deletePageRow(trx, page.id);
+    return ids;
   });
   for (const id of removed) await artifacts.removePrefix(id);
   return removed.length;
 }
 
-/** The rows each list may show, before the query's own filters: the scope of the account and of validity. */
-export const listScopes = {
-  /** GET /pages: the account's pages with at least one valid report. */
-  pages: (db: Kysely<Database>, accountId: string) =>
-    db.selectFrom('pages').selectAll('pages').where('pages.account_id', '=', accountId).where('pages.report_count', '>', 0),
-  /** GET /pages/{id}/reports: the page's valid reports. */
-  pageReports: (db: Kysely<Database>, accountId: string, pageId: string) =>
-    db
-      .selectFrom('reports')
-      .selectAll('reports')
-      .where('reports.page_id', '=', pageId)
-      .where('reports.account_id', '=', accountId)
-      .where('reports.expires', '>', clock.now()),
-  /** GET /tests: tests within their 24 h retention; only `source` = api unless the query filters on source. */
-  tests: (db: Kysely<Database>, accountId: string, q: ListQuery) => {
-    const base = db
-      .selectFrom('tests')
-      .selectAll('tests')
-      .where('tests.account_id', '=', accountId)
-      .where('tests.created', '>', clock.now() - TEST_RETENTION_MS);
-    return q.filters.some((f) => f.attr === 'source') ? base : base.where('tests.source', '=', 'api');
-  },
-};
-
 export function listPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<PageRow>> {
-  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q);
+  return queryPages(db, accountId, q);
 }
 
 export function listPageReports(db: Kysely<Database>, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<ReportRow>> {
-  return runListQuery(listScopes.pageReports(db, accountId, pageId), REPORTS_LIST, q);
+  return queryPageReports(db, accountId, pageId, clock.now(), q);
 }
 
 export function listTests(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<TestRow>> {
-  return runListQuery(listScopes.tests(db, accountId, q), TESTS_LIST, q);
+  return queryTests(db, accountId, clock.now() - TEST_RETENTION_MS, q);
 }
 
 /** A lock older than this belongs to a process that died mid-query; the next query takes it over. */

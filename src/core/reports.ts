@@ -1,4 +1,3 @@
-import type { Selectable } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import type { ReportsTable } from '../store/schema.js';
@@ -15,8 +14,10 @@ import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';
 import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
+import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
+import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow } from '../store/reports.js';
 
-export type ReportRow = Selectable<ReportsTable>;
+export type { ReportRow };
 
 /** Artifact names as stored; the API maps resource names onto them. */
 export const ARTIFACT = {
@@ -176,33 +177,30 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) !== 1) return false;
       const pageId = await findOrCreatePage(trx, test, options, now);
-      await trx
-        .insertInto('reports')
-        .values({
-          id: reportId,
-          account_id: test.account_id,
-          test_id: test.id,
-          page_id: pageId,
-          url: test.url,
-          source: test.source,
-          report_type: options.report,
-          options: test.options,
-          created: now,
-          expires: reportExpiry(now, options.retention),
-          browser: test.browser,
-          location: test.location,
-          user_agent: result.userAgent,
-          resources: JSON.stringify(resources),
-          filmstrip_frames: frames,
-          service_grade: graded?.grade ?? null,
-          service_score: graded?.score ?? null,
-          performance_score: perf ?? null,
-          structure_score: graded ? structureScore! : null,
-          pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
-          yslow_score: legacy?.analysis.yslow.score ?? null,
-          ...metricColumns(result.metrics, lighthouseRan),
-        })
-        .execute();
+      await insertReport(trx, {
+        id: reportId,
+        account_id: test.account_id,
+        test_id: test.id,
+        page_id: pageId,
+        url: test.url,
+        source: test.source,
+        report_type: options.report,
+        options: test.options,
+        created: now,
+        expires: reportExpiry(now, options.retention),
+        browser: test.browser,
+        location: test.location,
+        user_agent: result.userAgent,
+        resources: JSON.stringify(resources),
+        filmstrip_frames: frames,
+        service_grade: graded?.grade ?? null,
+        service_score: graded?.score ?? null,
+        performance_score: perf ?? null,
+        structure_score: graded ? structureScore! : null,
+        pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
+        yslow_score: legacy?.analysis.yslow.score ?? null,
+        ...metricColumns(result.metrics, lighthouseRan),
+      });
       await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
       await refreshPage(trx, pageId);
       return true;
@@ -214,35 +212,21 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   return ok;
 }
 
-async function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions, now: number): Promise<string> {
-  await trx
-    .insertInto('pages')
-    .values({
-      id: newId(),
-      account_id: test.account_id,
-      url: test.url,
-      fingerprint: test.fingerprint,
-      options: test.options,
-      created: now,
-      browser: options.browser,
-      location: options.location,
-      monitored: 'no',
-      latest_report_id: null,
-      latest_report_time: null,
-      report_count: 0,
-    })
-    .onConflict((oc) => oc.columns(['account_id', 'url', 'fingerprint']).doNothing())
-    .execute();
-  const page = await trx
-    .selectFrom('pages')
-    .select('id')
-    .where('account_id', '=', test.account_id)
-    .where('url', '=', test.url)
-    .where('fingerprint', '=', test.fingerprint)
-    .executeTakeFirstOrThrow();
-  // The page's settings are those of the last test that produced a report for it (used by page retest).
-  await trx.updateTable('pages').set({ options: test.options }).where('id', '=', page.id).execute();
-  return page.id;
+function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions, now: number): Promise<string> {
+  return upsertPage(trx, {
+    id: newId(),
+    account_id: test.account_id,
+    url: test.url,
+    fingerprint: test.fingerprint,
+    options: test.options,
+    created: now,
+    browser: options.browser,
+    location: options.location,
+    monitored: 'no',
+    latest_report_id: null,
+    latest_report_time: null,
+    report_count: 0,
+  });
 }
 
 /**
@@ -250,61 +234,35 @@ async function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions
  * Returns false when the page was deleted.
  */
 export async function refreshPage(trx: Db, pageId: string): Promise<boolean> {
-  const now = clock.now();
-  const stats = await trx
-    .selectFrom('reports')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('page_id', '=', pageId)
-    .where('expires', '>', now)
-    .executeTakeFirstOrThrow();
-  const count = Number(stats.n);
-  if (count === 0) {
-    await trx.deleteFrom('pages').where('id', '=', pageId).execute();
+  const { count, latest } = await pageReportStats(trx, pageId, clock.now());
+  if (count === 0 || !latest) {
+    await deletePageRow(trx, pageId);
     return false;
   }
-  const latest = await trx
-    .selectFrom('reports')
-    .select(['id', 'created'])
-    .where('page_id', '=', pageId)
-    .where('expires', '>', now)
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirstOrThrow();
-  await trx
-    .updateTable('pages')
-    .set({ report_count: count, latest_report_id: latest.id, latest_report_time: latest.created })
-    .where('id', '=', pageId)
-    .execute();
+  await setPageStats(trx, pageId, { report_count: count, latest_report_id: latest.id, latest_report_time: latest.created });
   return true;
 }
 
 /** A valid (not expired) report of this account. */
 export async function getReport(db: Db, accountId: string, id: string): Promise<ReportRow | undefined> {
-  return db
-    .selectFrom('reports')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('expires', '>', clock.now())
-    .executeTakeFirst();
+  return getValidReport(db, id, clock.now(), accountId);
 }
 
 /** A valid report by ID alone: for the public report page, whose unguessable URL is the credential. */
 export async function getReportById(db: Db, id: string): Promise<ReportRow | undefined> {
-  return db.selectFrom('reports').selectAll().where('id', '=', id).where('expires', '>', clock.now()).executeTakeFirst();
+  return getValidReport(db, id, clock.now());
 }
 
 export async function deleteReport(store: Store, artifacts: ArtifactStore, report: ReportRow): Promise<void> {
   await store.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('reports').where('id', '=', report.id).execute();
+    await deleteReports(trx, [report.id]);
     await refreshPage(trx, report.page_id);
   });
   await artifacts.removePrefix(report.id);
 }
 
 export function reportResources(report: ReportRow): Set<string> {
-  return new Set(JSON.parse(report.resources) as string[]);
+  return new Set(resourceNames(report));
 }
 
 /** optimized-images.tar (and its sources) are kept for 24 hours after the report was created (spec 8). */

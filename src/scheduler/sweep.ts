@@ -11,6 +11,7 @@ import { refreshPage } from '../core/reports.js';
 import { unlinkPage } from '../store/tags.js';
 import { failTest, TEST_RETENTION_MS } from '../core/tests.js';
 import type { Store } from '../store/db.js';
+import { deleteReports, expiredReports } from '../store/reports.js';
 import type { MonitorLog } from './monitor.js';
 
 export interface SweepOptions {
@@ -58,18 +59,12 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
     const now = clock.now();
 
     for (let b = 0; b < maxBatches; b++) {
-      const expired = await store.db
-        .selectFrom('reports')
-        .select(['id', 'page_id'])
-        .where('expires', '<=', now)
-        .orderBy('expires')
-        .limit(batch)
-        .execute();
+      const expired = await expiredReports(store.db, now, batch);
       if (expired.length === 0) break;
       // Files first: if we stop half-way the rows are still there and the next sweep removes them again.
       for (const r of expired) await artifacts.removePrefix(r.id);
       await store.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('reports').where('id', 'in', expired.map((r) => r.id)).execute();
+        await deleteReports(trx, expired.map((r) => r.id));
         for (const pageId of new Set(expired.map((r) => r.page_id))) {
           if (!(await refreshPage(trx, pageId))) {
             await unlinkPage(trx, pageId);

@@ -1,5 +1,5 @@
 /** The pages repository. */
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from './db.js';
 import type { PagesTable } from './schema.js';
 
@@ -24,4 +24,41 @@ export async function livePageIds(db: Db, accountId: string, ids: string[]): Pro
 /** The account's page row, whatever its reports (getPage in core adds the "has a valid report" rule). */
 export function findAccountPage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
   return db.selectFrom('pages').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** The account's page if it has at least one valid report. */
+export function getLivePage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
+  return db
+    .selectFrom('pages')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('report_count', '>', 0)
+    .executeTakeFirst();
+}
+
+/**
+ * The ID of the account's page for this URL and options fingerprint, created when missing; its stored options
+ * become `page.options` either way (a page's settings are those of its last report's test).
+ */
+export async function upsertPage(db: Db, page: Insertable<PagesTable>): Promise<string> {
+  await db.insertInto('pages').values(page).onConflict((oc) => oc.columns(['account_id', 'url', 'fingerprint']).doNothing()).execute();
+  const row = await db
+    .selectFrom('pages')
+    .select('id')
+    .where('account_id', '=', page.account_id)
+    .where('url', '=', page.url)
+    .where('fingerprint', '=', page.fingerprint)
+    .executeTakeFirstOrThrow();
+  await db.updateTable('pages').set({ options: page.options }).where('id', '=', row.id).execute();
+  return row.id;
+}
+
+export async function setPageStats(db: Db, pageId: string, stats: Pick<PageRow, 'report_count' | 'latest_report_id' | 'latest_report_time'>):
+  Promise<void> {
+  await db.updateTable('pages').set(stats).where('id', '=', pageId).execute();
+}
+
+export async function deletePageRow(db: Db, pageId: string): Promise<void> {
+  await db.deleteFrom('pages').where('id', '=', pageId).execute();
 }
