@@ -14,6 +14,7 @@ import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';
 import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
+import { findTest, markTestCompleted, setTestPage } from '../store/tests.js';
 import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
 import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow } from '../store/reports.js';
 
@@ -87,7 +88,7 @@ export function metricColumns(m: RunMetrics, lighthouseRan: boolean): MetricColu
  * Returns false (and leaves nothing behind) when the agent had lost the test.
  */
 export async function completeTest(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult): Promise<boolean> {
-  const test = await store.db.selectFrom('tests').selectAll().where('id', '=', testId).executeTakeFirst();
+  const test = await findTest(store.db, testId);
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
   const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
@@ -168,14 +169,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   let ok = false;
   try {
     ok = await store.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .updateTable('tests')
-        .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
-        .where('id', '=', testId)
-        .where('state', '=', 'started')
-        .where('lease_owner', '=', agentId)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) return false;
+      if (!(await markTestCompleted(trx, testId, agentId, reportId, now))) return false;
       const pageId = await findOrCreatePage(trx, test, options, now);
       await insertReport(trx, {
         id: reportId,
@@ -201,7 +195,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
         yslow_score: legacy?.analysis.yslow.score ?? null,
         ...metricColumns(result.metrics, lighthouseRan),
       });
-      await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
+      await setTestPage(trx, testId, pageId);
       await refreshPage(trx, pageId);
       return true;
     });

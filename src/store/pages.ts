@@ -43,15 +43,10 @@ export function getLivePage(db: Db, accountId: string, id: string): Promise<Page
  */
 export async function upsertPage(db: Db, page: Insertable<PagesTable>): Promise<string> {
   await db.insertInto('pages').values(page).onConflict((oc) => oc.columns(['account_id', 'url', 'fingerprint']).doNothing()).execute();
-  const row = await db
-    .selectFrom('pages')
-    .select('id')
-    .where('account_id', '=', page.account_id)
-    .where('url', '=', page.url)
-    .where('fingerprint', '=', page.fingerprint)
-    .executeTakeFirstOrThrow();
-  await db.updateTable('pages').set({ options: page.options }).where('id', '=', row.id).execute();
-  return row.id;
+  const id = await pageIdFor(db, page.account_id, page.url, page.fingerprint);
+  if (id === undefined) throw new Error(`page of ${page.url} neither inserted nor found`);
+  await db.updateTable('pages').set({ options: page.options }).where('id', '=', id).execute();
+  return id;
 }
 
 export async function setPageStats(db: Db, pageId: string, stats: Pick<PageRow, 'report_count' | 'latest_report_id' | 'latest_report_time'>):
@@ -61,4 +56,16 @@ export async function setPageStats(db: Db, pageId: string, stats: Pick<PageRow, 
 
 export async function deletePageRow(db: Db, pageId: string): Promise<void> {
   await db.deleteFrom('pages').where('id', '=', pageId).execute();
+}
+
+/** The account's page for this URL and options fingerprint, if there is one. */
+export async function pageIdFor(db: Db, accountId: string, url: string, fingerprint: string): Promise<string | undefined> {
+  const page = await db
+    .selectFrom('pages')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('url', '=', url)
+    .where('fingerprint', '=', fingerprint)
+    .executeTakeFirst();
+  return page?.id;
 }

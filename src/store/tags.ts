@@ -88,3 +88,19 @@ export async function tagIdsOfPages(db: Db, pageIds: string[]): Promise<Map<stri
 export async function unlinkPage(db: Db, pageId: string): Promise<void> {
   await db.deleteFrom('page_tag_links').where('page_id', '=', pageId).execute();
 }
+
+/** Pages named by tag links whose page row is gone (deleted elsewhere), at most `limit` links' worth. */
+export async function orphanLinkPageIds(db: Db, limit: number): Promise<string[]> {
+  const orphans = await db
+    .selectFrom('page_tag_links')
+    .leftJoin('pages', 'pages.id', 'page_tag_links.page_id')
+    .select('page_tag_links.page_id')
+    .where('pages.id', 'is', null)
+    .limit(limit)
+    .execute();
+  return orphans.map((o) => o.page_id);
+}
+
+export async function unlinkPages(db: Db, pageIds: string[]): Promise<void> {
+  await db.deleteFrom('page_tag_links').where('page_id', 'in', pageIds).execute();
+}
