@@ -20,7 +20,7 @@ import { authenticate } from '../src/core/accounts.js';
 import { grade } from '../src/analysis/grade.js';
 import { clock } from '../src/core/clock.js';
 import { newId } from '../src/core/ids.js';
-import { listScopes } from '../src/core/pages.js';
+import { listScopes } from '../src/store/lists.js';
 import { PLANS } from '../src/core/plans.js';
 import { reportExpiry, type ReportRow } from '../src/core/reports.js';
 import { PAGES_LIST, REPORTS_LIST, listQueryBuilder } from '../src/store/list-query.js';
@@ -95,7 +95,7 @@ async function plans(store: Store, accountId: string, pageId: string): Promise<s
   const reportsQ = parseListQuery(REPORTS_LIST, { 'filter[performance_score:gte]': '50', sort: '-created' });
   const queries = {
     'pages?filter[url]': listQueryBuilder(listScopes.pages(store.db, accountId), PAGES_LIST, pagesQ).compile(),
-    'pages/{id}/reports?filter&sort': listQueryBuilder(listScopes.pageReports(store.db, accountId, pageId), REPORTS_LIST, reportsQ).compile(),
+    'pages/{id}/reports?filter&sort': listQueryBuilder(listScopes.pageReports(store.db, accountId, pageId, clock.now()), REPORTS_LIST, reportsQ).compile(),
     'pages (default sort)': listQueryBuilder(listScopes.pages(store.db, accountId), PAGES_LIST, parseListQuery(PAGES_LIST, {})).compile(),
   };
   const out: string[] = [];

@@ -1,6 +1,5 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/transport.js';
 import { buildServer } from './api/server.js';
@@ -18,7 +17,7 @@ import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
 
 export interface App {
-  server: FastifyInstance;
+  server: Awaited<ReturnType<typeof buildServer>>;
   store: Store;
   artifacts: ArtifactStore;
   agent?: Agent;

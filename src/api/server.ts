@@ -13,7 +13,7 @@ import { registerListRoutes } from './routes/lists.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
 import { registerTagRoutes } from './routes/tags.js';
-import { registerReportPage } from '../report/routes.js';
+import { registerReportPage } from './routes/report-page.js';
 import { compileRequestSchema } from './validation.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */

@@ -1,4 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Db } from '../store/db.js';
+import {
+  accountByEmail, accountById, accountByKeyHash, addCredits, countAccountRows, creditBalance, insertAccount, listAccountRows,
+  setCreditBalance, updateAccountByEmail,
+} from '../store/accounts.js';
 import type { Database, AccountsTable } from '../store/schema.js';
 import { clock } from './clock.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
@@ -19,8 +24,6 @@ export interface Principal {
   plan: Plan;
   emailValidated: boolean;
 }
-
-export type Db = Kysely<Database> | Transaction<Database>;
 
 export const tenths = (credits: number): number => Math.round(credits * 10);
 export const fromTenths = (t: number): number => Math.round(t) / 10;
@@ -55,44 +58,36 @@ export async function createAccount(db: Kysely<Database>, plans: PlanRegistry, i
   if (role !== 'owner' && role !== 'viewer') throw new AccountInputError(`role must be owner or viewer, got "${role}"`);
   let teamOwnerId: string | null = null;
   if (input.teamOf) {
-    const owner = await db.selectFrom('accounts').select(['id', 'team_owner_id']).where('email', '=', input.teamOf.trim().toLowerCase()).executeTakeFirst();
+    const owner = await accountByEmail(db, input.teamOf.trim().toLowerCase());
     if (!owner) throw new AccountInputError(`no account with e-mail ${input.teamOf} to join as a team member`);
     teamOwnerId = owner.team_owner_id ?? owner.id;
   } else if (role === 'viewer') {
     throw new AccountInputError('a viewer must belong to a team: give --team-of EMAIL');
   }
-  const existing = await db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+  const existing = await accountByEmail(db, email);
   if (existing) throw new AccountInputError(`an account with e-mail ${email} already exists`);
   const credits = validCredits(input.credits ?? plan.initialCredits);
   const apiKey = newApiKey();
   const id = newId();
   const now = clock.now();
-  await db
-    .insertInto('accounts')
-    .values({
-      id,
-      email,
-      plan: plan.name,
-      role,
-      team_owner_id: teamOwnerId,
-      api_key_hash: hashApiKey(apiKey),
-      credits_tenths: tenths(credits),
-      credits_refilled_at: now,
-      email_validated: input.emailValidated === false ? 0 : 1,
-      created: now,
-    })
-    .execute();
+  await insertAccount(db, {
+    id,
+    email,
+    plan: plan.name,
+    role,
+    team_owner_id: teamOwnerId,
+    api_key_hash: hashApiKey(apiKey),
+    credits_tenths: tenths(credits),
+    credits_refilled_at: now,
+    email_validated: input.emailValidated === false ? 0 : 1,
+    created: now,
+  });
   return { id, apiKey };
 }
 
 export async function regenerateKey(db: Kysely<Database>, email: string): Promise<string> {
   const apiKey = newApiKey();
-  const res = await db
-    .updateTable('accounts')
-    .set({ api_key_hash: hashApiKey(apiKey) })
-    .where('email', '=', email.trim().toLowerCase())
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) throw new AccountInputError(`no account with e-mail ${email}`);
+  if (!(await updateAccountByEmail(db, email.trim().toLowerCase(), { api_key_hash: hashApiKey(apiKey) }))) throw new AccountInputError(`no account with e-mail ${email}`);
   return apiKey;
 }
 
@@ -106,13 +101,7 @@ export interface AccountSummary {
 
 /** Every account, oldest first, without anything secret. */
 export async function listAccounts(db: Kysely<Database>): Promise<AccountSummary[]> {
-  const rows = await db
-    .selectFrom('accounts as a')
-    .leftJoin('accounts as o', 'o.id', 'a.team_owner_id')
-    .select(['a.email', 'a.plan', 'a.credits_tenths', 'a.role', 'o.email as team_of'])
-    .orderBy('a.created')
-    .orderBy('a.email')
-    .execute();
+  const rows = await listAccountRows(db);
   return rows.map((r) => ({ email: r.email, plan: r.plan, credits: fromTenths(r.credits_tenths), role: r.role as Role, teamOf: r.team_of }));
 }
 
@@ -124,22 +113,20 @@ export async function updateAccount(db: Kysely<Database>, plans: PlanRegistry, e
   if (change.credits !== undefined) set.credits_tenths = tenths(validCredits(change.credits));
   if (set.plan === undefined && set.credits_tenths === undefined) throw new AccountInputError('nothing to change: give --plan and/or --credits');
   const normalised = email.trim().toLowerCase();
-  const res = await db.updateTable('accounts').set(set).where('email', '=', normalised).executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) throw new AccountInputError(`no account with e-mail ${email}`);
+  if (!(await updateAccountByEmail(db, normalised, set))) throw new AccountInputError(`no account with e-mail ${email}`);
   return (await listAccounts(db)).find((a) => a.email === normalised)!;
 }
 
 export async function countAccounts(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countAccountRows(db);
 }
 
 export async function authenticate(db: Kysely<Database>, plans: PlanRegistry, apiKey: string): Promise<Principal | null> {
-  const row = await db.selectFrom('accounts').selectAll().where('api_key_hash', '=', hashApiKey(apiKey)).executeTakeFirst();
+  const row = await accountByKeyHash(db, hashApiKey(apiKey));
   if (!row) return null;
   let owner: AccountsTable = row;
   if (row.team_owner_id) {
-    const o = await db.selectFrom('accounts').selectAll().where('id', '=', row.team_owner_id).executeTakeFirst();
+    const o = await accountById(db, row.team_owner_id);
     if (!o) return null;
     owner = o;
   }
@@ -160,7 +147,7 @@ export async function authenticate(db: Kysely<Database>, plans: PlanRegistry, ap
  * Returns the balance in tenths after any refill. Call inside the transaction that spends credits.
  */
 export async function refilledCredits(db: Db, accountId: string, plan: Plan): Promise<{ tenths: number; nextRefill: number }> {
-  const acc = await db.selectFrom('accounts').select(['credits_tenths', 'credits_refilled_at']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  const acc = await creditBalance(db, accountId);
   const now = clock.now();
   let balance = acc.credits_tenths;
   let refilledAt = acc.credits_refilled_at;
@@ -168,7 +155,7 @@ export async function refilledCredits(db: Db, accountId: string, plan: Plan): Pr
     const days = Math.floor((now - refilledAt) / DAY_MS);
     refilledAt += days * DAY_MS;
     balance = Math.max(balance, tenths(plan.dailyCredits));
-    await db.updateTable('accounts').set({ credits_tenths: balance, credits_refilled_at: refilledAt }).where('id', '=', accountId).execute();
+    await setCreditBalance(db, accountId, { credits_tenths: balance, credits_refilled_at: refilledAt });
   }
   return { tenths: balance, nextRefill: refilledAt + DAY_MS };
 }
@@ -191,9 +178,5 @@ export async function spendCredits(db: Db, principal: Pick<Principal, 'accountId
 }
 
 export async function adjustCredits(db: Db, accountId: string, deltaTenths: number): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set((eb) => ({ credits_tenths: eb('credits_tenths', '+', deltaTenths) }))
-    .where('id', '=', accountId)
-    .execute();
+  await addCredits(db, accountId, deltaTenths);
 }

@@ -11,6 +11,10 @@ import type { Catalog } from './catalog.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import type { PlanRegistry } from './plans.js';
+import { accountIdentity } from '../store/accounts.js';
+import { lockAccount } from '../store/locks.js';
+import { countMonitoredPages, setSchedule } from '../store/monitoring.js';
+import { findAccountPage } from '../store/pages.js';
 
 export type Frequency = 'no' | 'hourly' | 'daily' | 'weekly' | 'monthly';
 const ACCEPTED: Record<string, Frequency> = { no: 'no', none: 'no', hourly: 'hourly', daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
@@ -72,11 +76,11 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
   if (p.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot change monitoring; ask the team owner for a key with the Owner role.');
   await store.db.transaction().execute(async (trx) => {
     // Account first, page second: the same lock order as the scheduler's claim, so the two never deadlock.
-    if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', p.accountId).forUpdate().execute();
-    const page = await trx.selectFrom('pages').selectAll().where('id', '=', pageId).where('account_id', '=', p.accountId).executeTakeFirst();
+    await lockAccount(trx, store.engine, p.accountId);
+    const page = await findAccountPage(trx, p.accountId, pageId);
     if (!page) throw new ApiError('E40402', `No page with ID ${pageId} in this account.`);
     if (freq === 'no') {
-      await trx.updateTable('pages').set({ monitored: 'no', monitor_next_run: null, monitor_anchor: null }).where('id', '=', pageId).execute();
+      await setSchedule(trx, pageId, { monitored: 'no', monitor_next_run: null, monitor_anchor: null });
       return;
     }
     const plan = p.plan;
@@ -89,26 +93,20 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
     }
     if (page.monitored === freq && page.monitor_next_run !== null) return;
     if (page.monitored === 'no') {
-      const used = await trx
-        .selectFrom('pages')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', p.accountId)
-        .where('monitored', '<>', 'no')
-        .executeTakeFirstOrThrow();
-      if (Number(used.n) >= plan.monitoringSlots) {
+      if ((await countMonitoredPages(trx, p.accountId)) >= plan.monitoringSlots) {
         throw new ApiError('E40303', `All ${plan.monitoringSlots} monitoring slots of the ${plan.name} plan are in use; stop monitoring another page first.`);
       }
     }
     const now = clock.now();
     const first = nextSlot(freq, now, now);
     const next = page.monitored !== 'no' && page.monitor_next_run !== null ? Math.min(page.monitor_next_run, first) : first;
-    await trx.updateTable('pages').set({ monitored: freq, monitor_anchor: now, monitor_next_run: next }).where('id', '=', pageId).execute();
+    await setSchedule(trx, pageId, { monitored: freq, monitor_anchor: now, monitor_next_run: next });
   });
 }
 
 /** The principal a monitored test runs as: the page's owning account itself, with its plan and credits. */
 export async function accountPrincipal(db: Kysely<Database>, plans: PlanRegistry, accountId: string): Promise<Principal | undefined> {
-  const row = await db.selectFrom('accounts').select(['id', 'email', 'plan']).where('id', '=', accountId).executeTakeFirst();
+  const row = await accountIdentity(db, accountId);
   if (!row) return undefined;
   return {
     accountId: row.id,

@@ -1,15 +1,19 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
-import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from '../store/list-query.js';
-import type { Database, PagesTable } from '../store/schema.js';
-import type { Db } from './accounts.js';
+import type { ListPage, ListQuery } from '../store/list-query.js';
+import { queryPageReports, queryPages, queryTests } from '../store/lists.js';
+import type { Database } from '../store/schema.js';
+import { deletePageRow, getLivePage, type PageRow } from '../store/pages.js';
+import { deleteReports, deleteReportsOfPage, expiredReports } from '../store/reports.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { refreshPage, type ReportRow } from './reports.js';
-import { unlinkPage } from './tags.js';
+import { unlinkPage } from '../store/tags.js';
 import { TEST_RETENTION_MS, type TestRow } from './tests.js';
+import { releaseReportListLock, takeReportListLock } from '../store/locks.js';
 
 /**
  * Pages (spec 1.2, 2.3, 4.3) and the three lists (4.1 tests, 4.3 pages and a page's reports).
@@ -21,7 +25,7 @@ import { TEST_RETENTION_MS, type TestRow } from './tests.js';
  * exact, and lists can filter and sort on them through indexes. Report reads filter on `expires` as well.
  */
 
-export type PageRow = Selectable<PagesTable>;
+export type { PageRow };
 
 const EXPIRY_BATCH = 500;
 
@@ -30,13 +34,7 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
   const now = clock.now();
   let total = 0;
   for (;;) {
-    const due = await store.db
-      .selectFrom('reports')
-      .select(['id', 'page_id'])
-      .where('account_id', '=', accountId)
-      .where('expires', '<=', now)
-      .limit(EXPIRY_BATCH)
-      .execute();
+    const due = await expiredReports(store.db, now, EXPIRY_BATCH, accountId);
     if (due.length === 0) return total;
     for (const r of due) await artifacts.removePrefix(r.id);
     const byPage = new Map<string, string[]>();
@@ -45,7 +43,7 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
     // sweep do, so concurrent writers cannot deadlock on PostgreSQL.
     for (const [pageId, ids] of byPage) {
       await store.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('reports').where('id', 'in', ids).execute();
+        await deleteReports(trx, ids);
         if (!(await refreshPage(trx, pageId))) await unlinkPage(trx, pageId);
       });
     }
@@ -56,72 +54,36 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
 
 /** A page of the account that has at least one valid report (call expireDueReports first). */
 export async function getPage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
-  return db
-    .selectFrom('pages')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('report_count', '>', 0)
-    .executeTakeFirst();
+  return getLivePage(db, accountId, id);
 }
 
 /** DELETE /pages/{id}: the page, all its reports (rows, then files) and its tag links. */
 export async function deletePage(store: Store, artifacts: ArtifactStore, page: PageRow): Promise<number> {
   const removed = await store.db.transaction().execute(async (trx) => {
     // `returning` names exactly the rows deleted, including a report committed meanwhile by completeTest.
-    const rows = await trx.deleteFrom('reports').where('page_id', '=', page.id).returning('id').execute();
+    const ids = await deleteReportsOfPage(trx, page.id);
     await unlinkPage(trx, page.id);
-    await trx.deleteFrom('pages').where('id', '=', page.id).execute();
-    return rows.map((r) => r.id);
+    await deletePageRow(trx, page.id);
+    return ids;
   });
   for (const id of removed) await artifacts.removePrefix(id);
   return removed.length;
 }
 
-/** The rows each list may show, before the query's own filters: the scope of the account and of validity. */
-export const listScopes = {
-  /** GET /pages: the account's pages with at least one valid report. */
-  pages: (db: Kysely<Database>, accountId: string) =>
-    db.selectFrom('pages').selectAll('pages').where('pages.account_id', '=', accountId).where('pages.report_count', '>', 0),
-  /** GET /pages/{id}/reports: the page's valid reports. */
-  pageReports: (db: Kysely<Database>, accountId: string, pageId: string) =>
-    db
-      .selectFrom('reports')
-      .selectAll('reports')
-      .where('reports.page_id', '=', pageId)
-      .where('reports.account_id', '=', accountId)
-      .where('reports.expires', '>', clock.now()),
-  /** GET /tests: tests within their 24 h retention; only `source` = api unless the query filters on source. */
-  tests: (db: Kysely<Database>, accountId: string, q: ListQuery) => {
-    const base = db
-      .selectFrom('tests')
-      .selectAll('tests')
-      .where('tests.account_id', '=', accountId)
-      .where('tests.created', '>', clock.now() - TEST_RETENTION_MS);
-    return q.filters.some((f) => f.attr === 'source') ? base : base.where('tests.source', '=', 'api');
-  },
-};
-
 export function listPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<PageRow>> {
-  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q);
+  return queryPages(db, accountId, q);
 }
 
 export function listPageReports(db: Kysely<Database>, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<ReportRow>> {
-  return runListQuery(listScopes.pageReports(db, accountId, pageId), REPORTS_LIST, q);
+  return queryPageReports(db, accountId, pageId, clock.now(), q);
 }
 
 export function listTests(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<TestRow>> {
-  return runListQuery(listScopes.tests(db, accountId, q), TESTS_LIST, q);
+  return queryTests(db, accountId, clock.now() - TEST_RETENTION_MS, q);
 }
 
 /** A lock older than this belongs to a process that died mid-query; the next query takes it over. */
 export const REPORT_LIST_LOCK_STALE_MS = 30_000;
-
-interface ReportListLocksTable {
-  account_id: string;
-  token: string;
-  expires: number;
-}
 
 /**
  * Run a filtered or sorted report-list query holding the account's lock (spec 4.3, 429 E42902). The lock is a
@@ -129,17 +91,9 @@ interface ReportListLocksTable {
  * or take over a stale one, in one statement; release it (only our own token) when the query ends.
  */
 export async function withReportListLock<T>(db: Kysely<Database>, accountId: string, run: () => Promise<T>): Promise<T> {
-  const locks = db.withTables<{ report_list_locks: ReportListLocksTable }>();
   const token = newId();
   const now = clock.now();
-  const expires = now + REPORT_LIST_LOCK_STALE_MS;
-  const got = await locks
-    .insertInto('report_list_locks')
-    .values({ account_id: accountId, token, expires })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ token, expires }).where('report_list_locks.expires', '<=', now))
-    .returning('token')
-    .executeTakeFirst();
-  if (!got) {
+  if (!(await takeReportListLock(db, accountId, token, now, now + REPORT_LIST_LOCK_STALE_MS))) {
     throw new ApiError('E42902', 'Another filtered or sorted report-list query of this account is running; retry when it has finished.', {
       'Retry-After': '1',
     });
@@ -147,6 +101,6 @@ export async function withReportListLock<T>(db: Kysely<Database>, accountId: str
   try {
     return await run();
   } finally {
-    await locks.deleteFrom('report_list_locks').where('account_id', '=', accountId).where('token', '=', token).execute();
+    await releaseReportListLock(db, accountId, token);
   }
 }

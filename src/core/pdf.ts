@@ -26,6 +26,7 @@ import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { FULL_PDF_COST, PDF_COST } from './pricing.js';
 import { ARTIFACT, artifactKey, type ReportRow } from './reports.js';
+import { countPdfSlots, freePdfSlot, lockAccount, pdfSlotExpiry, renewPdfSlot, takePdfSlot } from '../store/locks.js';
 
 /** Where a generation's failures that no request can answer for (a refund that did not go through) are logged. */
 export interface PdfLog {
@@ -127,25 +128,10 @@ export class PdfService {
     const charged = await store.db.transaction().execute(async (trx) => {
       // PostgreSQL: the account row lock puts the slot count and the charge of concurrent requests in a row.
       // SQLite: the first statement writes, so the transaction holds the one write lock from its start.
-      if (store.engine === 'postgres') {
-        await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
-      }
+      await lockAccount(trx, store.engine, principal.accountId);
       const now = clock.now();
-      const slot = await trx
-        .insertInto('pdf_generations')
-        .values({ pdf_key: key, account_id: principal.accountId, token, expires: now + SLOT_TTL_MS })
-        .onConflict((oc) => oc.column('pdf_key').doUpdateSet({ account_id: principal.accountId, token, expires: now + SLOT_TTL_MS })
-          .where('pdf_generations.expires', '<=', now))
-        .returning('token')
-        .executeTakeFirst();
-      if (!slot) return undefined;
-      const running = await trx
-        .selectFrom('pdf_generations')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', principal.accountId)
-        .where('expires', '>', now)
-        .executeTakeFirstOrThrow();
-      if (Number(running.n) > plan.parallelPdfs) {
+      if (!(await takePdfSlot(trx, key, principal.accountId, token, now, now + SLOT_TTL_MS))) return undefined;
+      if ((await countPdfSlots(trx, principal.accountId, now)) > plan.parallelPdfs) {
         throw new ApiError('E42903', `The ${plan.name} plan generates ${plan.parallelPdfs} PDF${plan.parallelPdfs > 1 ? 's' : ''} ` +
           'at a time; ask again when the current PDF requests have completed.', { 'Retry-After': '5' });
       }
@@ -153,9 +139,8 @@ export class PdfService {
     });
     if (charged === undefined) return 'elsewhere';
 
-    const slotRow = () => store.db.updateTable('pdf_generations').where('pdf_key', '=', key).where('token', '=', token);
     const renewer = setInterval(() => {
-      slotRow().set({ expires: clock.now() + SLOT_TTL_MS }).execute()
+      renewPdfSlot(store.db, key, token, clock.now() + SLOT_TTL_MS)
         .catch((err: unknown) => log.error({ err, account: principal.accountId, report: report.id }, 'renewing a PDF slot failed'));
     }, SLOT_RENEW_MS);
     renewer.unref();
@@ -170,7 +155,7 @@ export class PdfService {
     const freeSlot = async () => {
       clearInterval(renewer);
       // After the file is stored (or the refund made): whoever sees the slot gone finds the outcome.
-      await store.db.deleteFrom('pdf_generations').where('pdf_key', '=', key).where('token', '=', token).execute()
+      await freePdfSlot(store.db, key, token)
         .catch((err: unknown) => log.error({ err, account: principal.accountId, report: report.id }, 'freeing a PDF slot failed'));
     };
     generation.settled = generation.promise.then(
@@ -216,11 +201,11 @@ export class PdfService {
   private async waitElsewhere(key: string): Promise<PdfAnswer | 'abandoned'> {
     const deadline = Date.now() + this.o.waitMs;
     for (;;) {
-      const slot = await this.o.store.db.selectFrom('pdf_generations').select('expires').where('pdf_key', '=', key).executeTakeFirst();
+      const slotExpires = await pdfSlotExpiry(this.o.store.db, key);
       const data = await this.o.artifacts.get(key);
       if (data) return { kind: 'file', data };
-      if (!slot) throw failed();
-      if (slot.expires <= clock.now()) return 'abandoned';
+      if (slotExpires === undefined) throw failed();
+      if (slotExpires <= clock.now()) return 'abandoned';
       if (Date.now() >= deadline) return { kind: 'pending' };
       await new Promise((resolve) => setTimeout(resolve, Math.min(ELSEWHERE_POLL_MS, Math.max(0, deadline - Date.now()))));
     }

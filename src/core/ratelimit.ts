@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Store } from '../store/db.js';
+import { countRequest, deleteWindowsBefore } from '../store/rate-limits.js';
 import { clock } from './clock.js';
 
 export interface RateLimitState {
@@ -19,11 +19,7 @@ export async function hitRateLimit(store: Store, accountId: string, limit: numbe
   const windowMs = windowSeconds * 1000;
   const now = clock.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;
-  const row = await sql<{ count: number }>`
-    insert into rate_limits (account_id, window_start, count) values (${accountId}, ${windowStart}, 1)
-    on conflict (account_id, window_start) do update set count = rate_limits.count + 1
-    returning count`.execute(store.db);
-  const count = Number(row.rows[0]?.count ?? 1);
+  const count = await countRequest(store.db, accountId, windowStart);
   return {
     limit,
     windowSeconds,
@@ -35,5 +31,5 @@ export async function hitRateLimit(store: Store, accountId: string, limit: numbe
 
 /** Drop windows that have ended (called by the sweeper). */
 export async function sweepRateLimits(store: Store, olderThanMs = 3_600_000): Promise<void> {
-  await store.db.deleteFrom('rate_limits').where('window_start', '<', clock.now() - olderThanMs).execute();
+  await deleteWindowsBefore(store.db, clock.now() - olderThanMs);
 }

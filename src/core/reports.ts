@@ -1,22 +1,24 @@
-import type { Selectable } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import type { ReportsTable } from '../store/schema.js';
-import type { RunResult } from '../runner/types.js';
+import type { RunMetrics, RunResult } from '../runner/types.js';
 import { grade, structureReport } from '../analysis/grade.js';
 import { bodyStoreFromMap, emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 import type { HarLike } from '../analysis/har.js';
 import { buildPagespeedFiles, legacyAnalysis } from '../analysis/legacy/index.js';
 import { resourceSummary, type SummaryEntry } from '../analysis/resource-summary.js';
 import type { AnalysisOptions } from './analysis-options.js';
-import type { Db } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';
 import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
+import { findTest, markTestCompleted, setTestPage } from '../store/tests.js';
+import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
+import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow } from '../store/reports.js';
 
-export type ReportRow = Selectable<ReportsTable>;
+export type { ReportRow };
 
 /** Artifact names as stored; the API maps resource names onto them. */
 export const ARTIFACT = {
@@ -57,13 +59,36 @@ export function reportExpiry(createdMs: number, retentionMonths: number): number
   return d.getTime();
 }
 
+/** The report columns a run's metrics fill: the same names in RunMetrics and in the reports table. */
+const LOAD_METRICS = [
+  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
+  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time', 'dom_content_loaded_time',
+  'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time', 'rum_speed_index',
+] as const;
+/** Lighthouse's metrics: stored only when Lighthouse ran for the report (null otherwise). */
+const LIGHTHOUSE_METRICS = ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time', 'cumulative_layout_shift'] as const;
+type MetricColumn = (typeof LOAD_METRICS)[number] | (typeof LIGHTHOUSE_METRICS)[number];
+export type MetricColumns = Pick<ReportsTable, MetricColumn>;
+// A metric added to RunMetrics without a column (or a reason to have none, like the grade's performance_score)
+// stops the build here.
+type UnmappedMetric = Exclude<keyof RunMetrics, MetricColumn | 'performance_score'>;
+const everyMetricMapped: [UnmappedMetric] extends [never] ? true : UnmappedMetric = true;
+void everyMetricMapped;
+
+export function metricColumns(m: RunMetrics, lighthouseRan: boolean): MetricColumns {
+  const columns: Partial<Record<MetricColumn, number | null>> = {};
+  for (const k of LOAD_METRICS) columns[k] = m[k];
+  for (const k of LIGHTHOUSE_METRICS) columns[k] = lighthouseRan ? m[k] ?? null : null;
+  return columns as MetricColumns;
+}
+
 /**
  * Turn a finished run into a report: files first (under the report's own folder), then one transaction that
  * re-checks the agent still holds the test, creates the report, finds or creates its page and completes the test.
  * Returns false (and leaves nothing behind) when the agent had lost the test.
  */
 export async function completeTest(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult): Promise<boolean> {
-  const test = await store.db.selectFrom('tests').selectAll().where('id', '=', testId).executeTakeFirst();
+  const test = await findTest(store.db, testId);
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
   const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
@@ -136,72 +161,41 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   // The report's folder is written at once: whole or not at all.
   await artifacts.putFolder(reportId, files);
 
-  const m = result.metrics;
-  const lh = withLighthouse && result.lighthouse ? m : undefined;
-  const perf = lh?.performance_score;
+  const lighthouseRan = withLighthouse && result.lighthouse !== undefined;
+  const perf = lighthouseRan ? result.metrics.performance_score : undefined;
   const graded = perf !== undefined && structureScore !== undefined ? grade(perf, structureScore) : undefined;
   const now = clock.now();
 
   let ok = false;
   try {
     ok = await store.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .updateTable('tests')
-        .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
-        .where('id', '=', testId)
-        .where('state', '=', 'started')
-        .where('lease_owner', '=', agentId)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) return false;
+      if (!(await markTestCompleted(trx, testId, agentId, reportId, now))) return false;
       const pageId = await findOrCreatePage(trx, test, options, now);
-      await trx
-        .insertInto('reports')
-        .values({
-          id: reportId,
-          account_id: test.account_id,
-          test_id: test.id,
-          page_id: pageId,
-          url: test.url,
-          source: test.source,
-          report_type: options.report,
-          options: test.options,
-          created: now,
-          expires: reportExpiry(now, options.retention),
-          browser: test.browser,
-          location: test.location,
-          user_agent: result.userAgent,
-          resources: JSON.stringify(resources),
-          filmstrip_frames: frames,
-          service_grade: graded?.grade ?? null,
-          service_score: graded?.score ?? null,
-          performance_score: perf ?? null,
-          structure_score: graded ? structureScore! : null,
-          pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
-          yslow_score: legacy?.analysis.yslow.score ?? null,
-          html_bytes: m.html_bytes,
-          page_bytes: m.page_bytes,
-          page_requests: m.page_requests,
-          redirect_duration: m.redirect_duration,
-          connect_duration: m.connect_duration,
-          backend_duration: m.backend_duration,
-          time_to_first_byte: m.time_to_first_byte,
-          first_paint_time: m.first_paint_time,
-          first_contentful_paint: m.first_contentful_paint,
-          dom_interactive_time: m.dom_interactive_time,
-          dom_content_loaded_time: m.dom_content_loaded_time,
-          dom_content_loaded_duration: m.dom_content_loaded_duration,
-          onload_time: m.onload_time,
-          onload_duration: m.onload_duration,
-          fully_loaded_time: m.fully_loaded_time,
-          rum_speed_index: m.rum_speed_index,
-          speed_index: lh?.speed_index ?? null,
-          largest_contentful_paint: lh?.largest_contentful_paint ?? null,
-          time_to_interactive: lh?.time_to_interactive ?? null,
-          total_blocking_time: lh?.total_blocking_time ?? null,
-          cumulative_layout_shift: lh?.cumulative_layout_shift ?? null,
-        })
-        .execute();
-      await trx.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
+      await insertReport(trx, {
+        id: reportId,
+        account_id: test.account_id,
+        test_id: test.id,
+        page_id: pageId,
+        url: test.url,
+        source: test.source,
+        report_type: options.report,
+        options: test.options,
+        created: now,
+        expires: reportExpiry(now, options.retention),
+        browser: test.browser,
+        location: test.location,
+        user_agent: result.userAgent,
+        resources: JSON.stringify(resources),
+        filmstrip_frames: frames,
+        service_grade: graded?.grade ?? null,
+        service_score: graded?.score ?? null,
+        performance_score: perf ?? null,
+        structure_score: graded ? structureScore! : null,
+        pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
+        yslow_score: legacy?.analysis.yslow.score ?? null,
+        ...metricColumns(result.metrics, lighthouseRan),
+      });
+      await setTestPage(trx, testId, pageId);
       await refreshPage(trx, pageId);
       return true;
     });
@@ -212,35 +206,21 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   return ok;
 }
 
-async function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions, now: number): Promise<string> {
-  await trx
-    .insertInto('pages')
-    .values({
-      id: newId(),
-      account_id: test.account_id,
-      url: test.url,
-      fingerprint: test.fingerprint,
-      options: test.options,
-      created: now,
-      browser: options.browser,
-      location: options.location,
-      monitored: 'no',
-      latest_report_id: null,
-      latest_report_time: null,
-      report_count: 0,
-    })
-    .onConflict((oc) => oc.columns(['account_id', 'url', 'fingerprint']).doNothing())
-    .execute();
-  const page = await trx
-    .selectFrom('pages')
-    .select('id')
-    .where('account_id', '=', test.account_id)
-    .where('url', '=', test.url)
-    .where('fingerprint', '=', test.fingerprint)
-    .executeTakeFirstOrThrow();
-  // The page's settings are those of the last test that produced a report for it (used by page retest).
-  await trx.updateTable('pages').set({ options: test.options }).where('id', '=', page.id).execute();
-  return page.id;
+function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions, now: number): Promise<string> {
+  return upsertPage(trx, {
+    id: newId(),
+    account_id: test.account_id,
+    url: test.url,
+    fingerprint: test.fingerprint,
+    options: test.options,
+    created: now,
+    browser: options.browser,
+    location: options.location,
+    monitored: 'no',
+    latest_report_id: null,
+    latest_report_time: null,
+    report_count: 0,
+  });
 }
 
 /**
@@ -248,61 +228,35 @@ async function findOrCreatePage(trx: Db, test: TestRow, options: AnalysisOptions
  * Returns false when the page was deleted.
  */
 export async function refreshPage(trx: Db, pageId: string): Promise<boolean> {
-  const now = clock.now();
-  const stats = await trx
-    .selectFrom('reports')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('page_id', '=', pageId)
-    .where('expires', '>', now)
-    .executeTakeFirstOrThrow();
-  const count = Number(stats.n);
-  if (count === 0) {
-    await trx.deleteFrom('pages').where('id', '=', pageId).execute();
+  const { count, latest } = await pageReportStats(trx, pageId, clock.now());
+  if (count === 0 || !latest) {
+    await deletePageRow(trx, pageId);
     return false;
   }
-  const latest = await trx
-    .selectFrom('reports')
-    .select(['id', 'created'])
-    .where('page_id', '=', pageId)
-    .where('expires', '>', now)
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirstOrThrow();
-  await trx
-    .updateTable('pages')
-    .set({ report_count: count, latest_report_id: latest.id, latest_report_time: latest.created })
-    .where('id', '=', pageId)
-    .execute();
+  await setPageStats(trx, pageId, { report_count: count, latest_report_id: latest.id, latest_report_time: latest.created });
   return true;
 }
 
 /** A valid (not expired) report of this account. */
 export async function getReport(db: Db, accountId: string, id: string): Promise<ReportRow | undefined> {
-  return db
-    .selectFrom('reports')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('expires', '>', clock.now())
-    .executeTakeFirst();
+  return getValidReport(db, id, clock.now(), accountId);
 }
 
 /** A valid report by ID alone: for the public report page, whose unguessable URL is the credential. */
 export async function getReportById(db: Db, id: string): Promise<ReportRow | undefined> {
-  return db.selectFrom('reports').selectAll().where('id', '=', id).where('expires', '>', clock.now()).executeTakeFirst();
+  return getValidReport(db, id, clock.now());
 }
 
 export async function deleteReport(store: Store, artifacts: ArtifactStore, report: ReportRow): Promise<void> {
   await store.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('reports').where('id', '=', report.id).execute();
+    await deleteReports(trx, [report.id]);
     await refreshPage(trx, report.page_id);
   });
   await artifacts.removePrefix(report.id);
 }
 
 export function reportResources(report: ReportRow): Set<string> {
-  return new Set(JSON.parse(report.resources) as string[]);
+  return new Set(resourceNames(report));
 }
 
 /** optimized-images.tar (and its sources) are kept for 24 hours after the report was created (spec 8). */

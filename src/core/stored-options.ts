@@ -6,6 +6,7 @@
  */
 import type { Store } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
+import { rewriteOptions, rowsMaybeHoldingSecrets } from '../store/stored-options.js';
 import type { AnalysisOptions } from './analysis-options.js';
 import { optionsFingerprint } from './options.js';
 
@@ -60,20 +61,12 @@ function holdsClearSecrets(text: string): boolean {
 export async function sealStoredOptions(store: Store): Promise<number> {
   let sealed = 0;
   for (const table of ['tests', 'reports', 'pages'] as const) {
-    const rows = await store.db.selectFrom(table).select(['id', 'options'])
-      .where((eb) => eb.or([eb('options', 'like', '%"httpauth_password"%'), eb('options', 'not like', '%"cookies":[]%')]))
-      .execute();
+    const rows = await rowsMaybeHoldingSecrets(store.db, table);
     for (const row of rows) {
       if (!holdsClearSecrets(row.options)) continue;
       const clear = readOptions(store.box, row.options);
       const options = storeOptions(store.box, clear);
-      // Only if unchanged meanwhile: a concurrent writer's row is already sealed.
-      const res = table === 'reports'
-        ? await store.db.updateTable(table).set({ options }).where('id', '=', row.id).where('options', '=', row.options)
-          .executeTakeFirst()
-        : await store.db.updateTable(table).set({ options, fingerprint: storedFingerprint(store.box, clear) })
-          .where('id', '=', row.id).where('options', '=', row.options).executeTakeFirst();
-      sealed += Number(res.numUpdatedRows);
+      sealed += await rewriteOptions(store.db, table, row.id, row.options, options, storedFingerprint(store.box, clear));
     }
   }
   return sealed;

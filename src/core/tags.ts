@@ -3,15 +3,20 @@
  * match after trimming), 1-45 characters; description up to 255, absent when not set; colour six hex digits,
  * upper case, default FFFFFF; at most `plan.maxTags` tags per account.
  */
-import type { Selectable } from 'kysely';
 import type { Store } from '../store/db.js';
-import type { TagsTable } from '../store/schema.js';
-import type { Db, Principal } from './accounts.js';
+import type { Principal } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
+import { lockAccount } from '../store/locks.js';
+import { livePageIds } from '../store/pages.js';
+import {
+  attachTag, countTags, deleteTagWithLinks, detachTag, existingTagIds, getTag, insertTag, listTags, tagNameTaken, updateTag, type TagRow,
+} from '../store/tags.js';
 
-export type TagRow = Selectable<TagsTable>;
+export type { TagRow };
+export { listTags };
 
 export const TAG_NAME_MAX = 45;
 export const TAG_DESCRIPTION_MAX = 255;
@@ -96,14 +101,6 @@ export function parseIdList(body: unknown, key: 'page_ids' | 'page_tags'): strin
   return [...new Set((list as string[]).map((v) => v.trim()))];
 }
 
-export async function listTags(db: Db, accountId: string): Promise<TagRow[]> {
-  return db.selectFrom('tags').selectAll().where('account_id', '=', accountId).orderBy('created').orderBy('id').execute();
-}
-
-export async function getTag(db: Db, accountId: string, id: string): Promise<TagRow | undefined> {
-  return db.selectFrom('tags').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-}
-
 export function tagNotFound(id: string): ApiError {
   return new ApiError('E40417', `No tag with ID ${show(id)} in this account; GET /page_tags lists them.`);
 }
@@ -134,12 +131,11 @@ export async function saveTag(store: Store, p: Principal, input: TagInput, exist
   const targetId = existingId ?? input.id;
   try {
     return await store.db.transaction().execute(async (trx) => {
-      if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', p.accountId).forUpdate().execute();
+      await lockAccount(trx, store.engine, p.accountId);
       if (targetId !== undefined) {
         const tag = await requireTag(trx, p.accountId, targetId);
         if (input.name !== undefined && input.name !== tag.name) {
-          const clash = await trx.selectFrom('tags').select('id').where('account_id', '=', p.accountId).where('name', '=', input.name).executeTakeFirst();
-          if (clash) throw duplicateName(input.name);
+          if (await tagNameTaken(trx, p.accountId, input.name)) throw duplicateName(input.name);
         }
         const next: TagRow = {
           ...tag,
@@ -147,15 +143,14 @@ export async function saveTag(store: Store, p: Principal, input: TagInput, exist
           description: input.description === undefined ? tag.description : input.description,
           color: input.color ?? tag.color,
         };
-        await trx.updateTable('tags').set({ name: next.name, description: next.description, color: next.color }).where('id', '=', tag.id).execute();
+        await updateTag(trx, tag.id, { name: next.name, description: next.description, color: next.color });
         return { tag: next, created: false };
       }
       const name = input.name!;
-      const clash = await trx.selectFrom('tags').select('id').where('account_id', '=', p.accountId).where('name', '=', name).executeTakeFirst();
-      if (clash) throw duplicateName(name);
-      const n = await trx.selectFrom('tags').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', p.accountId).executeTakeFirstOrThrow();
-      if (Number(n.n) >= p.plan.maxTags) {
-        throw new ApiError('E40303', `The ${p.plan.name} plan allows ${p.plan.maxTags} tags and this account has ${Number(n.n)}; delete one first.`);
+      if (await tagNameTaken(trx, p.accountId, name)) throw duplicateName(name);
+      const n = await countTags(trx, p.accountId);
+      if (n >= p.plan.maxTags) {
+        throw new ApiError('E40303', `The ${p.plan.name} plan allows ${p.plan.maxTags} tags and this account has ${n}; delete one first.`);
       }
       const tag: TagRow = {
         id: newId(),
@@ -165,7 +160,7 @@ export async function saveTag(store: Store, p: Principal, input: TagInput, exist
         color: input.color ?? DEFAULT_COLOR,
         created: clock.now(),
       };
-      await trx.insertInto('tags').values(tag).execute();
+      await insertTag(trx, tag);
       return { tag, created: true };
     });
   } catch (err) {
@@ -180,35 +175,20 @@ export async function deleteTag(store: Store, p: Principal, id: string): Promise
   assertWriter(p);
   await store.db.transaction().execute(async (trx) => {
     await requireTag(trx, p.accountId, id);
-    await trx.deleteFrom('page_tag_links').where('tag_id', '=', id).execute();
-    await trx.deleteFrom('tags').where('id', '=', id).execute();
+    await deleteTagWithLinks(trx, id);
   });
 }
 
 /** The account's existing pages among `ids`; throws E40402 naming the first unknown one. */
 async function requirePages(db: Db, accountId: string, ids: string[]): Promise<void> {
-  const found = new Set<string>();
-  for (let i = 0; i < ids.length; i += 100) {
-    const rows = await db
-      .selectFrom('pages')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('report_count', '>', 0) // as getPage: a page without valid reports is gone
-      .where('id', 'in', ids.slice(i, i + 100))
-      .execute();
-    for (const r of rows) found.add(r.id);
-  }
+  const found = await livePageIds(db, accountId, ids);
   const missing = ids.find((id) => !found.has(id));
   if (missing !== undefined) throw new ApiError('E40402', `No page with ID ${show(missing)} in this account; nothing was changed.`);
 }
 
 /** The account's tags among `ids`; throws E40417 naming the first unknown one. */
 async function requireTags(db: Db, accountId: string, ids: string[]): Promise<void> {
-  const found = new Set<string>();
-  for (let i = 0; i < ids.length; i += 100) {
-    const rows = await db.selectFrom('tags').select('id').where('account_id', '=', accountId).where('id', 'in', ids.slice(i, i + 100)).execute();
-    for (const r of rows) found.add(r.id);
-  }
+  const found = await existingTagIds(db, accountId, ids);
   const missing = ids.find((id) => !found.has(id));
   if (missing !== undefined) throw tagNotFound(missing);
 }
@@ -228,40 +208,8 @@ export async function linkTags(
     await requireTags(trx, p.accountId, pairs.tagIds);
     await requirePages(trx, p.accountId, pairs.pageIds);
     for (const tagId of pairs.tagIds) {
-      for (let i = 0; i < pairs.pageIds.length; i += 100) {
-        const pageIds = pairs.pageIds.slice(i, i + 100);
-        if (op === 'attach') {
-          await trx
-            .insertInto('page_tag_links')
-            .values(pageIds.map((pageId) => ({ page_id: pageId, tag_id: tagId, account_id: p.accountId })))
-            .onConflict((oc) => oc.columns(['page_id', 'tag_id']).doNothing())
-            .execute();
-        } else {
-          await trx.deleteFrom('page_tag_links').where('tag_id', '=', tagId).where('page_id', 'in', pageIds).execute();
-        }
-      }
+      if (op === 'attach') await attachTag(trx, p.accountId, tagId, pairs.pageIds);
+      else await detachTag(trx, tagId, pairs.pageIds);
     }
   });
-}
-
-/** Tag IDs of each page (in tag creation order), for the `page_tags` attribute of pages and reports. */
-export async function tagIdsOfPages(db: Db, pageIds: string[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>(pageIds.map((id) => [id, []]));
-  for (let i = 0; i < pageIds.length; i += 500) {
-    const rows = await db
-      .selectFrom('page_tag_links')
-      .innerJoin('tags', 'tags.id', 'page_tag_links.tag_id')
-      .select(['page_tag_links.page_id', 'page_tag_links.tag_id'])
-      .where('page_tag_links.page_id', 'in', pageIds.slice(i, i + 500))
-      .orderBy('tags.created')
-      .orderBy('tags.id')
-      .execute();
-    for (const r of rows) out.get(r.page_id)?.push(r.tag_id);
-  }
-  return out;
-}
-
-/** Drop a page's tag links; call wherever a page row is deleted (DELETE /pages, refreshPage, the sweep). */
-export async function unlinkPage(db: Db, pageId: string): Promise<void> {
-  await db.deleteFrom('page_tag_links').where('page_id', '=', pageId).execute();
 }

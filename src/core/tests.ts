@@ -1,15 +1,22 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Store } from '../store/db.js';
-import type { Database, TestsTable } from '../store/schema.js';
+import type { Database } from '../store/schema.js';
 import type { AnalysisOptions } from './analysis-options.js';
-import { adjustCredits, fromTenths, spendCredits, type Db, type Principal } from './accounts.js';
+import { adjustCredits, fromTenths, spendCredits, type Principal } from './accounts.js';
+import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { storedFingerprint, storeOptions } from './stored-options.js';
 import { testCostTenths } from './pricing.js';
+import { lockAccount } from '../store/locks.js';
+import { pageIdFor } from '../store/pages.js';
+import {
+  claimQueuedTest, countActiveTests, expiredLeases, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
+  requeueExpiredTest, testCharge, type TestRow,
+} from '../store/tests.js';
 
-export type TestRow = Selectable<TestsTable>;
+export type { TestRow };
 export type TestSource = 'api' | 'on-demand' | 'monitored';
 
 /** Tests are kept (and served) for 24 hours. */
@@ -42,29 +49,16 @@ export async function startTest(
   const fingerprint = storedFingerprint(store.box, options);
   return store.db.transaction().execute(async (trx) => {
     await before?.(trx);
-    if (store.engine === 'postgres') {
-      await trx.selectFrom('accounts').select('id').where('id', '=', principal.accountId).forUpdate().execute();
-    }
-    const active = await trx
-      .selectFrom('tests')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', principal.accountId)
-      .where('state', 'in', ['queued', 'started'])
-      .executeTakeFirstOrThrow();
-    if (Number(active.n) >= principal.plan.concurrentTests) {
+    await lockAccount(trx, store.engine, principal.accountId);
+    const active = await countActiveTests(trx, principal.accountId);
+    if (active >= principal.plan.concurrentTests) {
       throw new ApiError(
         'E42900',
-        `This account already has ${Number(active.n)} tests queued or running, the limit of the ${principal.plan.name} plan; retry after one of them completes.`,
+        `This account already has ${active} tests queued or running, the limit of the ${principal.plan.name} plan; retry after one of them completes.`,
       );
     }
     const credits = await spendCredits(trx, principal, cost, 'This test');
-    const page = await trx
-      .selectFrom('pages')
-      .select('id')
-      .where('account_id', '=', principal.accountId)
-      .where('url', '=', options.url)
-      .where('fingerprint', '=', fingerprint)
-      .executeTakeFirst();
+    const pageId = await pageIdFor(trx, principal.accountId, options.url, fingerprint);
     const test: TestRow = {
       id: newId(),
       account_id: principal.accountId,
@@ -85,9 +79,9 @@ export async function startTest(
       // What was charged (an unlimited plan pays nothing), so that a failure refunds exactly that.
       credits_tenths: credits.chargedTenths,
       report_id: null,
-      page_id: page?.id ?? null,
+      page_id: pageId ?? null,
     };
-    await trx.insertInto('tests').values(test).execute();
+    await insertTest(trx, test);
     // credits_used is the test's price even when the plan does not pay it (the client sees what it costs).
     return { test, creditsLeft: fromTenths(credits.leftTenths), creditsUsed: fromTenths(cost) };
   });
@@ -95,40 +89,18 @@ export async function startTest(
 
 /** A test of this account, if it exists and is within its 24 h retention. */
 export async function getTest(db: Db, accountId: string, id: string): Promise<TestRow | undefined> {
-  return db
-    .selectFrom('tests')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('created', '>', clock.now() - TEST_RETENTION_MS)
-    .executeTakeFirst();
+  return getRetainedTest(db, accountId, id, clock.now() - TEST_RETENTION_MS);
 }
 
 /** Atomically take the oldest queued test of a location and give the agent a lease on it. */
 export async function claimTest(store: Store, location: string, agentId: string, leaseMs: number): Promise<TestRow | undefined> {
   const now = clock.now();
-  const lock = store.engine === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<TestRow>`
-    update tests set state = 'started', started = ${now}, lease_owner = ${agentId},
-      lease_expires = ${now + leaseMs}, attempts = attempts + 1
-    where id = (
-      select id from tests where state = 'queued' and location = ${location}
-      order by created, id limit 1 ${lock}
-    ) and state = 'queued'
-    returning *`.execute(store.db);
-  return result.rows[0];
+  return claimQueuedTest(store.db, store.engine, location, agentId, now, now + leaseMs);
 }
 
 /** Extend the lease; false when the agent no longer holds it (the reaper requeued or failed the test). */
 export async function renewLease(db: Db, testId: string, agentId: string, leaseMs: number): Promise<boolean> {
-  const res = await db
-    .updateTable('tests')
-    .set({ lease_expires: clock.now() + leaseMs })
-    .where('id', '=', testId)
-    .where('state', '=', 'started')
-    .where('lease_owner', '=', agentId)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  return renewTestLease(db, testId, agentId, clock.now() + leaseMs);
 }
 
 /**
@@ -137,15 +109,8 @@ export async function renewLease(db: Db, testId: string, agentId: string, leaseM
  */
 export async function failTest(store: Store, testId: string, agentId: string | null, message: string): Promise<boolean> {
   return store.db.transaction().execute(async (trx) => {
-    let q = trx
-      .updateTable('tests')
-      .set({ state: 'error', error: message, finished: clock.now(), lease_owner: null, lease_expires: null })
-      .where('id', '=', testId)
-      .where('state', 'in', ['queued', 'started']);
-    if (agentId !== null) q = q.where('lease_owner', '=', agentId);
-    const res = await q.executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
-    const test = await trx.selectFrom('tests').select(['account_id', 'credits_tenths']).where('id', '=', testId).executeTakeFirstOrThrow();
+    if (!(await markTestFailed(trx, testId, agentId, message, clock.now()))) return false;
+    const test = await testCharge(trx, testId);
     await adjustCredits(trx, test.account_id, test.credits_tenths);
     return true;
   });
@@ -153,13 +118,7 @@ export async function failTest(store: Store, testId: string, agentId: string | n
 
 /** Give a test back to the queue without counting the attempt (the server is stopping, not the test failing). */
 export async function releaseTest(db: Db, testId: string, agentId: string): Promise<void> {
-  await db
-    .updateTable('tests')
-    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1) }))
-    .where('id', '=', testId)
-    .where('state', '=', 'started')
-    .where('lease_owner', '=', agentId)
-    .execute();
+  await releaseHeldTest(db, testId, agentId);
 }
 
 /**
@@ -168,24 +127,12 @@ export async function releaseTest(db: Db, testId: string, agentId: string): Prom
  */
 export async function reapExpiredLeases(store: Store): Promise<{ requeued: number; failed: number }> {
   const now = clock.now();
-  const expired = await store.db
-    .selectFrom('tests')
-    .select(['id', 'attempts'])
-    .where('state', '=', 'started')
-    .where('lease_expires', '<', now)
-    .execute();
+  const expired = await expiredLeases(store.db, now);
   let requeued = 0;
   let failed = 0;
   for (const t of expired) {
     if (t.attempts < MAX_ATTEMPTS) {
-      const res = await store.db
-        .updateTable('tests')
-        .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null })
-        .where('id', '=', t.id)
-        .where('state', '=', 'started')
-        .where('lease_expires', '<', now)
-        .executeTakeFirst();
-      requeued += Number(res.numUpdatedRows);
+      requeued += await requeueExpiredTest(store.db, t.id, now);
     } else if (
       await failTest(store, t.id, null, 'The test agent stopped responding while running this test, twice; the page may crash the browser or take longer than the run time limit.')
     ) {

@@ -3,12 +3,24 @@
  * inline, JavaScript off and the network offline, so the PDF shows exactly our report and fetches nothing.
  * One fresh browser per PDF (~0.3 s to launch), like the runner's.
  */
-import type { AppContext } from '../api/context.js';
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { Config } from '../config.js';
+import type { Catalog } from '../core/catalog.js';
 import { PdfService } from '../core/pdf.js';
 import type { ReportRow } from '../core/reports.js';
 import { closeBrowser, launchBrowser, type BrowserSandbox } from '../runner/browser.js';
 import { renderReportPage } from './page.js';
 import { loadReportData } from './view.js';
+import type { Store } from '../store/db.js';
+
+/** What printing a report needs of the app (the API's context has it all; report/ does not depend on api/). */
+export interface ReportPdfContext {
+  config: Pick<Config, 'chromePath' | 'pdfWaitMs'>;
+  store: Store;
+  artifacts: ArtifactStore;
+  catalog: Catalog;
+  sandbox: BrowserSandbox;
+}
 
 export interface PdfRenderOptions {
   chromePath: string;
@@ -42,7 +54,7 @@ export async function htmlToPdf(html: string, o: PdfRenderOptions): Promise<Buff
   }
 }
 
-export async function renderReportPdf(ctx: AppContext, report: ReportRow, full: boolean, pageUrl: string): Promise<Buffer> {
+export async function renderReportPdf(ctx: ReportPdfContext, report: ReportRow, full: boolean, pageUrl: string): Promise<Buffer> {
   const data = await loadReportData(ctx.artifacts, ctx.store.box, report, full ? 'pdf-full' : 'pdf', pageUrl);
   const labels = {
     location: ctx.catalog.location(report.location)?.name ?? report.location,
@@ -51,10 +63,10 @@ export async function renderReportPdf(ctx: AppContext, report: ReportRow, full: 
   return htmlToPdf(renderReportPage(data, labels), { chromePath: ctx.config.chromePath, sandbox: ctx.sandbox });
 }
 
-const services = new WeakMap<AppContext, PdfService>();
+const services = new WeakMap<ReportPdfContext, PdfService>();
 
 /** The PDF service of an app (one per server process; the parallel limit and joining go through the database). */
-export function pdfService(ctx: AppContext): PdfService {
+export function pdfService(ctx: ReportPdfContext): PdfService {
   let service = services.get(ctx);
   if (!service) {
     service = new PdfService({

@@ -12,7 +12,6 @@
  * the page (`monitor_skipped_at`, `monitor_skip_reason`); too many tests pending (E42900) → retried every
  * RETRY_MS until the next slot is due.
  */
-import type { Transaction } from 'kysely';
 import { PeriodicJob } from './periodic.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import { readOptions } from '../core/stored-options.js';
@@ -23,8 +22,9 @@ import { assertAllowedTarget } from '../core/targets.js';
 import type { TargetPolicy } from '../net/policy.js';
 import type { PlanRegistry } from '../core/plans.js';
 import { startTest } from '../core/tests.js';
-import type { Store } from '../store/db.js';
-import type { Database, PagesTable } from '../store/schema.js';
+import type { Db, Store } from '../store/db.js';
+import { lockAccount } from '../store/locks.js';
+import { duePages, moveSlotIfUnchanged, type DuePage, type SlotMove } from '../store/monitoring.js';
 
 export const RETRY_MS = 60_000;
 
@@ -56,8 +56,6 @@ export interface TickResult {
   lost: number;
   errors: number;
 }
-
-type DuePage = Pick<PagesTable, 'id' | 'account_id' | 'options' | 'monitored' | 'monitor_next_run' | 'monitor_anchor'>;
 
 /** Thrown inside the queueing transaction when the slot is no longer ours: rolls the test back. */
 class SlotTaken extends Error {}
@@ -92,17 +90,8 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     const batchSize = this.o.batchSize ?? 100;
     const failed = new Set<string>();
     for (let b = 0; b < (this.o.maxBatches ?? 20); b++) {
-      let q = this.o.store.db
-        .selectFrom('pages')
-        .select(['id', 'account_id', 'options', 'monitored', 'monitor_next_run', 'monitor_anchor'])
-        .where('monitored', '<>', 'no')
-        .where('monitor_next_run', '<=', clock.now())
-        .orderBy('monitor_next_run')
-        .orderBy('id')
-        .limit(batchSize);
       // Pages that failed unexpectedly stay due; leave them to the next tick instead of reading them again.
-      if (failed.size > 0) q = q.where('id', 'not in', [...failed].slice(0, 500));
-      const due = await q.execute();
+      const due = await duePages(this.o.store.db, clock.now(), batchSize, [...failed]);
       for (const page of due) {
         const outcome = await this.runSlot(page);
         result[outcome] += 1;
@@ -121,16 +110,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     const now = clock.now();
     const next = nextSlot(freq, page.monitor_anchor ?? due, now);
     /** Move the schedule only if it is still the one we read (another scheduler may have moved it). */
-    const moveIfUnchanged = async (db: Store['db'] | Transaction<Database>, set: Partial<PagesTable>): Promise<boolean> => {
-      const res = await db
-        .updateTable('pages')
-        .set(set)
-        .where('id', '=', page.id)
-        .where('monitor_next_run', '=', due)
-        .where('monitored', '=', freq)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows) === 1;
-    };
+    const moveIfUnchanged = (db: Db, set: SlotMove): Promise<boolean> => moveSlotIfUnchanged(db, page.id, due, freq, set);
     const skip = async (reason: string) => {
       const moved = await moveIfUnchanged(store.db, { monitor_next_run: next, monitor_skipped_at: due, monitor_skip_reason: reason });
       if (moved) this.log.warn({ pageId: page.id, due, reason }, 'monitored test skipped');
@@ -150,7 +130,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     try {
       await startTest(store, principal, options, 'monitored', async (trx) => {
         // Account row first, then the page: the lock order of setMonitoring, so the two cannot deadlock.
-        if (store.engine === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', page.account_id).forUpdate().execute();
+        await lockAccount(trx, store.engine, page.account_id);
         if (!(await moveIfUnchanged(trx, { monitor_next_run: next }))) throw new SlotTaken();
       });
       this.o.notifyQueued?.();

@@ -8,9 +8,11 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import { PeriodicJob } from './periodic.js';
 import { clock } from '../core/clock.js';
 import { refreshPage } from '../core/reports.js';
-import { unlinkPage } from '../core/tags.js';
+import { orphanLinkPageIds, unlinkPage, unlinkPages } from '../store/tags.js';
+import { deleteTests, finishedTestIdsBefore, staleQueuedTestIds } from '../store/tests.js';
 import { failTest, TEST_RETENTION_MS } from '../core/tests.js';
 import type { Store } from '../store/db.js';
+import { deleteReports, expiredReports } from '../store/reports.js';
 import type { MonitorLog } from './monitor.js';
 
 export interface SweepOptions {
@@ -58,18 +60,12 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
     const now = clock.now();
 
     for (let b = 0; b < maxBatches; b++) {
-      const expired = await store.db
-        .selectFrom('reports')
-        .select(['id', 'page_id'])
-        .where('expires', '<=', now)
-        .orderBy('expires')
-        .limit(batch)
-        .execute();
+      const expired = await expiredReports(store.db, now, batch);
       if (expired.length === 0) break;
       // Files first: if we stop half-way the rows are still there and the next sweep removes them again.
       for (const r of expired) await artifacts.removePrefix(r.id);
       await store.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('reports').where('id', 'in', expired.map((r) => r.id)).execute();
+        await deleteReports(trx, expired.map((r) => r.id));
         for (const pageId of new Set(expired.map((r) => r.page_id))) {
           if (!(await refreshPage(trx, pageId))) {
             await unlinkPage(trx, pageId);
@@ -83,34 +79,21 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
 
     // Tag links of pages deleted elsewhere (DELETE /pages, DELETE /reports emptying a page).
     for (let b = 0; b < maxBatches; b++) {
-      const orphans = await store.db
-        .selectFrom('page_tag_links')
-        .leftJoin('pages', 'pages.id', 'page_tag_links.page_id')
-        .select('page_tag_links.page_id')
-        .where('pages.id', 'is', null)
-        .limit(batch)
-        .execute();
+      const orphans = await orphanLinkPageIds(store.db, batch);
       if (orphans.length === 0) break;
-      await store.db.deleteFrom('page_tag_links').where('page_id', 'in', [...new Set(orphans.map((o) => o.page_id))]).execute();
+      await unlinkPages(store.db, [...new Set(orphans)]);
       if (orphans.length < batch) break;
     }
 
     const cutoff = now - TEST_RETENTION_MS;
-    const stale = await store.db.selectFrom('tests').select('id').where('state', '=', 'queued').where('created', '<', cutoff).limit(batch).execute();
-    for (const t of stale) {
-      if (await failTest(store, t.id, null, 'No test agent took this test within 24 hours; its credits were refunded.')) result.expiredQueued += 1;
+    const stale = await staleQueuedTestIds(store.db, cutoff, batch);
+    for (const id of stale) {
+      if (await failTest(store, id, null, 'No test agent took this test within 24 hours; its credits were refunded.')) result.expiredQueued += 1;
     }
     for (let b = 0; b < maxBatches; b++) {
-      const old = await store.db
-        .selectFrom('tests')
-        .select('id')
-        .where('created', '<', cutoff)
-        .where('state', 'in', ['completed', 'error'])
-        .orderBy('created')
-        .limit(batch)
-        .execute();
+      const old = await finishedTestIdsBefore(store.db, cutoff, batch);
       if (old.length === 0) break;
-      await store.db.deleteFrom('tests').where('id', 'in', old.map((t) => t.id)).execute();
+      await deleteTests(store.db, old);
       result.tests += old.length;
       if (old.length < batch) break;
     }

@@ -2,12 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { loadSecretKey, SecretBox } from './secret-box.js';
 
 export type Engine = 'sqlite' | 'postgres';
+
+/** What a query runs on: the database, or a transaction of it. */
+export type Db = Kysely<Database> | Transaction<Database>;
 
 export interface Store {
   db: Kysely<Database>;

@@ -135,6 +135,13 @@ export interface PdfGenerationsTable {
   expires: number;
 }
 
+/** The running filtered or sorted report-list query of an account (migration 002; spec 4.3, 429 E42902). */
+export interface ReportListLocksTable {
+  account_id: string;
+  token: string;
+  expires: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   tests: TestsTable;
@@ -144,4 +151,5 @@ export interface Database {
   tags: TagsTable;
   page_tag_links: PageTagLinksTable;
   pdf_generations: PdfGenerationsTable;
+  report_list_locks: ReportListLocksTable;
 }

@@ -8,7 +8,7 @@ import { ARTIFACT, artifactKey, deleteReport, getReport, pagespeedFilesState, re
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
-import { sendRanged } from '../../report/range.js';
+import { sendRanged } from '../range.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { JSONAPI } from '../errors.js';

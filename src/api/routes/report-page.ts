@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../api/context.js';
-import { couldBeId } from '../api/schemas/common.js';
-import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../core/reports.js';
-import { renderReportPage } from './page.js';
-import { pdfService } from './pdf.js';
-import { sendRanged } from './range.js';
-import { loadReportData } from './view.js';
+import type { AppContext } from '../context.js';
+import { couldBeId } from '../schemas/common.js';
+import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../../core/reports.js';
+import { renderReportPage } from '../../report/page.js';
+import { pdfService } from '../../report/pdf.js';
+import { sendRanged } from '../range.js';
+import { loadReportData } from '../../report/view.js';
 
 const IMMUTABLE = 'max-age=31536000';
 /** The page loads nothing but its own pictures and video, and runs no script. */

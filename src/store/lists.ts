@@ -1,0 +1,43 @@
+/**
+ * The three lists (spec 4.1 tests, 4.3 pages and a page's reports): the rows each list may show, before the
+ * query's own filters (the scope of the account and of validity), run through list-query.ts.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from './list-query.js';
+import type { Database, PagesTable, ReportsTable, TestsTable } from './schema.js';
+
+export const listScopes = {
+  /** GET /pages: the account's pages with at least one valid report. */
+  pages: (db: Kysely<Database>, accountId: string) =>
+    db.selectFrom('pages').selectAll('pages').where('pages.account_id', '=', accountId).where('pages.report_count', '>', 0),
+  /** GET /pages/{id}/reports: the page's reports valid at `now`. */
+  pageReports: (db: Kysely<Database>, accountId: string, pageId: string, now: number) =>
+    db
+      .selectFrom('reports')
+      .selectAll('reports')
+      .where('reports.page_id', '=', pageId)
+      .where('reports.account_id', '=', accountId)
+      .where('reports.expires', '>', now),
+  /** GET /tests: tests created after `createdAfter` (their retention); only `source` = api unless the query filters on source. */
+  tests: (db: Kysely<Database>, accountId: string, createdAfter: number, q: ListQuery) => {
+    const base = db
+      .selectFrom('tests')
+      .selectAll('tests')
+      .where('tests.account_id', '=', accountId)
+      .where('tests.created', '>', createdAfter);
+    return q.filters.some((f) => f.attr === 'source') ? base : base.where('tests.source', '=', 'api');
+  },
+};
+
+export function queryPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<Selectable<PagesTable>>> {
+  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q);
+}
+
+export function queryPageReports(db: Kysely<Database>, accountId: string, pageId: string, now: number, q: ListQuery):
+  Promise<ListPage<Selectable<ReportsTable>>> {
+  return runListQuery(listScopes.pageReports(db, accountId, pageId, now), REPORTS_LIST, q);
+}
+
+export function queryTests(db: Kysely<Database>, accountId: string, createdAfter: number, q: ListQuery): Promise<ListPage<Selectable<TestsTable>>> {
+  return runListQuery(listScopes.tests(db, accountId, createdAfter, q), TESTS_LIST, q);
+}

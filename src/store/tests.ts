@@ -1,0 +1,151 @@
+/** The tests repository: the queue, agents' leases, and the 24 h retention. */
+import { sql, type Selectable } from 'kysely';
+import type { Db, Engine } from './db.js';
+import type { TestsTable } from './schema.js';
+
+export type TestRow = Selectable<TestsTable>;
+
+export async function insertTest(db: Db, test: TestRow): Promise<void> {
+  await db.insertInto('tests').values(test).execute();
+}
+
+/** Any test by ID. */
+export function findTest(db: Db, id: string): Promise<TestRow | undefined> {
+  return db.selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The account's test if it was created after `createdAfter` (its retention). */
+export function getRetainedTest(db: Db, accountId: string, id: string, createdAfter: number): Promise<TestRow | undefined> {
+  return db
+    .selectFrom('tests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('created', '>', createdAfter)
+    .executeTakeFirst();
+}
+
+/** The account's tests queued or running. */
+export async function countActiveTests(db: Db, accountId: string): Promise<number> {
+  const active = await db
+    .selectFrom('tests')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('state', 'in', ['queued', 'started'])
+    .executeTakeFirstOrThrow();
+  return Number(active.n);
+}
+
+/**
+ * Atomically take the oldest queued test of a location and give the agent a lease on it until `leaseExpires`
+ * (PostgreSQL skips rows another claimer has locked; SQLite has one writer).
+ */
+export async function claimQueuedTest(db: Db, engine: Engine, location: string, agentId: string, now: number, leaseExpires: number):
+  Promise<TestRow | undefined> {
+  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<TestRow>`
+    update tests set state = 'started', started = ${now}, lease_owner = ${agentId},
+      lease_expires = ${leaseExpires}, attempts = attempts + 1
+    where id = (
+      select id from tests where state = 'queued' and location = ${location}
+      order by created, id limit 1 ${lock}
+    ) and state = 'queued'
+    returning *`.execute(db);
+  return result.rows[0];
+}
+
+/** Extend the agent's lease; false when the agent no longer holds the test. */
+export async function renewTestLease(db: Db, testId: string, agentId: string, leaseExpires: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tests')
+    .set({ lease_expires: leaseExpires })
+    .where('id', '=', testId)
+    .where('state', '=', 'started')
+    .where('lease_owner', '=', agentId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Mark a queued or running test failed (only if `agentId` holds it, when given); false when nothing changed. */
+export async function markTestFailed(db: Db, testId: string, agentId: string | null, message: string, now: number): Promise<boolean> {
+  let q = db
+    .updateTable('tests')
+    .set({ state: 'error', error: message, finished: now, lease_owner: null, lease_expires: null })
+    .where('id', '=', testId)
+    .where('state', 'in', ['queued', 'started']);
+  if (agentId !== null) q = q.where('lease_owner', '=', agentId);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Mark a test the agent holds completed with its report; false when the agent had lost it. */
+export async function markTestCompleted(db: Db, testId: string, agentId: string, reportId: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tests')
+    .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
+    .where('id', '=', testId)
+    .where('state', '=', 'started')
+    .where('lease_owner', '=', agentId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function setTestPage(db: Db, testId: string, pageId: string): Promise<void> {
+  await db.updateTable('tests').set({ page_id: pageId }).where('id', '=', testId).execute();
+}
+
+/** Who paid for a test, and how much. */
+export function testCharge(db: Db, testId: string): Promise<Pick<TestRow, 'account_id' | 'credits_tenths'>> {
+  return db.selectFrom('tests').select(['account_id', 'credits_tenths']).where('id', '=', testId).executeTakeFirstOrThrow();
+}
+
+/** Give a test the agent holds back to the queue without counting the attempt. */
+export async function releaseHeldTest(db: Db, testId: string, agentId: string): Promise<void> {
+  await db
+    .updateTable('tests')
+    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', testId)
+    .where('state', '=', 'started')
+    .where('lease_owner', '=', agentId)
+    .execute();
+}
+
+/** Running tests whose lease ran out before `now`. */
+export function expiredLeases(db: Db, now: number): Promise<Pick<TestRow, 'id' | 'attempts'>[]> {
+  return db.selectFrom('tests').select(['id', 'attempts']).where('state', '=', 'started').where('lease_expires', '<', now).execute();
+}
+
+/** Requeue a test if its lease is still expired at `now`; returns 1 when it was, 0 otherwise. */
+export async function requeueExpiredTest(db: Db, testId: string, now: number): Promise<number> {
+  const res = await db
+    .updateTable('tests')
+    .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null })
+    .where('id', '=', testId)
+    .where('state', '=', 'started')
+    .where('lease_expires', '<', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Queued tests created before `createdBefore` (no agent took them). */
+export async function staleQueuedTestIds(db: Db, createdBefore: number, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('tests').select('id').where('state', '=', 'queued').where('created', '<', createdBefore).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Finished (completed or failed) tests created before `createdBefore`, oldest first. */
+export async function finishedTestIdsBefore(db: Db, createdBefore: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tests')
+    .select('id')
+    .where('created', '<', createdBefore)
+    .where('state', 'in', ['completed', 'error'])
+    .orderBy('created')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function deleteTests(db: Db, ids: string[]): Promise<void> {
+  await db.deleteFrom('tests').where('id', 'in', ids).execute();
+}
