@@ -6,9 +6,8 @@
  * friendly one; during the load the runner's connection guard applies the same policy (net/) to every
  * connection the browser opens, and pins the address it checked.
  */
-import { TargetPolicy } from '../net/policy.js';
+import { normalHost, TargetPolicy } from '../net/policy.js';
 import { dnsOverride, resolveHost } from '../net/resolve.js';
-import { bareAddress } from '../net/addresses.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -19,7 +18,7 @@ import { ApiError } from './errors.js';
 export async function assertAllowedTarget(url: string, policy: TargetPolicy, dns: readonly string[] = []): Promise<void> {
   let host: string;
   try {
-    host = bareAddress(new URL(url).hostname).replace(/\.$/, '').toLowerCase();
+    host = normalHost(new URL(url).hostname);
   } catch {
     throw new ApiError('E40004', `url ${JSON.stringify(url)} is not a valid absolute http(s) URL`);
   }

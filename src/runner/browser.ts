@@ -79,9 +79,11 @@ export function dataDirTag(dataDir: string): string {
   return createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 10);
 }
 
-/** What an embedded caller (tests, benchmarks, the PDF renderer without a config) gets. */
+let embeddedSandbox: BrowserSandbox | undefined;
+/** What an embedded caller (tests, benchmarks, the PDF renderer without a config) gets; worked out once. */
 export const defaultSandbox = (): BrowserSandbox =>
-  browserSandbox({ enabled: true, userName: process.env.WEBGAUGE_BROWSER_USER || 'webgauge-browser', tag: 'default' });
+  (embeddedSandbox ??= browserSandbox({ enabled: true, userName: process.env.WEBGAUGE_BROWSER_USER || 'webgauge-browser',
+    tag: 'default' }));
 
 export interface LaunchOptions {
   chromePath: string;

@@ -30,6 +30,7 @@ import { encodeVideo } from './capture/video.js';
 import { collectImages } from './capture/images.js';
 import { collectBodies } from './capture/bodies.js';
 import { collectPageFactsInPage } from '../analysis/collect-facts.js';
+import { hostname } from '../analysis/har.js';
 import { emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 
 export { RunError } from './types.js';
@@ -117,7 +118,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       // Named after the last hop of the main document's redirects: that is the one that failed.
       describeNavigationError: async (errorText) => {
         await connections.settled(); // the guard's verdict on the connection may still be on its way
-        return navigationErrorMessage(errorText, mainDocumentUrl, (host) => connections.failureOf(host));
+        return navigationErrorMessage(errorText, mainDocumentUrl, (host) => connections.ledger.failureOf(host));
       },
     });
     const config = lighthouseConfig({ emulation, throttle, maxWaitForLoadMs: maxWaitMs });
@@ -222,11 +223,11 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     // guard's DNS lookup of a host, which the browser saw inside its first connect to that host, is its `dns`.
     const looked = new Set<string>();
     for (const entry of har.log.entries) {
-      const host = hostOf(entry.request.url);
-      const address = connections.addressOf(host);
+      const host = hostname(entry.request.url);
+      const address = connections.ledger.addressOf(host);
       if (address) entry.serverIPAddress = address;
       else delete entry.serverIPAddress;
-      const lookup = Math.round(connections.lookupMs(host) ?? 0);
+      const lookup = Math.round(connections.ledger.lookupMs(host) ?? 0);
       const t = entry.timings;
       if (!looked.has(host) && t.connect !== undefined && t.connect > 0) {
         looked.add(host);
@@ -263,10 +264,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       ...lighthouseMetrics(lhr),
     };
     for (const w of lhr.runWarnings) warnings.push(typeof w === 'string' ? w : String(w));
-    const refusedConnections = connections.refused.filter((r) => r.reason === 'non-public');
+    const refusedConnections = connections.ledger.refused.filter((r) => r.reason === 'non-public');
     if (refusedConnections.length > 0) {
       const hosts = [...new Set(refusedConnections.map((r) => `${r.host} (${r.kind} address ${r.address})`))];
-      warnings.push(`${connections.refusedCount} connection(s) of the page to private or local addresses were refused: ` +
+      warnings.push(`${connections.ledger.refusedCount} connection(s) of the page to private or local addresses were refused: ` +
         `${hosts.slice(0, 5).join(', ')}${hosts.length > 5 ? ', …' : ''}`);
     }
     warnings.push(...loadWait.warnings);
@@ -285,14 +286,6 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       phases,
       warnings,
     };
-  }
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return '';
   }
 }
 

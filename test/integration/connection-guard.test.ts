@@ -62,9 +62,9 @@ describe('the connection guard', () => {
         assert.equal(r.rep, 2, `${host} refused as "not allowed by ruleset"`);
       }
       assert.equal(b.hits, 0, 'the internal listener saw no connection');
-      assert.equal(guard.failureOf('127.0.0.1')?.kind, 'loopback');
+      assert.equal(guard.events.failureOf('127.0.0.1')?.kind, 'loopback');
       assert.equal((await socksConnect(guard, 'nothing.invalid', 80)).rep, 4);
-      assert.equal(guard.failureOf('nothing.invalid')?.reason, 'unresolved');
+      assert.equal(guard.events.failureOf('nothing.invalid')?.reason, 'unresolved');
     } finally {
       await guard.close();
     }
@@ -82,7 +82,7 @@ describe('the connection guard', () => {
     try {
       for (let i = 0; i < 3; i++) assert.deepEqual(await socksConnect(guard, 'rebind.test', a.port), { rep: 0, body: '127.0.0.2' });
       assert.equal(lookups, 1);
-      assert.equal(guard.addressOf('rebind.test'), '127.0.0.2');
+      assert.equal(guard.events.addressOf('rebind.test'), '127.0.0.2');
       // And the other way round: refused once, refused for the whole run.
       lookups = 1;
       const guard2 = await ConnectionGuard.start(ALLOW_2, [], async () => ({ addresses: [lookups++ === 1 ? '127.0.0.1' : '127.0.0.2'], source: 'dns' }));

@@ -15,18 +15,61 @@
  * real DNS lookup and TCP connect, because success is only answered once the upstream connection is open.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { TargetPolicy } from '../../net/policy.js';
+import { normalHost, type TargetPolicy } from '../../net/policy.js';
 import { resolveHost, type DnsOverride, type Resolution } from '../../net/resolve.js';
 
 /** How the guard resolves a host: net/resolve.ts, or a stand-in DNS in tests (e.g. one that rebinds). */
 export type Resolver = (host: string, dns: readonly DnsOverride[]) => Promise<Resolution>;
 
-/** What the guard learns, as it learns it (guard-thread.ts mirrors it into the run's main thread). */
+/** What the guard learns, as it learns it (guard-thread.ts sends it to the run's main thread). */
 export interface GuardEvents {
   /** `counted`: a refusal of the policy (or after sealing), not a failed upstream connect. */
   failure(failure: RefusedConnection, counted: boolean): void;
   connected(host: string, address: string): void;
   lookup(host: string, ms: number): void;
+}
+
+/** Refused connections kept for the run's messages; a page that keeps trying must not grow this forever. */
+const MAX_RECORDED_REFUSALS = 200;
+
+/** The record of what a guard learned, by host, for the run's messages and its HAR. */
+export class GuardLedger implements GuardEvents {
+  readonly refused: RefusedConnection[] = [];
+  /** How many connections were refused in all (the list above is capped). */
+  refusedCount = 0;
+  private readonly lastFailure = new Map<string, RefusedConnection>();
+  private readonly connectedTo = new Map<string, string>();
+  private readonly lookups = new Map<string, number>();
+
+  failure(failure: RefusedConnection, counted: boolean): void {
+    this.lastFailure.set(normalHost(failure.host), failure);
+    if (!counted) return;
+    this.refusedCount++;
+    if (this.refused.length < MAX_RECORDED_REFUSALS) this.refused.push(failure);
+  }
+
+  connected(host: string, address: string): void {
+    this.connectedTo.set(normalHost(host), address);
+  }
+
+  lookup(host: string, ms: number): void {
+    this.lookups.set(normalHost(host), ms);
+  }
+
+  /** The address a host's connections went to (for the HAR), once one was made. */
+  addressOf(host: string): string | undefined {
+    return this.connectedTo.get(normalHost(host));
+  }
+
+  /** How long the guard's one DNS lookup of a host took (ms), if it looked it up. */
+  lookupMs(host: string): number | undefined {
+    return this.lookups.get(normalHost(host));
+  }
+
+  /** Why the last connection to a host failed in the guard, if one did. */
+  failureOf(host: string): RefusedConnection | undefined {
+    return this.lastFailure.get(normalHost(host));
+  }
 }
 
 export interface RefusedConnection {
@@ -57,27 +100,21 @@ const REP = { success: 0, notAllowed: 2, hostUnreachable: 4, refused: 5, command
   addressTypeNotSupported: 8 } as const;
 const CONNECT_TIMEOUT_MS = 30_000;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
-/** Refused connections kept for the run's messages; a page that keeps trying must not grow this forever. */
-const MAX_RECORDED_REFUSALS = 200;
 
 export class ConnectionGuard {
-  readonly refused: RefusedConnection[] = [];
-  /** How many connections were refused in all (the list above is capped). */
-  refusedCount = 0;
   private readonly pins = new Map<string, Promise<Pin>>();
-  private readonly lastFailure = new Map<string, RefusedConnection>();
-  private readonly connectedTo = new Map<string, string>();
-  private readonly lookups = new Map<string, number>();
   private readonly open = new Set<Socket>();
   private sealed = false;
 
   private constructor(private readonly server: Server, readonly port: number, private readonly policy: TargetPolicy,
-    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver,
-    private readonly events: Partial<GuardEvents>) {}
+    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver, readonly events: GuardEvents) {}
 
-  /** Runs in the calling thread; a test's load uses guard-thread.ts, which runs this in a thread of its own. */
-  static async start(policy: TargetPolicy, dns: readonly DnsOverride[], resolve: Resolver = resolveHost,
-    events: Partial<GuardEvents> = {}): Promise<ConnectionGuard> {
+  /**
+   * Runs in the calling thread (a test's load uses guard-thread.ts, which runs this in a thread of its own).
+   * What it learns goes to `events`: by default a ledger of its own, read as `guard.events`.
+   */
+  static async start<E extends GuardEvents = GuardLedger>(policy: TargetPolicy, dns: readonly DnsOverride[],
+    resolve: Resolver = resolveHost, events: E = new GuardLedger() as unknown as E): Promise<ConnectionGuard & { events: E }> {
     let guard: ConnectionGuard | undefined;
     const server = createServer((client) => guard?.accept(client));
     await new Promise<void>((resolve, reject) => {
@@ -87,7 +124,7 @@ export class ConnectionGuard {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('the connection guard has no port');
     guard = new ConnectionGuard(server, address.port, policy, dns, resolve, events);
-    return guard;
+    return guard as ConnectionGuard & { events: E };
   }
 
   /** Chromium flags that send every connection of the browser through the guard. */
@@ -109,15 +146,13 @@ export class ConnectionGuard {
 
   /** Resolves (once per run) and judges the host; every later connection to it goes to the same addresses. */
   pin(rawHost: string): Promise<Pin> {
-    const host = rawHost.toLowerCase();
+    const host = normalHost(rawHost);
     let pin = this.pins.get(host);
     if (!pin) {
       pin = (async (): Promise<Pin> => {
         const started = performance.now();
         const { addresses, source } = await this.resolve(host, this.dns);
-        const ms = performance.now() - started;
-        this.lookups.set(host, ms);
-        this.events.lookup?.(host, ms);
+        this.events.lookup(host, performance.now() - started);
         if (addresses.length === 0) return { ok: false, refusal: { reason: 'unresolved' } };
         // Every address must pass: round-robin DNS must not pick a private one for us later.
         for (const address of addresses) {
@@ -129,22 +164,6 @@ export class ConnectionGuard {
       this.pins.set(host, pin);
     }
     return pin;
-  }
-
-  /** The address a host's connections went to (for the HAR), once one was made. */
-  addressOf(host: string): string | undefined {
-    return this.connectedTo.get(host.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
-  }
-
-  /** How long the guard's one DNS lookup of a host took (ms), if it looked it up. */
-  lookupMs(host: string): number | undefined {
-    return this.lookups.get(host.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
-  }
-
-  /** Why the last connection to a host failed here, if one did. */
-  failureOf(host: string): RefusedConnection | undefined {
-    const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-    return this.lastFailure.get(h);
   }
 
   /**
@@ -160,14 +179,6 @@ export class ConnectionGuard {
   async close(): Promise<void> {
     this.seal();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private record(r: RefusedConnection): void {
-    this.lastFailure.set(r.host, r);
-    this.events.failure?.(r, r.reason !== 'connect-failed');
-    if (r.reason === 'connect-failed') return;
-    this.refusedCount++;
-    if (this.refused.length < MAX_RECORDED_REFUSALS) this.refused.push(r);
   }
 
   private accept(client: Socket): void {
@@ -211,14 +222,15 @@ export class ConnectionGuard {
     client.setTimeout(HANDSHAKE_TIMEOUT_MS, () => stage !== 'busy' && client.destroy());
   }
 
-  private async relay(client: Socket, host: string, port: number, early: Buffer): Promise<void> {
+  private async relay(client: Socket, rawHost: string, port: number, early: Buffer): Promise<void> {
+    const host = normalHost(rawHost);
     const pin = await this.pin(host).catch((): Pin => ({ ok: false, refusal: { reason: 'unresolved' } }));
     if (this.sealed) {
-      this.record({ host: host.toLowerCase(), port, reason: 'sealed' });
+      this.events.failure({ host, port, reason: 'sealed' }, true);
       return reply(client, REP.notAllowed);
     }
     if (!pin.ok) {
-      this.record({ host: host.toLowerCase(), port, ...pin.refusal });
+      this.events.failure({ host, port, ...pin.refusal }, true);
       return reply(client, pin.refusal.reason === 'unresolved' ? REP.hostUnreachable : REP.notAllowed);
     }
     let upstream: Socket | undefined;
@@ -227,14 +239,13 @@ export class ConnectionGuard {
       const attempt = await openUpstream(address, port);
       if (typeof attempt !== 'string') {
         upstream = attempt;
-        this.connectedTo.set(host.toLowerCase(), address);
-        this.events.connected?.(host.toLowerCase(), address);
+        this.events.connected(host, address);
         break;
       }
       error = attempt;
     }
     if (!upstream) {
-      this.record({ host: host.toLowerCase(), port, reason: 'connect-failed', address: pin.addresses[0], error });
+      this.events.failure({ host, port, reason: 'connect-failed', address: pin.addresses[0], error }, false);
       return reply(client, REP.refused);
     }
     if (client.destroyed || this.sealed) return void upstream.destroy();

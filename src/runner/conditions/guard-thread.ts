@@ -1,14 +1,13 @@
 /**
  * The connection guard in a thread of its own. The run's main thread is busy while the page loads (Lighthouse's
- * trace, screencast frames, CDP events); a relay sharing that event loop would add tens of milliseconds to every
- * connection the browser opens, and the load's connect times would describe our process, not the network.
- * In its own thread the relay answers at once. The main thread keeps a mirror of what the guard learns
- * (addresses, lookups, failures), fed by messages, and `settled()` waits until the mirror has caught up.
+ * trace, screencast frames, CDP events) and stalls at times; a relay sharing that event loop would stall every
+ * connection the browser opens with it. The main thread keeps the ledger of what the guard learns (addresses,
+ * lookups, failures), fed by messages, and `settled()` waits until the ledger has caught up.
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { TargetPolicy } from '../../net/policy.js';
 import type { DnsOverride } from '../../net/resolve.js';
-import { ConnectionGuard, type RefusedConnection } from './connection-guard.js';
+import { ConnectionGuard, GuardLedger, type GuardEvents, type RefusedConnection } from './connection-guard.js';
 
 interface Start {
   allowAll: boolean;
@@ -27,15 +26,10 @@ type Report =
 
 type Command = { type: 'seal' } | { type: 'settle'; id: number } | { type: 'close' };
 
-const MAX_RECORDED_REFUSALS = 200;
-
-/** The main thread's handle on a guard running in its own thread (same surface as ConnectionGuard). */
+/** The main thread's handle on a guard running in its own thread. */
 export class GuardThread {
-  readonly refused: RefusedConnection[] = [];
-  refusedCount = 0;
-  private readonly lastFailure = new Map<string, RefusedConnection>();
-  private readonly connectedTo = new Map<string, string>();
-  private readonly lookups = new Map<string, number>();
+  /** What the guard learned, as far as its reports have arrived (see settled()). */
+  readonly ledger = new GuardLedger();
   private readonly waiting = new Map<number, () => void>();
   private nextId = 0;
   private closed: Promise<void> | undefined;
@@ -65,17 +59,13 @@ export class GuardThread {
   private onReport(m: Report): void {
     switch (m.type) {
       case 'failure':
-        this.lastFailure.set(m.failure.host, m.failure);
-        if (m.counted) {
-          this.refusedCount++;
-          if (this.refused.length < MAX_RECORDED_REFUSALS) this.refused.push(m.failure);
-        }
+        this.ledger.failure(m.failure, m.counted);
         break;
       case 'connected':
-        this.connectedTo.set(m.host, m.address);
+        this.ledger.connected(m.host, m.address);
         break;
       case 'lookup':
-        this.lookups.set(m.host, m.ms);
+        this.ledger.lookup(m.host, m.ms);
         break;
       case 'settled':
         this.waiting.get(m.id)?.();
@@ -106,18 +96,6 @@ export class GuardThread {
     if (!this.closed) this.worker.postMessage({ type: 'seal' } satisfies Command);
   }
 
-  addressOf(host: string): string | undefined {
-    return this.connectedTo.get(bare(host));
-  }
-
-  lookupMs(host: string): number | undefined {
-    return this.lookups.get(bare(host));
-  }
-
-  failureOf(host: string): RefusedConnection | undefined {
-    return this.lastFailure.get(bare(host));
-  }
-
   close(): Promise<void> {
     this.closed ??= new Promise<void>((resolve) => {
       const done = (): void => {
@@ -132,21 +110,18 @@ export class GuardThread {
   }
 }
 
-function bare(host: string): string {
-  return host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-}
-
 // The thread itself.
 if (!isMainThread && parentPort && (workerData as Start | undefined)?.dns !== undefined) {
   const port = parentPort;
   const start = workerData as Start;
   const report = (m: Report): void => port.postMessage(m);
+  const events: GuardEvents = {
+    failure: (failure, counted) => report({ type: 'failure', failure, counted }),
+    connected: (host, address) => report({ type: 'connected', host, address }),
+    lookup: (host, ms) => report({ type: 'lookup', host, ms }),
+  };
   ConnectionGuard.start(new TargetPolicy({ allowAll: start.allowAll, allowTargets: start.allowTargets }), start.dns,
-    undefined, {
-      failure: (failure, counted) => report({ type: 'failure', failure, counted }),
-      connected: (host, address) => report({ type: 'connected', host, address }),
-      lookup: (host, ms) => report({ type: 'lookup', host, ms }),
-    }).then((guard) => {
+    undefined, events).then((guard) => {
     port.on('message', (c: Command) => {
       if (c.type === 'seal') guard.seal();
       else if (c.type === 'settle') report({ type: 'settled', id: c.id });

@@ -41,8 +41,6 @@ export interface Interceptor {
   refused: RefusedRequest[];
   /** From now on, requests are answered from the load's responses or failed; none reaches the network. */
   afterLoad(): Promise<void>;
-  /** Requests answered after the load: from the load's responses, and refused for lack of one. */
-  afterLoadAnswers: { replayed: string[]; refused: string[] };
 }
 
 /** Whether the load needs the interceptor (and so every frame in one process). */
@@ -68,7 +66,6 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function startInterceptor(opts: InterceptorOptions): Promise<Interceptor> {
   const { session, mainFrameId, auth, adblock, latencyMs } = opts;
   const ignore = (): void => undefined;
-  const afterLoadAnswers = { replayed: [] as string[], refused: [] as string[] };
 
   // The load's GET responses by URL (the last one wins), for answering requests after the load.
   const methods = new Map<string, string>();
@@ -101,13 +98,11 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
             .flatMap(([name, value]) => String(value).split('\n').map((v) => ({ name, value: v }))),
           body: base64Encoded ? body : Buffer.from(body).toString('base64'),
         });
-        afterLoadAnswers.replayed.push(e.request.url);
         return;
       } catch {
         // The body left the browser's buffer: refuse below rather than ask the site again.
       }
     }
-    afterLoadAnswers.refused.push(e.request.url);
     await session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' });
   };
 
@@ -120,7 +115,7 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
       await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     }
   };
-  if (!intercepting) return { refused: [], afterLoad, afterLoadAnswers };
+  if (!intercepting) return { refused: [], afterLoad };
 
   const allowFilter = opts.allowUrl.length > 0 ? urlMatcher(opts.allowUrl) : undefined;
   const blockFilter = opts.blockUrl.length > 0 ? urlMatcher(opts.blockUrl) : undefined;
@@ -190,7 +185,7 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
     patterns: [{ urlPattern: '*', requestStage: 'Request' }],
     handleAuthRequests: auth !== undefined,
   });
-  return { refused, afterLoad, afterLoadAnswers };
+  return { refused, afterLoad };
 }
 
 function withoutFragment(url: string): string {
