@@ -87,6 +87,7 @@ details summary{cursor:pointer;color:var(--brand);font-weight:600;padding:10px 8
 .muted{color:var(--muted)}
 footer{color:var(--muted);font-size:12px;padding:8px 0 30px}
 @media (max-width:900px){.summary{grid-template-columns:1fr}.cols{grid-template-columns:1fr}.thumb{display:none}}
+@media (max-width:480px){td,th{padding:6px 4px}th{letter-spacing:0}}
 @media print{
   @page{size:A4;margin:10mm 9mm}
   body{background:#fff;font-size:11px}
