@@ -5,6 +5,7 @@ import {
   setCreditBalance, updateAccountByEmail,
 } from '../store/accounts.js';
 import type { Database, AccountsTable } from '../store/schema.js';
+import { accountsChanged } from './auth-cache.js';
 import { clock } from './clock.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
 import { ApiError } from './errors.js';
@@ -88,6 +89,7 @@ export async function createAccount(db: Kysely<Database>, plans: PlanRegistry, i
 export async function regenerateKey(db: Kysely<Database>, email: string): Promise<string> {
   const apiKey = newApiKey();
   if (!(await updateAccountByEmail(db, email.trim().toLowerCase(), { api_key_hash: hashApiKey(apiKey) }))) throw new AccountInputError(`no account with e-mail ${email}`);
+  accountsChanged();
   return apiKey;
 }
 
@@ -114,6 +116,7 @@ export async function updateAccount(db: Kysely<Database>, plans: PlanRegistry, e
   if (set.plan === undefined && set.credits_tenths === undefined) throw new AccountInputError('nothing to change: give --plan and/or --credits');
   const normalised = email.trim().toLowerCase();
   if (!(await updateAccountByEmail(db, normalised, set))) throw new AccountInputError(`no account with e-mail ${email}`);
+  accountsChanged();
   return (await listAccounts(db)).find((a) => a.email === normalised)!;
 }
 
