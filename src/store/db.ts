@@ -13,6 +13,10 @@ export type Engine = 'sqlite' | 'postgres';
 
 /** What a query runs on: the database, or a transaction of it. */
 export type Db = Kysely<Database> | Transaction<Database>;
+/** The database itself: what can start a transaction. */
+export type RootDb = Kysely<Database>;
+/** Inside a transaction (what row locks need). */
+export type Trx = Transaction<Database>;
 
 export interface Store {
   db: Kysely<Database>;
