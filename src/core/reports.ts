@@ -93,7 +93,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
   const withLegacy = options.report.includes('legacy');
-  const har = result.har as unknown as HarLike;
+  const har: HarLike = result.har;
   const reportId = test.id; // COMPAT: the report ID equals the ID of its test.
   const scrub = secretScrubber(testSecrets(options));
 
@@ -137,7 +137,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     putFile(ARTIFACT.video, result.video);
   }
   resources.push(ARTIFACT.resourceSummary);
-  const entries = (result.har as { log?: { entries?: SummaryEntry[] } }).log?.entries ?? [];
+  const entries: SummaryEntry[] = result.har.log.entries;
   putJson(ARTIFACT.resourceSummary, resourceSummary(entries));
   if (withLighthouse && result.images) {
     const index: ImageIndex = { images: [] };
