@@ -36,9 +36,9 @@ async function plans(store: Store, accountId: string, pageId: string): Promise<s
   const pagesQ = parseListQuery(PAGES_LIST, { 'filter[url]': 'item-12' });
   const reportsQ = parseListQuery(REPORTS_LIST, { 'filter[performance_score:gte]': '50', sort: '-created' });
   const queries = {
-    'pages?filter[url]': listQueryBuilder(listScopes.pages(store.db, accountId), PAGES_LIST, pagesQ).compile(),
-    'pages/{id}/reports?filter&sort': listQueryBuilder(listScopes.pageReports(store.db, accountId, pageId, clock.now()), REPORTS_LIST, reportsQ).compile(),
-    'pages (default sort)': listQueryBuilder(listScopes.pages(store.db, accountId), PAGES_LIST, parseListQuery(PAGES_LIST, {})).compile(),
+    'pages?filter[url]': listQueryBuilder(listScopes.pages(store.db, accountId), PAGES_LIST, pagesQ, store.engine).compile(),
+    'pages/{id}/reports?filter&sort': listQueryBuilder(listScopes.pageReports(store.db, accountId, pageId, clock.now()), REPORTS_LIST, reportsQ, store.engine).compile(),
+    'pages (default sort)': listQueryBuilder(listScopes.pages(store.db, accountId), PAGES_LIST, parseListQuery(PAGES_LIST, {}), store.engine).compile(),
   };
   const out: string[] = [];
   for (const [name, q] of Object.entries(queries)) {
