@@ -7,7 +7,8 @@
  *   webgauge  GET /api/2.0/reports/{id}                 full path: key check, rate limit, report, tags, JSON
  *   webgauge  same, with If-None-Match (304)             what a client that keeps the ETag pays
  *   bare      GET /reports/:id on a plain Fastify         the same body and Content-Type, nothing else
- * and prints each figure with the ratio webgauge / bare.
+ * The bare cell runs before and after the service's cells; each service figure is given as a fraction of their
+ * mean.
  *
  * The account's plan comes from a plans file (WEBGAUGE_PLANS_FILE, as an operator writes it) with a rate limit
  * high enough for the bench: every request still goes through the rate limiter.
@@ -77,16 +78,20 @@ async function benchEngine(engine: EngineName, plansFile: string): Promise<Cell[
     const body = await first.text();
     if (first.status !== 200) throw new Error(`GET ${url} answered ${first.status}: ${body}`);
     const etag = first.headers.get('etag');
-    const cells: Cell[] = [await cannon(`${engine} webgauge GET /reports/{id}`, url, { authorization: auth })];
-    if (etag) cells.push(await cannon(`${engine} webgauge GET /reports/{id} 304`, url, { authorization: auth, 'if-none-match': etag }));
-    else console.log(`[${engine}] no ETag on the report: the 304 cell is skipped`);
     const bare = await bareFastify(body, first.headers.get('content-type') ?? 'application/json');
     try {
-      cells.push(await cannon(`${engine} bare Fastify, same body (${body.length} B)`, bare.url, { authorization: auth }));
+      // The floor is measured before and after the service, so that a machine getting busier or quieter during
+      // the run moves both sides of the ratio alike.
+      const floor = `${engine} bare Fastify, same body (${body.length} B)`;
+      const cells: Cell[] = [await cannon(`${floor}, before`, bare.url, { authorization: auth })];
+      cells.push(await cannon(`${engine} webgauge GET /reports/{id}`, url, { authorization: auth }));
+      if (etag) cells.push(await cannon(`${engine} webgauge GET /reports/{id} 304`, url, { authorization: auth, 'if-none-match': etag }));
+      else console.log(`[${engine}] no ETag on the report: the 304 cell is skipped`);
+      cells.push(await cannon(`${floor}, after`, bare.url, { authorization: auth }));
+      return cells;
     } finally {
       await bare.close();
     }
-    return cells;
   } finally {
     await server.close();
   }
@@ -103,9 +108,10 @@ async function main() {
   console.log(`\nautocannon, ${CONNECTIONS} connections, ${SECONDS} s per cell after 2 s warm-up; service log level ${process.env.BENCH_LOG_LEVEL ?? 'warn'}`);
   console.log(`${'cell'.padEnd(52)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  failed  vs bare`);
   for (const cells of all) {
-    const bare = cells[cells.length - 1];
+    const floors = [cells[0], cells[cells.length - 1]];
+    const floor = (floors[0].rps + floors[1].rps) / 2;
     for (const c of cells) {
-      const ratio = c === bare ? '' : `1/${(bare.rps / c.rps).toFixed(1)}`;
+      const ratio = floors.includes(c) ? '' : `1/${(floor / c.rps).toFixed(1)} of the mean floor`;
       console.log(`${c.name.padEnd(52)} ${c.rps.toFixed(0).padStart(8)} ${String(c.p50).padStart(7)} ${String(c.p99).padStart(7)}  ${String(c.non2xx + c.errors).padStart(6)}  ${ratio}`);
     }
   }
