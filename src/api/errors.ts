@@ -43,6 +43,8 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
 }
 
 export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  // Headers set for the success this is not (a year of caching, an ETag, a file name) must not describe an error.
+  for (const h of ['cache-control', 'etag', 'content-disposition']) reply.removeHeader(h);
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   return reply.code(err.status).type(JSONAPI).send(errorBody(err.code, err.detail));
 }

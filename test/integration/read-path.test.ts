@@ -77,7 +77,10 @@ for (const engine of engines()) {
       const unchanged = await call(b, 'GET', `/reports/${reportId}/resources/analysis-options`, { key: a.key, headers: { 'if-none-match': optionsTag } });
       assert.equal(unchanged.status, 304);
       // Errors come before 304: a resource the report does not have is 404 whatever the client sends.
-      assertError(await call(a, 'GET', `/reports/${reportId}/resources/screenshot.jpg`, { key: a.key, headers: { 'if-none-match': '*' } }), 404, 'E40405');
+      const missing = await call(a, 'GET', `/reports/${reportId}/resources/screenshot.jpg`, { key: a.key, headers: { 'if-none-match': '*' } });
+      assertError(missing, 404, 'E40405');
+      assert.equal(missing.headers.get('cache-control'), null, 'an error is not cached for a year');
+      assert.equal(missing.headers.get('etag'), null);
     });
 
     test('another account gets 404 for the report, ETag or not', async () => {

@@ -225,6 +225,7 @@ describe('video.mp4', () => {
       assert.equal(res.status, 416, range);
       assert.equal(errorOf(res).code, 'E41600', range);
       assert.equal(res.headers.get('content-range'), `bytes */${mp4.length}`, range);
+      assert.equal(res.headers.get('cache-control'), null, `${range}: an error is not cached for a year`);
     }
   });
 
