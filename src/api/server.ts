@@ -48,6 +48,12 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     },
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy,
+    // One log line per request (below), not Fastify's two: at info level the second line cost about a tenth of
+    // the report read's throughput (bench/read.bench.ts with BENCH_LOG_LEVEL=info).
+    disableRequestLogging: true,
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    reply.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
   // One catch-all parser: the raw text reaches the route, which checks the type itself (E41500) and parses it
