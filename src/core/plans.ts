@@ -105,14 +105,14 @@ const FIELDS: Record<string, { key: Exclude<keyof Plan, 'name'>; kind: Kind }> =
   max_runs: { key: 'maxRuns', kind: 'positive' },
 };
 
+const MAX_LIMIT = 1_000_000_000;
+
 const KIND_TEXT: Record<Kind, string> = {
-  credits: 'a number ≥ 0 with at most one decimal',
-  count: 'an integer ≥ 0',
-  positive: 'an integer ≥ 1',
+  credits: `a number ≥ 0 (at most ${MAX_LIMIT}) with at most one decimal`,
+  count: `an integer ≥ 0 (at most ${MAX_LIMIT})`,
+  positive: `an integer ≥ 1 (at most ${MAX_LIMIT})`,
   flag: 'true or false',
 };
-
-const MAX_LIMIT = 1_000_000_000;
 const PLAN_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/i;
 
 /** A plans file that cannot be used; the message names the plan and the field. */

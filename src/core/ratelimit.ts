@@ -24,10 +24,13 @@ interface Window {
   lease?: Promise<void>;
 }
 
+/** The most one lease takes: the shared count is a 32-bit integer, and a plan's limit may be any size. */
+const MAX_LEASE = 10_000;
+
 /**
  * Fixed-window rate limit, shared through the store by every API process on one database, without a database
  * write per request: a process leases requests from the window's shared count in blocks of 1 % of what is left
- * (at least 1) and hands them out from memory.
+ * (at least 1, at most MAX_LEASE) and hands them out from memory.
  * - Exact on one process: it holds every lease, so the n-th request of a window is refused exactly when n > limit.
  * - Across processes the limit is never exceeded (leases are taken atomically and never beyond the limit); what
  *   other processes hold leased and unused can refuse a request early, at most 1 % of the limit per process.
@@ -74,7 +77,7 @@ export class RateLimiter {
 
   private async lease(accountId: string, w: Window, limit: number): Promise<void> {
     const left = Math.max(0, limit - w.total);
-    const units = Math.max(1, Math.floor(left / 100));
+    const units = Math.min(MAX_LEASE, Math.max(1, Math.floor(left / 100)));
     const total = await takeWindowUnits(this.store.db, accountId, w.start, units);
     const before = total - units;
     const granted = Math.max(0, Math.min(units, limit - before));

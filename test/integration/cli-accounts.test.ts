@@ -71,7 +71,7 @@ describe('webgauge account create, list, update', () => {
     try {
       const r = webgauge('account', 'list');
       assert.equal(r.code, 2);
-      assert.match(r.err, /WEBGAUGE_PLANS_FILE .*broken\.json: plan "team": "concurrent_tests" must be an integer ≥ 0, got -4/);
+      assert.match(r.err, /WEBGAUGE_PLANS_FILE .*broken\.json: plan "team": "concurrent_tests" must be an integer ≥ 0 \(at most 1000000000\), got -4/);
     } finally {
       env.WEBGAUGE_PLANS_FILE = saved;
     }

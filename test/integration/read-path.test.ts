@@ -28,7 +28,10 @@ for (const engine of engines()) {
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), 'webgauge-read-'));
       const plans = join(dir, 'plans.json');
-      await writeFile(plans, JSON.stringify({ metered: { extends: 'pro', rate_limit: LIMIT, rate_window_seconds: 3600 } }));
+      await writeFile(plans, JSON.stringify({
+        metered: { extends: 'pro', rate_limit: LIMIT, rate_window_seconds: 3600 },
+        boundless: { extends: 'pro', rate_limit: 1_000_000_000 },
+      }));
       // Behind one load balancer, both nodes link to one public address.
       const env = { WEBGAUGE_PLANS_FILE: plans, WEBGAUGE_PUBLIC_URL: 'https://webgauge.example.test' };
       a = await startServer({ engine, agentSlots: 0, env });
@@ -158,6 +161,15 @@ for (const engine of engines()) {
       }
       assert.ok(admitted <= LIMIT, `${admitted} admitted: never more than the limit`);
       assert.ok(admitted >= LIMIT * 0.98, `${admitted} admitted of ${LIMIT}: within 2 %`);
+    });
+
+    test('the largest rate limit a plans file takes works on both engines', async () => {
+      const key = await a.account({ plan: 'boundless' });
+      for (const node of [a, b, a]) {
+        const res = await call(node, 'GET', '/locations', { key });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.headers.get('x-ratelimit-limit')?.split(',')[0], '1000000000');
+      }
     });
   });
 }

@@ -59,6 +59,7 @@ describe('plans file: fields', () => {
     refused({ team: { rateLimit: 5 } }, 'plan "team"', 'unknown field "rateLimit"', 'rate_limit');
     refused({ team: { rate_limit: '5000' } }, 'plan "team"', '"rate_limit"', 'integer ≥ 1', '"5000"');
     refused({ team: { rate_limit: 0 } }, '"rate_limit"');
+    refused({ team: { rate_limit: Number.MAX_SAFE_INTEGER } }, '"rate_limit"', 'at most 1000000000', String(Number.MAX_SAFE_INTEGER));
     refused({ team: { concurrent_tests: -1 } }, '"concurrent_tests"', 'integer ≥ 0');
     refused({ team: { max_tags: 2.5 } }, '"max_tags"');
     refused({ team: { daily_credits: -5 } }, '"daily_credits"', '≥ 0');
