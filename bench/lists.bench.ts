@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- lists`: read endpoints of one account holding 1,000,000 reports over 10,000 pages, on SQLite and on
  * PostgreSQL (when WEBGAUGE_TEST_PG_URL is set). Prints the query plans of the list queries (the exact SQL the
- * service runs), then requests/s and p50/p99 latency at two concurrency levels of:
+ * service runs), the latency of each query alone as core runs it (1,000 in a row, no HTTP), then requests/s and
+ * p50/p95/p99 latency at two concurrency levels of:
  *   GET /reports/{id}
  *   GET /pages?filter[url]=<substring>
  *   GET /pages/{id}/reports?filter[performance_score:gte]=50&sort=-created
@@ -23,6 +24,8 @@ import { parseListQuery } from '../src/api/query.js';
 import { authenticate } from '../src/core/accounts.js';
 import { clock } from '../src/core/clock.js';
 import { listScopes } from '../src/store/lists.js';
+import { listPageReports, listPages } from '../src/core/pages.js';
+import { getReport } from '../src/core/reports.js';
 import { PAGES_LIST, REPORTS_LIST, listQueryBuilder } from '../src/store/list-query.js';
 import { startServer, type EngineName, type TestServer } from '../test/helpers/server.js';
 import type { Store } from '../src/store/db.js';
@@ -32,6 +35,7 @@ const REPORTS = Number(process.env.BENCH_REPORTS ?? 1_000_000);
 const PAGES = Number(process.env.BENCH_PAGES ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LEVELS = [1, 8];
+const QUERY_RUNS = 1000;
 
 /** The plans of the two list queries, from the builders the service runs. */
 async function plans(store: Store, accountId: string, pageId: string): Promise<string[]> {
@@ -101,6 +105,26 @@ async function benchEngine(engine: EngineName, plansFile: string): Promise<strin
     console.log(`[${engine}] seeded ${REPORTS} reports over ${PAGES} pages in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`[${engine}] query plans:\n${(await plans(server.app.store, accountId, pageIds[0])).join('\n')}`);
     const pick = <T>(xs: T[], n: number) => Array.from({ length: n }, (_, i) => xs[(i * 7919) % xs.length]);
+    // The queries alone, as core runs them (no HTTP), one after the other.
+    const db = server.app.store.db;
+    const queries: [string, (i: number) => Promise<unknown>][] = [
+      ['query: report by id (+ page tags)', (i) => getReport(db, accountId, reportIds[(i * 7919) % reportIds.length])],
+      ['query: pages filter[url]', (i) => listPages(db, accountId, parseListQuery(PAGES_LIST, { 'filter[url]': `item-${(i % 200) + 10}` }))],
+      ['query: page reports filter&sort', (i) => listPageReports(db, accountId, pageIds[(i * 7919) % pageIds.length],
+        parseListQuery(REPORTS_LIST, { 'filter[performance_score:gte]': '50', sort: '-created' }))],
+    ];
+    for (const [name, run] of queries) {
+      for (let i = 0; i < 50; i++) await run(i);
+      const ms: number[] = [];
+      for (let i = 0; i < QUERY_RUNS; i++) {
+        const t = performance.now();
+        await run(i);
+        ms.push(performance.now() - t);
+      }
+      ms.sort((a, b) => a - b);
+      rows.push([engine.padEnd(8), name.padEnd(38), '   1', String(QUERY_RUNS).padStart(7), (QUERY_RUNS / (ms.reduce((a, b) => a + b, 0) / 1000)).toFixed(0).padStart(7),
+        pct(ms, 50).toFixed(2).padStart(7), pct(ms, 95).toFixed(2).padStart(7), pct(ms, 99).toFixed(2).padStart(7), '  -'].join(' '));
+    }
     const endpoints: [string, string[]][] = [
       ['GET /reports/{id}', pick(reportIds, 2000).map((id) => `${server.api}/reports/${id}`)],
       ['GET /pages?filter[url]=…', Array.from({ length: 200 }, (_, i) => `${server.api}/pages?filter[url]=item-${i + 10}`)],
