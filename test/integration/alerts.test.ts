@@ -224,10 +224,10 @@ for (const engine of engines()) {
       const conditions = `/pages/${pageId}/performance_alert_conditions`;
       const threshold = assertData(await call(s, 'POST', conditions, { key, body: conditionBody({ metric: 'time_to_first_byte', operator: 'gt', value: 200 }) }), 201);
       const regression = assertData(await call(s, 'POST', conditions, { key, body: conditionBody({ metric: 'time_to_first_byte', operator: 'regression', value: 0.1 }) }), 201);
-      // The page's history before these runs: eight earlier reports with the first run's TTFB and ±3 % of noise.
+      // The page's history before these runs: twelve earlier reports with the first run's TTFB and ±5 % of noise.
       const firstRow = await s.app.store.db.selectFrom('reports').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
       const page = await s.app.store.db.selectFrom('pages').select('options').where('id', '=', pageId).executeTakeFirstOrThrow();
-      for (const [i, f] of [0.98, 1.01, 0.99, 1.02, 1.0, 0.97, 1.03, 0.99].entries()) {
+      for (const [i, f] of [0.98, 1.01, 0.99, 1.02, 1.0, 0.97, 1.03, 0.99, 0.95, 1.05, 0.96, 1.04].entries()) {
         const id = await addReport(s.app.store, accountId, pageId, JSON.parse(page.options), { created: firstRow.created - (i + 1) * 600_000 });
         await s.app.store.db.updateTable('reports').set({ time_to_first_byte: Math.round(firstRow.time_to_first_byte * f) }).where('id', '=', id).execute();
       }
@@ -237,17 +237,20 @@ for (const engine of engines()) {
 
       const ttfb: number[] = [firstRow.time_to_first_byte];
       const log: string[][] = [];
-      for (const delay of [BASE, SLOW, BASE, SLOW, SLOW]) {
+      for (const delay of [SLOW, BASE, SLOW, SLOW, SLOW]) {
         const t = await run(delay);
         ttfb.push((await s.app.store.db.selectFrom('reports').select('time_to_first_byte').where('id', '=', t.id).executeTakeFirstOrThrow()).time_to_first_byte);
         log.push(await eventsSoFar());
       }
       const msg = `TTFB of the runs: ${ttfb.join(', ')}; events after each: ${JSON.stringify(log)}`;
-      assert.ok(ttfb[2] > 200 && ttfb[1] < 200 && ttfb[3] < 200, msg);
-      assert.deepEqual(log[0], [], msg); // noise only
-      assert.deepEqual(log[1], ['threshold:triggered'], msg);
-      assert.deepEqual(log[2], ['threshold:triggered', 'threshold:resolved'], msg);
-      assert.deepEqual(log[3], ['threshold:triggered', 'threshold:resolved', 'threshold:triggered'], msg); // 2 slow of 5: no regression
+      assert.ok(ttfb[1] > 200 && ttfb[0] < 200 && ttfb[2] < 200, msg);
+      // The threshold follows each report; the regression ignores one or two slow reports among normal ones
+      // (windows of mostly noise) and triggers once most of the last five are slow: on the 3rd or 4th slow report
+      // (3 of 5 slow may or may not be significant against this history; 4 of 5 always is, p ≈ 0.03 at worst).
+      assert.deepEqual(log[0], ['threshold:triggered'], msg);
+      assert.deepEqual(log[1], ['threshold:triggered', 'threshold:resolved'], msg);
+      assert.deepEqual(log[2], ['threshold:triggered', 'threshold:resolved', 'threshold:triggered'], msg);
+      assert.ok(log[3].length === 3 || (log[3].length === 4 && log[3][3] === 'regression:triggered'), msg);
       assert.deepEqual(log[4], ['threshold:triggered', 'threshold:resolved', 'threshold:triggered', 'regression:triggered'], msg);
       const regressionEvent = (await call(s, 'GET', `/pages/${pageId}/performance_alert_events?filter[state]=triggered&sort=-created`, { key })).body.data[0];
       assert.equal(regressionEvent.attributes.condition, regression.id);
