@@ -93,7 +93,12 @@ export class DeliveryDispatcher extends PeriodicJob<number> {
   private async sendWebhook(d: DeliveryRow): Promise<PostOutcome & { final?: boolean }> {
     const w = d.webhook_id ? await webhookById(this.o.store.db, d.webhook_id) : undefined;
     if (!w) return { ok: false, durationMs: 0, error: 'the webhook was deleted', final: true };
-    const secret = this.o.store.box.open(w.secret);
+    let secret: string;
+    try {
+      secret = this.o.store.box.open(w.secret);
+    } catch (err) {
+      return { ok: false, durationMs: 0, error: `the webhook's secret cannot be read: ${(err as Error).message}`, final: true };
+    }
     return postJson(w.url, d.body, {
       'Webgauge-Event': d.event,
       'Webgauge-Delivery': d.id,
