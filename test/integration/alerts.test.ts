@@ -13,6 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { checkConditions } from '../../src/core/alerts.js';
+import { clock } from '../../src/core/clock.js';
+import { newId } from '../../src/core/ids.js';
+import { failTest } from '../../src/core/tests.js';
+import { DeliveryDispatcher } from '../../src/notify/dispatcher.js';
+import { insertTest } from '../../src/store/tests.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { assertData, assertError } from '../helpers/assertions.js';
 import { accountIdOf, addReport, seedPage } from '../helpers/seed.js';
@@ -102,6 +107,7 @@ for (const engine of engines()) {
       key = await s.account({ plan: 'pro', email });
     });
     after(async () => {
+      clock.reset();
       await s?.close();
       await Promise.all([site?.close(), receiver?.close(), smtp?.close()]);
     });
@@ -200,12 +206,85 @@ for (const engine of engines()) {
       assert.equal(listed.body.data[1].attributes.threshold, 1000);
     });
 
+    test('deliveries wait in the database: a process that stops before sending leaves them to the next; ' +
+      'test.error is delivered; a delivery that keeps failing gives up after its retry period', async () => {
+      const env = { WEBGAUGE_ALLOW_TARGETS: '127.0.0.1', WEBGAUGE_WEBHOOK_RETRY_BASE_MS: '300' };
+      const hook = assertData(await call(s, 'POST', '/webhooks', { key, body: webhookBody(receiver.url, ['test.error']) }), 201);
+      // This process stops following up and sending (as if it died); a test then fails.
+      await s.app.testEvents.stop();
+      await s.app.dispatcher.stop();
+      const accountId = await accountIdOf(s.app.store, key);
+      /** A test of a location no agent serves, failed as the reaper or an agent fails one. */
+      const failedTest = async () => {
+        const id = newId();
+        await insertTest(s.app.store.db, {
+          id, account_id: accountId, url: 'http://127.0.0.1:9/never', options: '{}', fingerprint: 'x', source: 'api', state: 'queued', error: null,
+          browser: '3', location: 'nowhere', created: clock.now(), started: null, finished: null, lease_owner: null, lease_expires: null,
+          attempts: 0, credits_tenths: 0, report_id: null, page_id: null, events_pending: null,
+        });
+        assert.equal(await failTest(s.app.store, id, null, 'the page could not be loaded'), true);
+        return id;
+      };
+      const id = await failedTest();
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(receiver.hits.some((h) => h.event === 'test.error'), false);
+
+      // Another process of the service, on the same database, follows the test up and delivers.
+      const next = await startServer({ engine, sharing: s, allowPrivateTargets: false, env });
+      try {
+        const hits = await until('the test.error delivery and its retry', () => {
+          const h = receiver.hits.filter((x) => x.event === 'test.error');
+          return h.length >= 2 ? h : undefined;
+        });
+        assert.deepEqual(hits.map((h) => h.status), [500, 200]);
+        assert.equal(hits[0].id, hits[1].id);
+        assert.ok(hits.every((h) => verify(hook.attributes.secret, h)));
+        const payload = JSON.parse(hits[1].body);
+        assert.equal(payload.event, 'test.error');
+        assert.equal(payload.data.type, 'test');
+        assert.equal(payload.data.id, id);
+        assert.equal(payload.data.attributes.error, 'the page could not be loaded');
+      } finally {
+        await next.close();
+      }
+
+      // A webhook whose receiver refuses connections: retried after 1 s, then given up (a retry period of 2.5 s
+      // here, 24 h in service). This process's own jobs are driven by hand.
+      await call(s, 'DELETE', `/webhooks/${hook.id}`, { key });
+      const dead = assertData(await call(s, 'POST', '/webhooks', { key, body: webhookBody('http://127.0.0.1:9/refused', ['test.error']) }), 201);
+      await failedTest();
+      assert.equal(await s.app.testEvents.drain(), 1);
+      const dispatcher = new DeliveryDispatcher({ store: s.app.store, policy: s.config.targetPolicy, retryBaseMs: 1000, retryForMs: 2500 });
+      const deliveries = () => call(s, 'GET', `/webhooks/${dead.id}/deliveries`, { key });
+      await until('the first failed attempt', async () => {
+        await dispatcher.dispatch();
+        const d = (await deliveries()).body.data[0];
+        return d?.attributes.attempts.length === 1 ? d : undefined;
+      });
+      let d = (await deliveries()).body.data[0];
+      assert.equal(d.attributes.state, 'pending');
+      assert.equal(d.attributes.attempts[0].status, 'failed');
+      assert.equal(d.attributes.attempts[0].response_code, null);
+      assert.match(d.attributes.attempts[0].error, /ECONNREFUSED/);
+      clock.advance(1000);
+      await dispatcher.dispatch();
+      d = (await deliveries()).body.data[0];
+      assert.equal(d.attributes.state, 'failed');
+      assert.equal(d.attributes.attempts.length, 2);
+      assert.equal(d.attributes.next_attempt, null);
+      clock.reset();
+      s.app.testEvents.start();
+      s.app.dispatcher.start();
+      await call(s, 'DELETE', `/webhooks/${dead.id}`, { key });
+    });
+
     test('six real runs: threshold triggers and resolves, regression stays quiet on noise and triggers after the slowdown; ' +
       'webhooks are retried with the same delivery id and a valid signature; the alert e-mail arrives', { timeout: 240_000 }, async () => {
       const hook = assertData(await call(s, 'POST', '/webhooks', {
         key, body: webhookBody(receiver.url, ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved']),
       }), 201);
       const secret: string = hook.attributes.secret;
+      receiver.hits.length = 0; // only this webhook's deliveries from here on
       const url = site.url('/switchable');
       const run = async (delayMs: number) => {
         site.switchable.delayMs = delayMs;
