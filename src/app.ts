@@ -6,7 +6,9 @@ import { buildServer } from './api/server.js';
 import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
 import { createCatalog } from './core/catalog.js';
-import { sweepRateLimits } from './core/ratelimit.js';
+import { authenticate } from './core/accounts.js';
+import { PrincipalCache } from './core/auth-cache.js';
+import { RateLimiter, sweepRateLimits } from './core/ratelimit.js';
 import { reapExpiredLeases } from './core/tests.js';
 import { sealStoredOptions } from './core/stored-options.js';
 import { runTest } from './runner/run.js';
@@ -65,6 +67,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     store,
     artifacts,
     catalog,
+    principals: new PrincipalCache((key) => authenticate(store.db, config.plans, key), config.authCacheMs),
+    rateLimiter: new RateLimiter(store),
     sandbox,
     notifyQueued: () => agent?.wake(),
   });

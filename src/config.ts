@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TargetPolicy } from './net/policy.js';
+import { AUTH_CACHE_MAX_MS } from './core/auth-cache.js';
 import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
 
@@ -35,6 +36,8 @@ export interface Config {
   publicUrl?: string;
   /** Lease of a claimed test; renewed while it runs. */
   leaseMs: number;
+  /** How long a process trusts what it read about an API key (core/auth-cache.ts); 0 = not at all. */
+  authCacheMs: number;
   /** Upper bound of one run. */
   runTimeoutMs: number;
   logLevel: string;
@@ -194,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: boolVar(env, 'WEBGAUGE_TRUST_PROXY', false),
     publicUrl: publicUrlVar(env, 'WEBGAUGE_PUBLIC_URL'),
     leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
+    authCacheMs: intVar(env, 'WEBGAUGE_AUTH_CACHE_MS', 2_000, 0, AUTH_CACHE_MAX_MS),
     runTimeoutMs: intVar(env, 'WEBGAUGE_RUN_TIMEOUT_MS', 120_000, 5_000, 3_600_000),
     logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',
     adblockLists: readableFiles(env, 'WEBGAUGE_ADBLOCK_LIST'),

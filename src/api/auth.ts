@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, type Principal } from '../core/accounts.js';
+import type { Principal } from '../core/accounts.js';
 import { ApiError } from '../core/errors.js';
-import { hitRateLimit } from '../core/ratelimit.js';
 import type { AppContext } from './context.js';
 
 declare module 'fastify' {
@@ -33,14 +32,14 @@ export async function authenticateRequest(ctx: AppContext, req: FastifyRequest, 
       'WWW-Authenticate': CHALLENGE,
     });
   }
-  const principal = await authenticate(ctx.store.db, ctx.config.plans, key);
+  const principal = await ctx.principals.get(key);
   if (!principal) {
     throw new ApiError('E40100', 'The API key is not valid; check it or generate a new one.', { 'WWW-Authenticate': CHALLENGE });
   }
   if (!principal.emailValidated) {
     throw new ApiError('E40300', 'Validate the e-mail address of this account before using the API.');
   }
-  const rl = await hitRateLimit(ctx.store, principal.accountId, principal.plan.rateLimit, principal.plan.rateWindowSeconds);
+  const rl = await ctx.rateLimiter.hit(principal.accountId, principal.plan.rateLimit, principal.plan.rateWindowSeconds);
   reply.header('X-RateLimit-Limit', `${rl.limit}, ${rl.limit};window=${rl.windowSeconds}`);
   reply.header('X-RateLimit-Remaining', String(rl.remaining));
   reply.header('X-RateLimit-Reset', String(rl.reset));

@@ -44,6 +44,15 @@ export interface ReportView {
   plan: { pdf: boolean; fullPdf: boolean };
 }
 
+/**
+ * Everything `reportResource` depends on besides the row, which never changes: equal keys give equal resources.
+ * Keep it next to reportResource and in step with it (the report's body is kept by this key).
+ */
+export function reportViewKey(r: ReportRow, links: Links, view: ReportView): string {
+  return [r.id, links.origin, view.legacyBrandFields, view.pageTags.join(' '), view.plan.pdf, view.plan.fullPdf,
+    r.created > view.now - TEST_RETENTION_MS, pagespeedFilesState(r, view.now), optimizedImagesState(r, view.now)].join('|');
+}
+
 export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   const a: Record<string, unknown> = {
     url: r.url,

@@ -25,8 +25,9 @@ function firstHeader(v: string | string[] | undefined): string | undefined {
   return first || undefined;
 }
 
-/** Link builder bound to one request. */
+/** Link builder bound to one request (one per request: methods on the prototype, nothing built per instance). */
 export class Links {
+  readonly origin: string;
   readonly api: string;
   /** Whether the origin is the operator's (WEBGAUGE_PUBLIC_URL) rather than taken from the request. */
   private readonly fixed: boolean;
@@ -36,17 +37,32 @@ export class Links {
     this.fixed = config.publicUrl !== undefined;
     this.api = this.origin + API_PREFIX;
   }
-  readonly origin: string;
-  test = (id: string) => `${this.api}/tests/${id}`;
-  report = (id: string) => `${this.api}/reports/${id}`;
-  resource = (id: string, name: string) => `${this.api}/reports/${id}/resources/${name}`;
-  page = (id: string) => `${this.api}/pages/${id}`;
-  location = (id: string) => `${this.api}/locations/${id}`;
-  browser = (id: string) => `${this.api}/browsers/${id}`;
-  reportPage = (id: string) => `${this.origin}/reports/${id}`;
+  test(id: string): string {
+    return `${this.api}/tests/${id}`;
+  }
+  report(id: string): string {
+    return `${this.api}/reports/${id}`;
+  }
+  resource(id: string, name: string): string {
+    return `${this.api}/reports/${id}/resources/${name}`;
+  }
+  page(id: string): string {
+    return `${this.api}/pages/${id}`;
+  }
+  location(id: string): string {
+    return `${this.api}/locations/${id}`;
+  }
+  browser(id: string): string {
+    return `${this.api}/browsers/${id}`;
+  }
+  reportPage(id: string): string {
+    return `${this.origin}/reports/${id}`;
+  }
   /**
    * The report page's URL for a body kept across requests (a stored PDF): absolute only when the origin is the
    * operator's; else the path alone, so that a forged Host never ends up in what another request is served.
    */
-  keptReportPage = (id: string) => (this.fixed ? this.reportPage(id) : `/reports/${id}`);
+  keptReportPage(id: string): string {
+    return this.fixed ? this.reportPage(id) : `/reports/${id}`;
+  }
 }

@@ -91,7 +91,7 @@ function build(routes: readonly RegisteredRoute[]): JsonSchema {
     },
   };
   // A plain copy: nothing shared with the live route schemas.
-  return JSON.parse(JSON.stringify(doc)) as JsonSchema;
+  return structuredClone(doc);
 }
 
 /** The document for a request from `origin` (the server URL is the request's own, as links are). */

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { Db } from '../store/db.js';
+import type { Db, RootDb } from '../store/db.js';
 import {
   accountByEmail, accountById, accountByKeyHash, addCredits, countAccountRows, creditBalance, insertAccount, listAccountRows,
   setCreditBalance, updateAccountByEmail,
 } from '../store/accounts.js';
-import type { Database, AccountsTable } from '../store/schema.js';
+import type { AccountsTable } from '../store/schema.js';
+import { accountsChanged } from './auth-cache.js';
 import { clock } from './clock.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
 import { ApiError } from './errors.js';
@@ -50,7 +50,7 @@ function validCredits(credits: number): number {
   return credits;
 }
 
-export async function createAccount(db: Kysely<Database>, plans: PlanRegistry, input: CreateAccountInput): Promise<{ id: string; apiKey: string }> {
+export async function createAccount(db: RootDb, plans: PlanRegistry, input: CreateAccountInput): Promise<{ id: string; apiKey: string }> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AccountInputError(`"${input.email}" is not an e-mail address`);
   const plan = knownPlan(plans, input.plan);
@@ -85,9 +85,10 @@ export async function createAccount(db: Kysely<Database>, plans: PlanRegistry, i
   return { id, apiKey };
 }
 
-export async function regenerateKey(db: Kysely<Database>, email: string): Promise<string> {
+export async function regenerateKey(db: RootDb, email: string): Promise<string> {
   const apiKey = newApiKey();
   if (!(await updateAccountByEmail(db, email.trim().toLowerCase(), { api_key_hash: hashApiKey(apiKey) }))) throw new AccountInputError(`no account with e-mail ${email}`);
+  accountsChanged();
   return apiKey;
 }
 
@@ -100,13 +101,13 @@ export interface AccountSummary {
 }
 
 /** Every account, oldest first, without anything secret. */
-export async function listAccounts(db: Kysely<Database>): Promise<AccountSummary[]> {
+export async function listAccounts(db: RootDb): Promise<AccountSummary[]> {
   const rows = await listAccountRows(db);
   return rows.map((r) => ({ email: r.email, plan: r.plan, credits: fromTenths(r.credits_tenths), role: r.role as Role, teamOf: r.team_of }));
 }
 
 /** Move an account to another plan and/or set its balance (the operator's `account update`). */
-export async function updateAccount(db: Kysely<Database>, plans: PlanRegistry, email: string, change: { plan?: string; credits?: number }):
+export async function updateAccount(db: RootDb, plans: PlanRegistry, email: string, change: { plan?: string; credits?: number }):
   Promise<AccountSummary> {
   const set: { plan?: string; credits_tenths?: number } = {};
   if (change.plan !== undefined) set.plan = knownPlan(plans, change.plan).name;
@@ -114,14 +115,15 @@ export async function updateAccount(db: Kysely<Database>, plans: PlanRegistry, e
   if (set.plan === undefined && set.credits_tenths === undefined) throw new AccountInputError('nothing to change: give --plan and/or --credits');
   const normalised = email.trim().toLowerCase();
   if (!(await updateAccountByEmail(db, normalised, set))) throw new AccountInputError(`no account with e-mail ${email}`);
+  accountsChanged();
   return (await listAccounts(db)).find((a) => a.email === normalised)!;
 }
 
-export async function countAccounts(db: Kysely<Database>): Promise<number> {
+export async function countAccounts(db: RootDb): Promise<number> {
   return countAccountRows(db);
 }
 
-export async function authenticate(db: Kysely<Database>, plans: PlanRegistry, apiKey: string): Promise<Principal | null> {
+export async function authenticate(db: RootDb, plans: PlanRegistry, apiKey: string): Promise<Principal | null> {
   const row = await accountByKeyHash(db, hashApiKey(apiKey));
   if (!row) return null;
   let owner: AccountsTable = row;

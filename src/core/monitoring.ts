@@ -3,9 +3,7 @@
  * page row: `monitor_anchor` is the origin of the slot grid (anchor + k × interval, calendar months for
  * monthly), `monitor_next_run` the next due slot. The scheduler (src/scheduler/monitor.ts) claims slots.
  */
-import type { Kysely } from 'kysely';
-import type { Store } from '../store/db.js';
-import type { Database } from '../store/schema.js';
+import type { RootDb, Store } from '../store/db.js';
 import type { Principal } from './accounts.js';
 import type { Catalog } from './catalog.js';
 import { clock } from './clock.js';
@@ -105,7 +103,7 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
 }
 
 /** The principal a monitored test runs as: the page's owning account itself, with its plan and credits. */
-export async function accountPrincipal(db: Kysely<Database>, plans: PlanRegistry, accountId: string): Promise<Principal | undefined> {
+export async function accountPrincipal(db: RootDb, plans: PlanRegistry, accountId: string): Promise<Principal | undefined> {
   const row = await accountIdentity(db, accountId);
   if (!row) return undefined;
   return {

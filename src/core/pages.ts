@@ -1,12 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import type { ListPage, ListQuery } from '../store/list-query.js';
 import { queryPageReports, queryPages, queryTests } from '../store/lists.js';
-import type { Database } from '../store/schema.js';
 import { deletePageRow, getLivePage, type PageRow } from '../store/pages.js';
 import { deleteReports, deleteReportsOfPage, expiredReports } from '../store/reports.js';
-import type { Db } from '../store/db.js';
+import type { Db, RootDb } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
@@ -70,15 +68,15 @@ export async function deletePage(store: Store, artifacts: ArtifactStore, page: P
   return removed.length;
 }
 
-export function listPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<PageRow>> {
+export function listPages(db: RootDb, accountId: string, q: ListQuery): Promise<ListPage<PageRow>> {
   return queryPages(db, accountId, q);
 }
 
-export function listPageReports(db: Kysely<Database>, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<ReportRow>> {
+export function listPageReports(db: RootDb, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<ReportRow>> {
   return queryPageReports(db, accountId, pageId, clock.now(), q);
 }
 
-export function listTests(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<TestRow>> {
+export function listTests(db: RootDb, accountId: string, q: ListQuery): Promise<ListPage<TestRow>> {
   return queryTests(db, accountId, clock.now() - TEST_RETENTION_MS, q);
 }
 
@@ -90,7 +88,7 @@ export const REPORT_LIST_LOCK_STALE_MS = 30_000;
  * row of report_list_locks (migration 002), so it holds across API processes sharing the database: insert it,
  * or take over a stale one, in one statement; release it (only our own token) when the query ends.
  */
-export async function withReportListLock<T>(db: Kysely<Database>, accountId: string, run: () => Promise<T>): Promise<T> {
+export async function withReportListLock<T>(db: RootDb, accountId: string, run: () => Promise<T>): Promise<T> {
   const token = newId();
   const now = clock.now();
   if (!(await takeReportListLock(db, accountId, token, now, now + REPORT_LIST_LOCK_STALE_MS))) {

@@ -16,9 +16,9 @@ import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
 import { findTest, markTestCompleted, setTestPage } from '../store/tests.js';
 import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
-import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow } from '../store/reports.js';
+import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow, type ReportWithTags } from '../store/reports.js';
 
-export type { ReportRow };
+export type { ReportRow, ReportWithTags };
 
 /** Artifact names as stored; the API maps resource names onto them. */
 export const ARTIFACT = {
@@ -93,7 +93,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
   const withLegacy = options.report.includes('legacy');
-  const har = result.har as unknown as HarLike;
+  const har: HarLike = result.har;
   const reportId = test.id; // COMPAT: the report ID equals the ID of its test.
   const scrub = secretScrubber(testSecrets(options));
 
@@ -137,7 +137,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
     putFile(ARTIFACT.video, result.video);
   }
   resources.push(ARTIFACT.resourceSummary);
-  const entries = (result.har as { log?: { entries?: SummaryEntry[] } }).log?.entries ?? [];
+  const entries: SummaryEntry[] = result.har.log.entries;
   putJson(ARTIFACT.resourceSummary, resourceSummary(entries));
   if (withLighthouse && result.images) {
     const index: ImageIndex = { images: [] };
@@ -238,12 +238,12 @@ export async function refreshPage(trx: Db, pageId: string): Promise<boolean> {
 }
 
 /** A valid (not expired) report of this account. */
-export async function getReport(db: Db, accountId: string, id: string): Promise<ReportRow | undefined> {
+export async function getReport(db: Db, accountId: string, id: string): Promise<ReportWithTags | undefined> {
   return getValidReport(db, id, clock.now(), accountId);
 }
 
 /** A valid report by ID alone: for the public report page, whose unguessable URL is the credential. */
-export async function getReportById(db: Db, id: string): Promise<ReportRow | undefined> {
+export async function getReportById(db: Db, id: string): Promise<ReportWithTags | undefined> {
   return getValidReport(db, id, clock.now());
 }
 

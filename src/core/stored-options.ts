@@ -7,7 +7,7 @@
 import type { Store } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { rewriteOptions, rowsMaybeHoldingSecrets } from '../store/stored-options.js';
-import type { AnalysisOptions } from './analysis-options.js';
+import type { AnalysisOptions, Flag, ReportType, Retention } from './analysis-options.js';
 import { optionsFingerprint } from './options.js';
 
 interface Secrets {
@@ -16,6 +16,93 @@ interface Secrets {
 }
 
 type Stored = Omit<AnalysisOptions, keyof Secrets> & Partial<Secrets> & { sealed?: string };
+
+/** Stored options that are not what storeOptions writes (a damaged or foreign row). */
+export class StoredOptionsError extends Error {}
+
+const REPORT_TYPES: readonly ReportType[] = ['lighthouse', 'legacy', 'lighthouse,legacy', 'none'];
+const RETENTIONS: readonly Retention[] = [1, 6, 12, 24];
+
+/** The fields of a parsed JSON object, read with their types checked (the one mapping from text to Stored). */
+class Fields {
+  private readonly o: Record<string, unknown>;
+  constructor(text: string) {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new StoredOptionsError('stored options are not a JSON object');
+    this.o = { ...parsed };
+  }
+  private bad(name: string, what: string): never {
+    throw new StoredOptionsError(`stored options: "${name}" is not ${what}`);
+  }
+  string(name: string): string {
+    const v = this.o[name];
+    return typeof v === 'string' ? v : this.bad(name, 'a string');
+  }
+  optionalString(name: string): string | undefined {
+    return this.o[name] === undefined ? undefined : this.string(name);
+  }
+  optionalNumber(name: string): number | undefined {
+    const v = this.o[name];
+    if (v === undefined) return undefined;
+    return typeof v === 'number' && Number.isFinite(v) ? v : this.bad(name, 'a number');
+  }
+  /** A 0/1 flag; absent in rows written before the option existed: 0. */
+  flag(name: string): Flag {
+    const v = this.o[name] ?? 0;
+    return v === 0 || v === 1 ? v : this.bad(name, '0 or 1');
+  }
+  /** A list of strings; absent in rows written before the option existed: []. */
+  strings(name: string): string[] {
+    const v = this.o[name] ?? [];
+    if (!Array.isArray(v)) return this.bad(name, 'a list of strings');
+    return v.map((x: unknown) => (typeof x === 'string' ? x : this.bad(name, 'a list of strings')));
+  }
+  oneOf<T extends string | number>(name: string, allowed: readonly T[]): T {
+    const found = allowed.find((a) => a === this.o[name]);
+    return found !== undefined ? found : this.bad(name, `one of ${allowed.join(', ')}`);
+  }
+}
+
+/** Optional fields are absent, not undefined, in AnalysisOptions (their JSON and fingerprint depend on it). */
+function withOptional<T extends object>(target: T, fields: Partial<T>): T {
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) Object.assign(target, { [k]: v });
+  return target;
+}
+
+function parseStored(text: string): Stored {
+  const f = new Fields(text);
+  const stored: Stored = {
+    url: f.string('url'),
+    location: f.string('location'),
+    browser: f.string('browser'),
+    report: f.oneOf('report', REPORT_TYPES),
+    retention: f.oneOf('retention', RETENTIONS),
+    adblock: f.flag('adblock'),
+    video: f.flag('video'),
+    stop_onload: f.flag('stop_onload'),
+    allow_url: f.strings('allow_url'),
+    block_url: f.strings('block_url'),
+    dns: f.strings('dns'),
+    browser_rotate: f.flag('browser_rotate'),
+  };
+  return withOptional(stored, {
+    httpauth_username: f.optionalString('httpauth_username'),
+    throttle: f.optionalString('throttle'),
+    simulate_device: f.optionalString('simulate_device'),
+    user_agent: f.optionalString('user_agent'),
+    browser_width: f.optionalNumber('browser_width'),
+    browser_height: f.optionalNumber('browser_height'),
+    browser_dppx: f.optionalNumber('browser_dppx'),
+    httpauth_password: f.optionalString('httpauth_password'),
+    cookies: f.optionalString('sealed') === undefined ? f.strings('cookies') : undefined,
+    sealed: f.optionalString('sealed'),
+  });
+}
+
+function parseSecrets(text: string): Secrets {
+  const f = new Fields(text);
+  return withOptional<Secrets>({ cookies: f.strings('cookies') }, { httpauth_password: f.optionalString('httpauth_password') });
+}
 
 export function storeOptions(box: SecretBox, options: AnalysisOptions): string {
   const { httpauth_password, cookies, ...rest } = options;
@@ -26,12 +113,10 @@ export function storeOptions(box: SecretBox, options: AnalysisOptions): string {
 }
 
 export function readOptions(box: SecretBox, text: string): AnalysisOptions {
-  const { sealed, ...stored } = JSON.parse(text) as Stored;
-  if (sealed === undefined) return { ...stored, cookies: stored.cookies ?? [] } as AnalysisOptions;
-  const secrets = JSON.parse(box.open(sealed)) as Secrets;
-  const options = { ...stored, cookies: secrets.cookies } as AnalysisOptions;
-  if (secrets.httpauth_password !== undefined) options.httpauth_password = secrets.httpauth_password;
-  return options;
+  const { sealed, cookies, httpauth_password, ...rest } = parseStored(text);
+  if (sealed === undefined) return withOptional<AnalysisOptions>({ ...rest, cookies: cookies ?? [] }, { httpauth_password });
+  const secrets = parseSecrets(box.open(sealed));
+  return withOptional<AnalysisOptions>({ ...rest, cookies: secrets.cookies }, { httpauth_password: secrets.httpauth_password });
 }
 
 /**
@@ -47,7 +132,7 @@ export function storedFingerprint(box: SecretBox, options: AnalysisOptions): str
 /** Whether a stored value still holds secrets in the clear (written before encryption at rest). */
 function holdsClearSecrets(text: string): boolean {
   try {
-    const o = JSON.parse(text) as Stored;
+    const o = parseStored(text);
     return o.sealed === undefined && (o.httpauth_password !== undefined || (o.cookies?.length ?? 0) > 0);
   } catch {
     return false;

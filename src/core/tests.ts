@@ -1,9 +1,7 @@
-import type { Transaction } from 'kysely';
 import type { Store } from '../store/db.js';
-import type { Database } from '../store/schema.js';
 import type { AnalysisOptions } from './analysis-options.js';
 import { adjustCredits, fromTenths, spendCredits, type Principal } from './accounts.js';
-import type { Db } from '../store/db.js';
+import type { Db, Trx } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
@@ -40,7 +38,7 @@ export async function startTest(
   options: AnalysisOptions,
   source: TestSource,
   /** Runs first in the transaction (the monitor claims its slot here, so claim and test commit together); throw to abort. */
-  before?: (trx: Transaction<Database>) => Promise<void>,
+  before?: (trx: Trx) => Promise<void>,
 ): Promise<StartedTest> {
   if (principal.role === 'viewer') {
     throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');

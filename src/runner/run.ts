@@ -276,7 +276,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       userAgent: emulation.userAgent,
       metrics,
       lighthouse: lhr as unknown as Record<string, unknown>,
-      har: har as unknown as Record<string, unknown>,
+      har,
       screenshot,
       filmstrip,
       video: videoFile,

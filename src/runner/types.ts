@@ -3,6 +3,7 @@ import type { LoadConditions } from '../core/conditions.js';
 import type { TargetPolicy } from '../net/policy.js';
 import type { BrowserSandbox } from './browser.js';
 import type { PageFacts } from '../analysis/facts.js';
+import type { Har } from './capture/har.js';
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
 export interface DeviceProfile {
@@ -89,7 +90,7 @@ export interface RunResult {
   /** Full Lighthouse result (LHR), when Lighthouse ran. */
   lighthouse?: Record<string, unknown>;
   /** HAR 1.2, credentials scrubbed, contents trimmed. */
-  har: Record<string, unknown>;
+  har: Har;
   screenshot: Buffer;
   filmstrip: FilmstripFrame[];
   /** H.264 mp4 of the load, when the test asked for `video`. */

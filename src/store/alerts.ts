@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from './db.js';
+import { engineOf } from './engine.js';
 import { ALERT_EVENTS_LIST, runListQuery, type ListPage, type ListQuery } from './list-query.js';
 import type { AlertConditionsTable, AlertEventsTable } from './schema.js';
 
@@ -44,7 +45,7 @@ export function getAlertEvent(db: Db, id: string): Promise<AlertEventRow | undef
 export function queryAlertEvents(db: Db, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<AlertEventRow>> {
   const scope = db.selectFrom('alert_events').selectAll('alert_events')
     .where('alert_events.account_id', '=', accountId).where('alert_events.page_id', '=', pageId);
-  return runListQuery(scope, ALERT_EVENTS_LIST, q);
+  return runListQuery(scope, ALERT_EVENTS_LIST, q, engineOf(db));
 }
 
 /**

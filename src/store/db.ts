@@ -1,16 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { statementName } from './prepared.js';
 import { loadSecretKey, SecretBox } from './secret-box.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
 /** What a query runs on: the database, or a transaction of it. */
 export type Db = Kysely<Database> | Transaction<Database>;
+/** The database itself: what can start a transaction. */
+export type RootDb = Kysely<Database>;
+/** Inside a transaction (what row locks need). */
+export type Trx = Transaction<Database>;
 
 export interface Store {
   db: Kysely<Database>;
@@ -54,7 +60,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       await pool.end().catch(() => undefined);
       throw new Error(`Cannot connect to PostgreSQL at ${redactUrl(opts.databaseUrl)}: ${(err as Error).message}`);
     }
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   } else {
     engine = 'sqlite';
     mkdirSync(opts.dataDir, { recursive: true });
@@ -65,10 +71,49 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   await migrate(db);
   return { db, engine, box, close: () => db.destroy() };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew, and preparing costs about as much as running a short query.
+ * The service runs the same few hundred SQL texts over and over: keep their prepared statements (least recently
+ * used dropped past `max`). A statement still being iterated (`busy`) is not shared.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+  const cache = new LRUCache<string, SQLite.Statement>({ max });
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      const cached = cache.get(text);
+      if (cached && !cached.busy) return cached;
+      const stmt = sqlite.prepare(text);
+      if (!cached) cache.set(text, stmt);
+      return stmt;
+    },
+  };
+}
+
+/**
+ * The queries compiled once (prepared.ts) run as named statements: PostgreSQL parses and plans each once per
+ * connection instead of on every request. Any other SQL goes as Kysely sends it.
+ */
+function withPreparedStatements(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      // Kysely calls query(sql, parameters) (and query(cursor) for streams, which we pass on untouched).
+      const passOn = client.query.bind(client) as unknown as PostgresPoolClient['query'];
+      const query = ((text: string, values: readonly unknown[]) => {
+        const name = typeof text === 'string' ? statementName(text) : undefined;
+        return name ? client.query({ name, text, values: [...values] }) : passOn(text, values);
+      }) as unknown as PostgresPoolClient['query'];
+      return { query, release: () => client.release() };
+    },
+    end: () => pool.end(),
+  };
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,5 @@
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Engine } from './db.js';
 import type { Database, ReportsTable } from './schema.js';
 
 /**
@@ -189,7 +190,7 @@ const CMP = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
  * One value of one term. Time in the database is ms and the API shows floor(ms / 1000), so a comparison in
  * seconds becomes a range in ms that is exact for every stored ms value.
  */
-function condition<T extends ListTable>(spec: ListSpec<T>, term: FilterTerm, value: string | number): Expression<SqlBool> {
+function condition<T extends ListTable>(spec: ListSpec<T>, term: FilterTerm, value: string | number, engine: Engine): Expression<SqlBool> {
   const col = column(spec, term.attr);
   switch (term.type) {
     case 'time': {
@@ -215,7 +216,11 @@ function condition<T extends ListTable>(spec: ListSpec<T>, term: FilterTerm, val
     case 'number':
       return sql<SqlBool>`${col} ${sql.raw(CMP[term.op])} cast(${value} as double precision)`;
     case 'fuzzy':
-      return sql<SqlBool>`lower(${col}) like ${substringPattern(String(value))} escape '!'`;
+      // SQLite's LIKE ignores ASCII case, as its lower() folds it, and without lower() the page list's index
+      // (migration 005) holds all the filter reads; PostgreSQL's trigram index is on lower(url).
+      return engine === 'sqlite'
+        ? sql<SqlBool>`${col} like ${substringPattern(String(value))} escape '!'`
+        : sql<SqlBool>`lower(${col}) like ${substringPattern(String(value))} escape '!'`;
     case 'enum':
     case 'id':
       return sql<SqlBool>`${col} = ${value}`;
@@ -234,16 +239,16 @@ function tagCondition(term: FilterTerm, bool: 'AND' | 'OR'): Expression<SqlBool>
   return sql<SqlBool>`(select count(*) from page_tag_links l where l.page_id = ${sql.ref('pages.id')} and l.tag_id in (${inTags})) = ${tags.length}`;
 }
 
-function termCondition<T extends ListTable>(spec: ListSpec<T>, term: FilterTerm, bool: 'AND' | 'OR'): Expression<SqlBool> {
+function termCondition<T extends ListTable>(spec: ListSpec<T>, term: FilterTerm, bool: 'AND' | 'OR', engine: Engine): Expression<SqlBool> {
   if (term.type === 'tag') return tagCondition(term, bool);
-  const parts = term.values.map((v) => condition(spec, term, v));
+  const parts = term.values.map((v) => condition(spec, term, v, engine));
   return parts.length === 1 ? parts[0] : sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
 }
 
 /** The filters of the query as one condition, or undefined when there are none. */
-export function filterCondition<T extends ListTable>(spec: ListSpec<T>, q: ListQuery): Expression<SqlBool> | undefined {
+export function filterCondition<T extends ListTable>(spec: ListSpec<T>, q: ListQuery, engine: Engine): Expression<SqlBool> | undefined {
   if (q.filters.length === 0) return undefined;
-  const parts = q.filters.map((t) => termCondition(spec, t, q.bool));
+  const parts = q.filters.map((t) => termCondition(spec, t, q.bool, engine));
   if (parts.length === 1) return parts[0];
   return sql<SqlBool>`(${sql.join(parts, q.bool === 'OR' ? sql` or ` : sql` and `)})`;
 }
@@ -256,8 +261,9 @@ export function listQueryBuilder<T extends ListTable, O>(
   qb: SelectQueryBuilder<Database, T, O>,
   spec: ListSpec<T>,
   q: ListQuery,
+  engine: Engine,
 ): SelectQueryBuilder<Database, T, O> {
-  const where = filterCondition(spec, q);
+  const where = filterCondition(spec, q, engine);
   let query = where ? qb.where(where) : qb;
   const keys = q.sort.length > 0 ? q.sort : spec.defaultSort;
   for (const k of keys) {
@@ -279,8 +285,9 @@ export async function runListQuery<T extends ListTable, O>(
   qb: SelectQueryBuilder<Database, T, O>,
   spec: ListSpec<T>,
   q: ListQuery,
+  engine: Engine,
 ): Promise<ListPage<O>> {
-  const rows = await listQueryBuilder(qb, spec, q).execute();
+  const rows = await listQueryBuilder(qb, spec, q, engine).execute();
   const hasNext = rows.length > q.page.size;
   return { rows: hasNext ? rows.slice(0, q.page.size) : rows, hasNext };
 }

@@ -5,6 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from './list-query.js';
 import type { Database, PagesTable, ReportsTable, TestsTable } from './schema.js';
+import { engineOf } from './engine.js';
 
 export const listScopes = {
   /** GET /pages: the account's pages with at least one valid report. */
@@ -30,14 +31,14 @@ export const listScopes = {
 };
 
 export function queryPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<Selectable<PagesTable>>> {
-  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q);
+  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q, engineOf(db));
 }
 
 export function queryPageReports(db: Kysely<Database>, accountId: string, pageId: string, now: number, q: ListQuery):
   Promise<ListPage<Selectable<ReportsTable>>> {
-  return runListQuery(listScopes.pageReports(db, accountId, pageId, now), REPORTS_LIST, q);
+  return runListQuery(listScopes.pageReports(db, accountId, pageId, now), REPORTS_LIST, q, engineOf(db));
 }
 
 export function queryTests(db: Kysely<Database>, accountId: string, createdAfter: number, q: ListQuery): Promise<ListPage<Selectable<TestsTable>>> {
-  return runListQuery(listScopes.tests(db, accountId, createdAfter, q), TESTS_LIST, q);
+  return runListQuery(listScopes.tests(db, accountId, createdAfter, q), TESTS_LIST, q, engineOf(db));
 }

@@ -1,20 +1,51 @@
 /** The reports repository. A report is valid until `expires`; reads that serve users pass `now`. */
 import type { Insertable, Selectable } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Db } from './db.js';
+import { compiledQuery } from './prepared.js';
 import type { ReportsTable } from './schema.js';
+import { pageTagIdsOf, splitTagIds } from './tags.js';
 
 export type ReportRow = Selectable<ReportsTable>;
 export type NewReport = Insertable<ReportsTable>;
+/** A report as the API serves it: with the tag IDs of its page (the only part of a report that changes). */
+export type ReportWithTags = ReportRow & { pageTags: string[] };
 
 export async function insertReport(db: Db, report: NewReport): Promise<void> {
   await db.insertInto('reports').values(report).execute();
 }
 
-/** A valid report by ID, of the account when one is given. */
-export function getValidReport(db: Db, id: string, now: number, accountId?: string): Promise<ReportRow | undefined> {
-  let q = db.selectFrom('reports').selectAll().where('id', '=', id);
-  if (accountId !== undefined) q = q.where('account_id', '=', accountId);
-  return q.where('expires', '>', now).executeTakeFirst();
+// Every API read of a report runs one of these, compiled once. A report row never changes once written, so a row
+// read before is kept (`keptRows`) and the database is asked only whether the report is still there and valid, and
+// its page's tags; the first read takes the row and the tags in the same round trip.
+const TAGS = pageTagIdsOf('reports.page_id').as('page_tag_ids');
+const validReport = compiledQuery(2, (db, id: string, now: number) =>
+  db.selectFrom('reports').selectAll().select(TAGS).where('id', '=', id).where('expires', '>', now));
+const validReportOfAccount = compiledQuery(3, (db, id: string, now: number, accountId: string) =>
+  db.selectFrom('reports').selectAll().select(TAGS).where('id', '=', id).where('account_id', '=', accountId).where('expires', '>', now));
+const validTags = compiledQuery(2, (db, id: string, now: number) =>
+  db.selectFrom('reports').select(TAGS).where('id', '=', id).where('expires', '>', now));
+const validTagsOfAccount = compiledQuery(3, (db, id: string, now: number, accountId: string) =>
+  db.selectFrom('reports').select(TAGS).where('id', '=', id).where('account_id', '=', accountId).where('expires', '>', now));
+
+/** Report rows read before, per database handle. */
+const keptRows = new WeakMap<Db, LRUCache<string, ReportRow>>();
+const rowsOf = (db: Db) => keptRows.get(db) ?? keptRows.set(db, new LRUCache<string, ReportRow>({ max: 2_000 })).get(db)!;
+
+/** A valid report by ID, of the account when one is given, with its page's tags. */
+export async function getValidReport(db: Db, id: string, now: number, accountId?: string): Promise<ReportWithTags | undefined> {
+  const rows = rowsOf(db);
+  const kept = rows.get(id);
+  if (kept) {
+    const [valid] = accountId === undefined ? await validTags(db, id, now) : await validTagsOfAccount(db, id, now, accountId);
+    if (!valid) return undefined;
+    return { ...kept, pageTags: splitTagIds(valid.page_tag_ids) };
+  }
+  const [row] = accountId === undefined ? await validReport(db, id, now) : await validReportOfAccount(db, id, now, accountId);
+  if (!row) return undefined;
+  const { page_tag_ids, ...report } = row;
+  rows.set(id, report);
+  return { ...report, pageTags: splitTagIds(page_tag_ids) };
 }
 
 /** Reports past their expiry at `now` (the account's, when one is given), earliest expiry first. */
@@ -26,12 +57,20 @@ export function expiredReports(db: Db, now: number, limit: number, accountId?: s
 
 export async function deleteReports(db: Db, ids: string[]): Promise<void> {
   await db.deleteFrom('reports').where('id', 'in', ids).execute();
+  forgetRows(db, ids);
+}
+
+/** Kept rows are only a shortcut (validity is always asked), but deleted ones need not take room. */
+function forgetRows(db: Db, ids: string[]): void {
+  const rows = keptRows.get(db);
+  if (rows) for (const id of ids) rows.delete(id);
 }
 
 /** Delete a page's reports; returns exactly the IDs deleted (a report committed meanwhile included). */
 export async function deleteReportsOfPage(db: Db, pageId: string): Promise<string[]> {
-  const rows = await db.deleteFrom('reports').where('page_id', '=', pageId).returning('id').execute();
-  return rows.map((r) => r.id);
+  const ids = (await db.deleteFrom('reports').where('page_id', '=', pageId).returning('id').execute()).map((r) => r.id);
+  forgetRows(db, ids);
+  return ids;
 }
 
 /** How many valid reports a page has at `now`, and the latest of them. */

@@ -37,7 +37,7 @@ export interface TestsTable {
   credits_tenths: number;
   report_id: string | null;
   page_id: string | null;
-  /** 1 while the finished test's alert checks and test.* webhooks wait to run (migration 005). */
+  /** 1 while the finished test's alert checks and test.* webhooks wait to run (migration 006). */
   events_pending?: number | null;
 }
 
@@ -144,7 +144,7 @@ export interface ReportListLocksTable {
   expires: number;
 }
 
-/** An alert condition of a page (migration 005). */
+/** An alert condition of a page (migration 006). */
 export interface AlertConditionsTable {
   id: string;
   account_id: string;
@@ -158,7 +158,7 @@ export interface AlertConditionsTable {
   created: number;
 }
 
-/** A condition's change of state on a report (migration 005). */
+/** A condition's change of state on a report (migration 006). */
 export interface AlertEventsTable {
   id: string;
   account_id: string;
@@ -181,7 +181,7 @@ export interface WebhooksTable {
   created: number;
 }
 
-/** The notification outbox: one webhook POST or one e-mail, with its attempts (migration 005). */
+/** The notification outbox: one webhook POST or one e-mail, with its attempts (migration 006). */
 export interface DeliveriesTable {
   id: string;
   account_id: string;

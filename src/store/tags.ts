@@ -1,5 +1,5 @@
 /** The tags repository: tags and their links to pages (migration 003). */
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from './db.js';
 import type { TagsTable } from './schema.js';
 
@@ -74,14 +74,29 @@ export async function tagIdsOfPages(db: Db, pageIds: string[]): Promise<Map<stri
     const rows = await db
       .selectFrom('page_tag_links')
       .innerJoin('tags', 'tags.id', 'page_tag_links.tag_id')
-      .select(['page_tag_links.page_id', 'page_tag_links.tag_id'])
+      .select(['page_tag_links.page_id', TAG_IDS.as('tag_ids')])
       .where('page_tag_links.page_id', 'in', pageIds.slice(i, i + 500))
-      .orderBy('tags.created')
-      .orderBy('tags.id')
+      .groupBy('page_tag_links.page_id')
       .execute();
-    for (const r of rows) out.get(r.page_id)?.push(r.tag_id);
+    for (const r of rows) out.set(r.page_id, splitTagIds(r.tag_ids));
   }
   return out;
+}
+
+/**
+ * The tag IDs of the linked pages, space-separated, oldest tag first: the one order of `page_tags` (SQLite 3.44+ and
+ * PostgreSQL share this syntax). Aggregates `page_tag_links` joined to `tags`.
+ */
+const TAG_IDS = sql<string | null>`string_agg(page_tag_links.tag_id, ' ' order by tags.created, tags.id)`;
+
+/** The tag IDs of the page in column `pageId` of the outer query, as `splitTagIds` reads them. */
+export function pageTagIdsOf(pageId: string): RawBuilder<string | null> {
+  return sql<string | null>`(select ${TAG_IDS} from page_tag_links inner join tags on tags.id = page_tag_links.tag_id
+    where page_tag_links.page_id = ${sql.ref(pageId)})`;
+}
+
+export function splitTagIds(ids: string | null): string[] {
+  return ids ? ids.split(' ') : [];
 }
 
 /** Drop a page's tag links; call wherever a page row is deleted (DELETE /pages, refreshPage, the sweep). */

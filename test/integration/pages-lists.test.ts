@@ -66,7 +66,7 @@ function runResult(perf: number, structure: number, fullyLoaded = 1500): RunResu
       time_to_interactive: 800, total_blocking_time: 0, cumulative_layout_shift: 0.01, performance_score: perf,
     },
     lighthouse: { audits: structureAudits(structure) },
-    har: { log: { entries: [] } },
+    har: { log: { version: '1.2', pages: [], entries: [] } },
     screenshot: Buffer.from('jpeg'),
     filmstrip: [],
     phases: {},

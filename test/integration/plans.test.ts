@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { accountsChanged } from '../../src/core/auth-cache.js';
 import { clock } from '../../src/core/clock.js';
 import { failTest } from '../../src/core/tests.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
@@ -82,6 +83,7 @@ for (const engine of engines()) {
       assert.equal(assertData(await call(s, 'GET', '/status', { key })).attributes.api_refill_amount, 50);
       // The operator removes the plan from the file and restarts: the stored plan name is no longer known.
       await s.app.store.db.updateTable('accounts').set({ plan: 'vanished' }).where('id', '=', await accountIdOf(s.app.store, key)).execute();
+      accountsChanged(); // the restart: nothing this process remembered of the key survives it
       const status = assertData(await call(s, 'GET', '/status', { key })).attributes;
       assert.equal(status.api_refill_amount, 5);
       assert.equal(status.account_type, 'Basic');

@@ -148,6 +148,28 @@ describe('links', () => {
   });
 });
 
+describe('conditional requests', () => {
+  test('every stored resource answers an ETag and 304 to If-None-Match, before reading the file; Range comes after', async () => {
+    for (const name of ['screenshot.jpg', 'net.har', 'filmstrip.json', 'lighthouse.json', 'resource-summary', 'video.mp4', 'filmstrip-frame.jpg?id=0']) {
+      const first = await raw(`/reports/${id}/resources/${name}`, server.key);
+      assert.equal(first.status, 200, name);
+      const etag = first.headers.get('etag');
+      assert.match(etag ?? '', /^"[A-Za-z0-9_-]{27}"$/, name);
+      const again = await raw(`/reports/${id}/resources/${name}`, server.key, { 'if-none-match': etag! });
+      assert.equal(again.status, 304, name);
+      assert.equal(again.body.length, 0, name);
+      assert.equal(again.headers.get('cache-control'), 'max-age=31536000', name);
+    }
+    const etag = (await raw(`/reports/${id}/resources/video.mp4`, server.key)).headers.get('etag')!;
+    assert.equal((await raw(`/reports/${id}/resources/video.mp4`, server.key, { 'if-none-match': etag, range: 'bytes=0-9' })).status, 304);
+    const part = await raw(`/reports/${id}/resources/video.mp4`, server.key, { 'if-none-match': '"old"', range: 'bytes=0-9' });
+    assert.equal(part.status, 206);
+    assert.equal(part.body.length, 10);
+    const frame1 = (await raw(`/reports/${id}/resources/filmstrip-frame.jpg?id=1`, server.key)).headers.get('etag');
+    assert.notEqual(frame1, (await raw(`/reports/${id}/resources/filmstrip-frame.jpg?id=0`, server.key)).headers.get('etag'), 'each frame its own tag');
+  });
+});
+
 describe('video.mp4', () => {
   let mp4: Buffer;
   before(async () => {
@@ -249,6 +271,8 @@ describe('report.pdf', () => {
     assert.equal(pdfTitle(res.body), `${a.service_grade} · ${site.url('/gallery')} · Webgauge report`);
     assert.ok(redirects.length >= 1, 'generation takes longer than the 300 ms a request waits');
     for (const location of redirects) assert.equal(location, `${server.api}/reports/${id}/resources/report.pdf`);
+    const kept = await raw(`/reports/${id}/resources/report.pdf`, server.key, { 'if-none-match': res.headers.get('etag')! });
+    assert.equal(kept.status, 304, 'a client that has the PDF gets 304');
     assert.equal(await credits(server.key), Math.round((before - 0.2) * 10) / 10);
 
     // Kept: asking again serves the same file at once and charges nothing.

@@ -1,27 +1,20 @@
 import { readOptions } from '../../core/stored-options.js';
-import { clock } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
-import { deletePage, expireDueReports, getPage, type PageRow } from '../../core/pages.js';
+import { deletePage } from '../../core/pages.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { getReport } from '../../core/reports.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { JSONAPI } from '../errors.js';
-import { pageResource, reportResource } from '../jsonapi.js';
+import { pageResource } from '../jsonapi.js';
 import type { Router } from '../router.js';
+import { requirePage } from './page-response.js';
+import { sendReport } from './reports.js';
 import { queueAndRespond } from './tests.js';
-
-const IMMUTABLE = 'max-age=31536000';
 
 /** One page of spec 4.3 (the page list and a page's report list are in lists.ts). */
 export function registerPageRoutes(r: Router, ctx: AppContext): void {
-  /** The page, after this account's expired reports are gone, or 404 E40402 (the newer variant's code everywhere). */
-  async function loadPage(accountId: string, id: string): Promise<PageRow> {
-    await expireDueReports(ctx.store, ctx.artifacts, accountId);
-    const page = await getPage(ctx.store.db, accountId, id);
-    if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
-    return page;
-  }
+  const loadPage = (accountId: string, id: string) => requirePage(ctx, accountId, id);
 
   const tagsOf = async (pageId: string) => (await tagIdsForPages(ctx.store.db, [pageId])).get(pageId) ?? [];
 
@@ -50,7 +43,6 @@ export function registerPageRoutes(r: Router, ctx: AppContext): void {
     const page = await loadPage(accountId, (req.params as { id: string }).id);
     const report = page.latest_report_id ? await getReport(ctx.store.db, accountId, page.latest_report_id) : undefined;
     if (!report) throw new ApiError('E40402', `Page ${page.id} has no valid report.`);
-    const data = reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: await tagsOf(page.id), now: clock.now(), plan: principalOf(req).plan });
-    return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
+    return sendReport(req, reply, ctx, links, report);
   });
 }

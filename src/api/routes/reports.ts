@@ -1,18 +1,19 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { readOptions } from '../../core/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { publicOptions } from '../../core/options.js';
-import { tagIdsForPages } from '../../core/page-tags-lookup.js';
-import { ARTIFACT, artifactKey, deleteReport, getReport, pagespeedFilesState, reportResources, type FilmstripIndex, type ReportRow } from '../../core/reports.js';
+import { ARTIFACT, artifactKey, deleteReport, getReport, pagespeedFilesState, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports.js';
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
+import { answeredNotModified, entityTag } from '../conditional.js';
 import { sendRanged } from '../range.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { JSONAPI } from '../errors.js';
-import { reportResource } from '../jsonapi.js';
+import { reportResource, reportViewKey } from '../jsonapi.js';
 import type { Links } from '../links.js';
 import type { Router } from '../router.js';
 import { queueAndRespond } from './tests.js';
@@ -49,7 +50,7 @@ const RESOURCE_NAMES: Record<string, string> = {
   resource_summary: 'resource-summary',
 };
 
-async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportRow> {
+async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportWithTags> {
   const report = await getReport(ctx.store.db, accountId, id);
   if (!report) throw new ApiError(code, `No report with ID ${id} in this account (it may have expired or been deleted).`);
   return report;
@@ -57,6 +58,7 @@ async function loadReport(ctx: AppContext, accountId: string, id: string, code: 
 
 async function sendArtifact(
   ctx: AppContext,
+  req: FastifyRequest,
   reply: FastifyReply,
   report: ReportRow,
   name: string,
@@ -64,21 +66,50 @@ async function sendArtifact(
   missing: [ErrorCode, string],
 ): Promise<FastifyReply> {
   if (!reportResources(report).has(name)) throw new ApiError(...missing);
+  reply.header('Cache-Control', IMMUTABLE);
+  if (answeredNotModified(req, reply, storedArtifactTag(report, name))) return reply;
   const data = await ctx.artifacts.get(artifactKey(report.id, name));
   if (!data) throw new ApiError(...missing);
-  return reply.code(200).header('Cache-Control', IMMUTABLE).type(type).send(data);
+  return reply.code(200).type(type).send(data);
+}
+
+/** A JSON body with its ETag, or 304 when the client has it already. */
+function sendJson(req: FastifyRequest, reply: FastifyReply, value: unknown): FastifyReply {
+  const body = JSON.stringify(value);
+  if (answeredNotModified(req, reply, entityTag(body))) return reply;
+  return reply.send(body);
+}
+
+/** A stored file of a report never changes: its tag is its name (with the variant asked for). */
+function storedArtifactTag(report: ReportRow, name: string, ...variant: string[]): string {
+  return entityTag(report.id, name, ...variant);
+}
+
+/** Report bodies served lately, by everything they depend on (jsonapi.ts reportViewKey), per service. */
+const renderedReports = new WeakMap<AppContext, LRUCache<string, { body: string; etag: string }>>();
+
+/** GET /reports/{id} and GET /pages/{id}/latest-report: the report object as the spec gives it. */
+export function sendReport(req: FastifyRequest, reply: FastifyReply, ctx: AppContext, links: Links, report: ReportWithTags): FastifyReply {
+  const view = { legacyBrandFields: ctx.config.legacyBrandFields, pageTags: report.pageTags, now: clock.now(), plan: principalOf(req).plan };
+  const key = reportViewKey(report, links, view);
+  let rendered = renderedReports.get(ctx);
+  if (!rendered) renderedReports.set(ctx, (rendered = new LRUCache({ max: 2_000 })));
+  let kept = rendered.get(key);
+  if (!kept) {
+    const data = reportResource(report, links, view);
+    const body = JSON.stringify({ data, links: { self: data.links.self } });
+    kept = { body, etag: entityTag(body) };
+    rendered.set(key, kept);
+  }
+  reply.header('Cache-Control', IMMUTABLE).type(JSONAPI);
+  if (answeredNotModified(req, reply, kept.etag)) return reply;
+  return reply.send(kept.body);
 }
 
 export function registerReportRoutes(r: Router, ctx: AppContext): void {
-  const view = async (links: Links, report: ReportRow, plan: { pdf: boolean; fullPdf: boolean }) => {
-    const pageTags = (await tagIdsForPages(ctx.store.db, [report.page_id])).get(report.page_id) ?? [];
-    return reportResource(report, links, { legacyBrandFields: ctx.config.legacyBrandFields, pageTags, now: clock.now(), plan });
-  };
-
   r.get('/reports/:id', async (req, reply, links) => {
     const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id);
-    const data = await view(links, report, principalOf(req).plan);
-    return reply.header('Cache-Control', IMMUTABLE).type(JSONAPI).send({ data, links: { self: data.links.self } });
+    return sendReport(req, reply, ctx, links, report);
   });
 
   r.delete('/reports/:id', async (req, reply) => {
@@ -107,19 +138,16 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
     const query = req.query as Record<string, string | string[] | undefined>;
     switch (name) {
       case 'screenshot.jpg':
-        return sendArtifact(ctx, reply, report, ARTIFACT.screenshot, 'image/jpeg', ['E40405', 'This report has no screenshot.']);
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.screenshot, 'image/jpeg', ['E40405', 'This report has no screenshot.']);
       case 'net.har':
-        return sendArtifact(ctx, reply, report, ARTIFACT.har, 'application/json', ['E40406', 'This report has no HAR file.']);
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.har, 'application/json', ['E40406', 'This report has no HAR file.']);
       case 'lighthouse.json':
-        return sendArtifact(ctx, reply, report, ARTIFACT.lighthouse, 'application/json', [
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.lighthouse, 'application/json', [
           'E40410',
           'This report has no Lighthouse JSON; it was not run with report=lighthouse.',
         ]);
       case 'analysis-options':
-        return reply
-          .header('Cache-Control', IMMUTABLE)
-          .type('application/json')
-          .send(publicOptions(readOptions(ctx.store.box, report.options)));
+        return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), publicOptions(readOptions(ctx.store.box, report.options)));
       case 'filmstrip.json': {
         const missing: [ErrorCode, string] = ['E40409', 'This report has no filmstrip; it was not run with report=lighthouse.'];
         if (!reportResources(report).has(ARTIFACT.filmstrip)) throw new ApiError(...missing);
@@ -142,7 +170,7 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
             return frame;
           }),
         );
-        return reply.header('Cache-Control', IMMUTABLE).type('application/json').send({ frames });
+        return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), { frames });
       }
       case 'filmstrip-frame.jpg': {
         const frameId = first(query.id);
@@ -152,9 +180,11 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
         if (Number(frameId) >= report.filmstrip_frames) {
           throw new ApiError('E40409', `This report has no filmstrip frame ${frameId}; it has ${report.filmstrip_frames}.`);
         }
+        reply.header('Cache-Control', IMMUTABLE);
+        if (answeredNotModified(req, reply, storedArtifactTag(report, ARTIFACT.frame(Number(frameId))))) return reply;
         const jpeg = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.frame(Number(frameId))));
         if (!jpeg) throw new ApiError('E40409', `Filmstrip frame ${frameId} is unavailable.`);
-        return reply.header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
+        return reply.type('image/jpeg').send(jpeg);
       }
       case 'video.mp4': {
         const missing: [ErrorCode, string] = ['E40407', 'This report has no video; run the test with video=1.'];
@@ -162,6 +192,8 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
         const size = reportResources(report).has(ARTIFACT.video) ? await ctx.artifacts.size(key) : null;
         if (size === null) throw new ApiError(...missing);
         reply.header('Cache-Control', IMMUTABLE);
+        // If-None-Match comes before Range (RFC 9110 §13.2.2).
+        if (answeredNotModified(req, reply, storedArtifactTag(report, ARTIFACT.video))) return reply;
         return sendRanged(reply, ctx.artifacts, key, size, 'video/mp4', first(req.headers.range), (reason) => {
           throw new ApiError('E41600', `${reason}; the video has ${size} bytes.`, { 'Content-Range': `bytes */${size}` });
         });
@@ -176,7 +208,9 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
           return reply.code(302).header('Location', self).header('Cache-Control', 'no-store').type(JSONAPI)
             .send({ meta: { detail: 'The PDF is being generated; follow the Location to receive it.' } });
         }
-        return reply.header('Cache-Control', IMMUTABLE).type('application/pdf').send(answer.data);
+        reply.header('Cache-Control', IMMUTABLE);
+        if (answeredNotModified(req, reply, storedArtifactTag(report, name, full ? 'full' : 'summary'))) return reply;
+        return reply.type('application/pdf').send(answer.data);
       }
       case 'optimized-images.tar': {
         const format = first(query.format);
@@ -189,18 +223,20 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
             ? new ApiError('E40412', 'Optimized images are kept for 24 hours after the report was created; run a new test.')
             : new ApiError('E40411', 'This report has no optimized images; they exist for Lighthouse reports.');
         }
-        return reply.header('Cache-Control', IMMUTABLE).type('application/x-tar')
+        reply.header('Cache-Control', IMMUTABLE);
+        if (answeredNotModified(req, reply, storedArtifactTag(report, name, format ?? ''))) return reply;
+        return reply.type('application/x-tar')
           .header('Content-Disposition', `attachment; filename="optimized-images-${report.id}${format ? `-${format}` : ''}.tar"`)
           .send(outcome.tar);
       }
       case 'resource-summary':
-        return sendArtifact(ctx, reply, report, ARTIFACT.resourceSummary, 'application/json',
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.resourceSummary, 'application/json',
           ['E40407', 'This report has no resource summary.']);
       case 'pagespeed.json':
-        return sendArtifact(ctx, reply, report, ARTIFACT.pagespeed, 'application/json',
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.pagespeed, 'application/json',
           ['E40413', 'This report has no PageSpeed data; it was not run with report=legacy or report=lighthouse,legacy.']);
       case 'yslow.json':
-        return sendArtifact(ctx, reply, report, ARTIFACT.yslow, 'application/json',
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.yslow, 'application/json',
           ['E40414', 'This report has no YSlow data; it was not run with report=legacy or report=lighthouse,legacy.']);
       case 'pagespeed-files.tar': {
         const missing: [ErrorCode, string] = ['E40415', 'This report has no PageSpeed files; they exist for legacy reports.'];
@@ -209,9 +245,11 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
           throw new ApiError('E40416', 'PageSpeed files are kept for 24 hours after the report was created; run a new test.');
         }
         if (state === 'not-applicable') throw new ApiError(...missing);
+        reply.header('Cache-Control', IMMUTABLE);
+        if (answeredNotModified(req, reply, storedArtifactTag(report, name))) return reply;
         const tar = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.pagespeedFiles));
         if (!tar) throw new ApiError(...missing);
-        return reply.header('Cache-Control', IMMUTABLE).type('application/x-tar')
+        return reply.type('application/x-tar')
           .header('Content-Disposition', `attachment; filename="pagespeed-files-${report.id}.tar"`)
           .send(tar);
       }

@@ -7,7 +7,7 @@ import type { Kysely, Migration } from 'kysely';
  * follow-ups (alert checks, test.* webhooks) have not run yet: set when the test completes or fails, cleared
  * by the job that runs them, so a crash in between loses nothing.
  */
-export const m005AlertsWebhooks: Migration = {
+export const m006AlertsWebhooks: Migration = {
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('alert_conditions')
