@@ -15,6 +15,10 @@ import { runTest } from './runner/run.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from './runner/browser.js';
 import { MonitorScheduler } from './scheduler/monitor.js';
 import { ExpirySweeper } from './scheduler/sweep.js';
+import { TestEventsJob } from './scheduler/test-events.js';
+import { eventResources } from './api/event-resources.js';
+import { DeliveryDispatcher } from './notify/dispatcher.js';
+import { smtpMailer } from './notify/email.js';
 import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
 
@@ -26,6 +30,9 @@ export interface App {
   /** Monitoring and expiry schedulers; tests stop them to drive `tick()`/`sweep()` by hand. */
   monitor: MonitorScheduler;
   sweeper: ExpirySweeper;
+  /** Alert checks and notifications of finished tests, and the outbox's sender (tests drive them by hand too). */
+  testEvents: TestEventsJob;
+  dispatcher: DeliveryDispatcher;
   /** Stop taking work, hand running tests back to the queue, close everything. */
   close(): Promise<void>;
 }
@@ -54,6 +61,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
   let agent: Agent | undefined;
+  let testEvents: TestEventsJob | undefined;
   const server = await buildServer({
     config,
     store,
@@ -71,7 +79,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (config.agent && config.agentSlots > 0) {
     agent = new Agent({
-      transport: new InProcessTransport(store, artifacts, catalog),
+      transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
       location: catalog.defaultLocation,
       slots: config.agentSlots,
       leaseMs: config.leaseMs,
@@ -107,8 +115,20 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const log = server.log as never;
   const monitor = new MonitorScheduler({ store, targetPolicy: config.targetPolicy, plans: config.plans, notifyQueued: () => agent?.wake(), log });
   const sweeper = new ExpirySweeper({ store, artifacts, log });
+  const mailer = config.smtp ? smtpMailer(config.smtp.url, config.smtp.from) : undefined;
+  const dispatcher = new DeliveryDispatcher({ store, policy: config.targetPolicy, retryBaseMs: config.webhookRetryBaseMs, mailer, log });
+  /** Links in payloads and e-mails: WEBGAUGE_PUBLIC_URL, else the address the server listens on. */
+  const listenOrigin = () => {
+    const a = server.server.address();
+    return a && typeof a === 'object' ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : `http://${config.host}:${config.port}`;
+  };
+  testEvents = new TestEventsJob({
+    store, resources: eventResources(store, config, listenOrigin), email: mailer !== undefined, queued: () => dispatcher.wake(), log,
+  });
   monitor.start();
   sweeper.start();
+  testEvents.start();
+  dispatcher.start();
   agent?.start();
 
   let closed = false;
@@ -119,6 +139,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     agent,
     monitor,
     sweeper,
+    testEvents,
+    dispatcher,
     async close() {
       if (closed) return;
       closed = true;
@@ -126,6 +148,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await monitor.stop();
       await sweeper.stop();
       await agent?.stop();
+      await testEvents!.stop();
+      await dispatcher.stop();
+      mailer?.close();
       // Graceful for in-flight requests, but bounded: a client holding a keep-alive socket (say, an unread
       // response body) must not keep the server from stopping.
       const force = setTimeout(() => server.server.closeAllConnections(), 3000);

@@ -52,6 +52,10 @@ export interface Config {
   secretKey?: string;
   /** The built-in plans plus the operator's (WEBGAUGE_PLANS_FILE). */
   plans: PlanRegistry;
+  /** Delay before a failed webhook delivery's first retry; doubles each time, for 24 h (WEBGAUGE_WEBHOOK_RETRY_BASE_MS). */
+  webhookRetryBaseMs: number;
+  /** Alert e-mail (WEBGAUGE_SMTP_URL, e.g. smtp://user:pass@host:587, and WEBGAUGE_SMTP_FROM); none when unset. */
+  smtp?: { url: string; from: string };
 }
 
 export class ConfigError extends Error {}
@@ -153,6 +157,24 @@ function plansVar(env: NodeJS.ProcessEnv): PlanRegistry {
   }
 }
 
+function smtpVar(env: NodeJS.ProcessEnv): Config['smtp'] {
+  const url = env.WEBGAUGE_SMTP_URL || undefined;
+  const from = env.WEBGAUGE_SMTP_FROM || undefined;
+  if (!url && !from) return undefined;
+  if (!url || !from) throw new ConfigError('WEBGAUGE_SMTP_URL and WEBGAUGE_SMTP_FROM go together: set both to mail alerts, or neither');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('WEBGAUGE_SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587 or smtps://...:465');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('WEBGAUGE_SMTP_URL must start with smtp:// or smtps://');
+  if (!/^[^@\s]+@[^@\s]+$/.test(from.replace(/^.*<(.+)>\s*$/, '$1'))) {
+    throw new ConfigError(`WEBGAUGE_SMTP_FROM must be an e-mail address (or "Name <address>"), got "${from}"`);
+  }
+  return { url, from };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const databaseUrl = env.WEBGAUGE_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -182,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pdfWaitMs: intVar(env, 'WEBGAUGE_PDF_WAIT_MS', 10_000, 0, 120_000),
     secretKey: secretKeyVar(env),
     plans: plansVar(env),
+    webhookRetryBaseMs: intVar(env, 'WEBGAUGE_WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+    smtp: smtpVar(env),
   };
   return { ...config, ...overrides };
 }

@@ -38,6 +38,8 @@ export class InProcessTransport implements AgentTransport {
     private readonly store: Store,
     private readonly artifacts: ArtifactStore,
     private readonly catalog: Catalog,
+    /** Told when a test completed or failed here (its follow-ups, alert checks and webhooks, can run now). */
+    private readonly finished: () => void = () => undefined,
   ) {}
 
   async claim(agentId: string, location: string, leaseMs: number): Promise<Job | null> {
@@ -61,12 +63,16 @@ export class InProcessTransport implements AgentTransport {
     return renewLease(this.store.db, testId, agentId, leaseMs);
   }
 
-  complete(agentId: string, testId: string, result: RunResult): Promise<boolean> {
-    return completeTest(this.store, this.artifacts, testId, agentId, result);
+  async complete(agentId: string, testId: string, result: RunResult): Promise<boolean> {
+    const ok = await completeTest(this.store, this.artifacts, testId, agentId, result);
+    if (ok) this.finished();
+    return ok;
   }
 
-  fail(agentId: string, testId: string, message: string): Promise<boolean> {
-    return failTest(this.store, testId, agentId, message);
+  async fail(agentId: string, testId: string, message: string): Promise<boolean> {
+    const ok = await failTest(this.store, testId, agentId, message);
+    if (ok) this.finished();
+    return ok;
   }
 
   release(agentId: string, testId: string): Promise<void> {

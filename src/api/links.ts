@@ -31,8 +31,9 @@ export class Links {
   readonly api: string;
   /** Whether the origin is the operator's (WEBGAUGE_PUBLIC_URL) rather than taken from the request. */
   private readonly fixed: boolean;
-  constructor(req: FastifyRequest, config: Pick<Config, 'publicUrl' | 'trustProxy'>) {
-    this.origin = linkOrigin(req, config);
+  /** From a request, or (`{origin}`) for what is built outside one: webhook payloads and e-mails. */
+  constructor(req: FastifyRequest | { origin: string }, config: Pick<Config, 'publicUrl' | 'trustProxy'>) {
+    this.origin = 'raw' in req ? linkOrigin(req, config) : req.origin;
     this.fixed = config.publicUrl !== undefined;
     this.api = this.origin + API_PREFIX;
   }

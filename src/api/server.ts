@@ -14,6 +14,8 @@ import { registerPageRoutes } from './routes/pages.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
 import { registerTagRoutes } from './routes/tags.js';
 import { registerReportPage } from './routes/report-page.js';
+import { registerAlertRoutes } from './routes/alerts.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { compileRequestSchema } from './validation.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
@@ -81,6 +83,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   registerPageRoutes(router, ctx);
   registerTagRoutes(router, ctx);
   registerMonitoringRoutes(router, ctx);
+  registerAlertRoutes(router, ctx);
+  registerWebhookRoutes(router, ctx);
   registerReportPage(app, ctx);
 
   // The OpenAPI document is documentation: no API key needed (spec 1.7).

@@ -78,6 +78,7 @@ export async function startTest(
       credits_tenths: credits.chargedTenths,
       report_id: null,
       page_id: pageId ?? null,
+      events_pending: null,
     };
     await insertTest(trx, test);
     // credits_used is the test's price even when the plan does not pay it (the client sees what it costs).

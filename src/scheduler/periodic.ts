@@ -25,6 +25,11 @@ export abstract class PeriodicJob<T> {
     await this.running?.catch(() => undefined);
   }
 
+  /** Run now, if started, rather than at the next interval (new work just arrived); errors go to onError. */
+  wake(): void {
+    if (this.timer) void this.run().catch((err) => this.onError(err));
+  }
+
   /** Run now, or join the run in progress. */
   protected run(): Promise<T> {
     if (!this.running) {

@@ -4,6 +4,7 @@
  * Runs at start and every intervalMs, in bounded batches so one run never holds the store for long.
  * Expired rows are already invisible to the API (every read filters on time); the sweep only reclaims space.
  */
+import { deleteOldDeliveries } from '../store/webhooks.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import { PeriodicJob } from './periodic.js';
 import { clock } from '../core/clock.js';
@@ -23,6 +24,9 @@ export interface SweepOptions {
   batchSize?: number;
   maxBatches?: number;
 }
+
+/** How long a finished webhook delivery (and its attempts) stays listed. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
 export interface SweepResult {
   reports: number;
@@ -97,6 +101,8 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
       result.tests += old.length;
       if (old.length < batch) break;
     }
+    // Webhook deliveries and alert e-mails that ended (delivered or given up) are kept 30 days for their list.
+    await deleteOldDeliveries(store.db, now - DELIVERY_RETENTION_MS);
     if (result.reports || result.tests || result.expiredQueued) this.o.log?.info(result, 'expiry sweep');
     return result;
   }

@@ -37,7 +37,7 @@ export interface AttrSpec {
   nullable?: boolean;
 }
 
-export type ListTable = 'tests' | 'pages' | 'reports';
+export type ListTable = 'tests' | 'pages' | 'reports' | 'alert_events' | 'deliveries';
 
 export interface ListSpec<T extends ListTable = ListTable> {
   table: T;
@@ -115,6 +115,32 @@ export const REPORTS_LIST: ListSpec<'reports'> = {
     ...Object.fromEntries(NULLABLE_INT_METRICS.map((k) => [k, metric('int', true)])),
     ...Object.fromEntries(INT_METRICS.map((k) => [k, metric('int', false)])),
     cumulative_layout_shift: metric('number', true),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 50,
+};
+
+/** GET /pages/{id}/performance_alert_events (issue 12): newest first, like the report list. */
+export const ALERT_EVENTS_LIST: ListSpec<'alert_events'> = {
+  table: 'alert_events',
+  attrs: {
+    state: { type: 'enum', values: ['triggered', 'resolved'], filter: true },
+    metric: { type: 'id', filter: true },
+    created: time(true),
+    value: metric('number', false),
+    threshold: metric('number', false),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 50,
+};
+
+/** GET /webhooks/{id}/deliveries (issue 12): newest first. */
+export const DELIVERIES_LIST: ListSpec<'deliveries'> = {
+  table: 'deliveries',
+  attrs: {
+    state: { type: 'enum', values: ['pending', 'delivered', 'failed'], filter: true },
+    event: { type: 'enum', values: ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved'], filter: true },
+    created: time(true),
   },
   defaultSort: [{ attr: 'created', desc: true }],
   defaultPageSize: 50,

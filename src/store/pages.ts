@@ -55,6 +55,9 @@ export async function setPageStats(db: Db, pageId: string, stats: Pick<PageRow, 
 }
 
 export async function deletePageRow(db: Db, pageId: string): Promise<void> {
+  // The page's alert conditions and their history go with it.
+  await db.deleteFrom('alert_events').where('page_id', '=', pageId).execute();
+  await db.deleteFrom('alert_conditions').where('page_id', '=', pageId).execute();
   await db.deleteFrom('pages').where('id', '=', pageId).execute();
 }
 

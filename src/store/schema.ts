@@ -37,6 +37,8 @@ export interface TestsTable {
   credits_tenths: number;
   report_id: string | null;
   page_id: string | null;
+  /** 1 while the finished test's alert checks and test.* webhooks wait to run (migration 006). */
+  events_pending?: number | null;
 }
 
 export interface ReportsTable {
@@ -142,6 +144,57 @@ export interface ReportListLocksTable {
   expires: number;
 }
 
+/** An alert condition of a page (migration 006). */
+export interface AlertConditionsTable {
+  id: string;
+  account_id: string;
+  page_id: string;
+  metric: string;
+  operator: string;
+  value: number;
+  consecutive: number;
+  enabled: number;
+  state: string;
+  created: number;
+}
+
+/** A condition's change of state on a report (migration 006). */
+export interface AlertEventsTable {
+  id: string;
+  account_id: string;
+  page_id: string;
+  condition_id: string;
+  report_id: string;
+  metric: string;
+  value: number;
+  threshold: number;
+  state: string;
+  created: number;
+}
+
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string;
+  secret: string;
+  created: number;
+}
+
+/** The notification outbox: one webhook POST or one e-mail, with its attempts (migration 006). */
+export interface DeliveriesTable {
+  id: string;
+  account_id: string;
+  channel: string;
+  webhook_id: string | null;
+  event: string;
+  body: string;
+  state: string;
+  created: number;
+  next_attempt: number | null;
+  attempts: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   tests: TestsTable;
@@ -152,4 +205,8 @@ export interface Database {
   page_tag_links: PageTagLinksTable;
   pdf_generations: PdfGenerationsTable;
   report_list_locks: ReportListLocksTable;
+  alert_conditions: AlertConditionsTable;
+  alert_events: AlertEventsTable;
+  webhooks: WebhooksTable;
+  deliveries: DeliveriesTable;
 }

@@ -70,7 +70,7 @@ export async function renewTestLease(db: Db, testId: string, agentId: string, le
 export async function markTestFailed(db: Db, testId: string, agentId: string | null, message: string, now: number): Promise<boolean> {
   let q = db
     .updateTable('tests')
-    .set({ state: 'error', error: message, finished: now, lease_owner: null, lease_expires: null })
+    .set({ state: 'error', error: message, finished: now, lease_owner: null, lease_expires: null, events_pending: 1 })
     .where('id', '=', testId)
     .where('state', 'in', ['queued', 'started']);
   if (agentId !== null) q = q.where('lease_owner', '=', agentId);
@@ -82,7 +82,7 @@ export async function markTestFailed(db: Db, testId: string, agentId: string | n
 export async function markTestCompleted(db: Db, testId: string, agentId: string, reportId: string, now: number): Promise<boolean> {
   const res = await db
     .updateTable('tests')
-    .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId })
+    .set({ state: 'completed', finished: now, lease_owner: null, lease_expires: null, report_id: reportId, events_pending: 1 })
     .where('id', '=', testId)
     .where('state', '=', 'started')
     .where('lease_owner', '=', agentId)
@@ -148,4 +148,15 @@ export async function finishedTestIdsBefore(db: Db, createdBefore: number, limit
 
 export async function deleteTests(db: Db, ids: string[]): Promise<void> {
   await db.deleteFrom('tests').where('id', 'in', ids).execute();
+}
+
+/** Finished tests whose follow-ups (alert checks, test.* webhooks) have not run, oldest first. */
+export async function testsWithPendingEvents(db: Db, limit: number): Promise<TestRow[]> {
+  return db.selectFrom('tests').selectAll().where('events_pending', '=', 1).orderBy('finished').orderBy('id').limit(limit).execute();
+}
+
+/** Take a finished test's follow-ups: true for the one caller that cleared the mark (in its transaction). */
+export async function takePendingEvents(db: Db, testId: string): Promise<boolean> {
+  const res = await db.updateTable('tests').set({ events_pending: null }).where('id', '=', testId).where('events_pending', '=', 1).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }

@@ -19,7 +19,7 @@ function queryOf<T extends ListTable>(req: FastifyRequest, spec: ListSpec<T>): L
 }
 
 /** The list envelope: data, absolute self/prev/next keeping the query, and meta.curr_page as a string. */
-function sendList(reply: FastifyReply, req: FastifyRequest, links: Links, q: ListQuery, data: unknown[], hasNext: boolean) {
+export function sendList(reply: FastifyReply, req: FastifyRequest, links: Links, q: ListQuery, data: unknown[], hasNext: boolean) {
   return reply.type(JSONAPI).send({
     data,
     links: listLinks(links.origin, req.url, q.page.number, hasNext),

@@ -3,6 +3,7 @@
  * router>"`. The router refuses a route without an entry; Fastify validates params and querystring with it;
  * body.ts validates the JSON:API body with it; openapi.ts builds the OpenAPI document from it.
  */
+import { ALERT_ROUTES, ALERT_SCHEMAS } from './alerts.js';
 import { COMMON_SCHEMAS, HEADERS, QUERY_SCHEMAS } from './common.js';
 import { PAGE_ROUTES, PAGE_SCHEMAS } from './pages.js';
 import { REFERENCE_ROUTES, REFERENCE_SCHEMAS } from './reference.js';
@@ -19,6 +20,7 @@ export const ROUTE_SCHEMAS: Readonly<Record<string, RouteSchema>> = {
   ...PAGE_ROUTES,
   ...TAG_ROUTES,
   ...REFERENCE_ROUTES,
+  ...ALERT_ROUTES,
 };
 
 /** `components.schemas` of the document; `$ref`s in route schemas point here. */
@@ -30,6 +32,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...PAGE_SCHEMAS,
   ...TAG_SCHEMAS,
   ...REFERENCE_SCHEMAS,
+  ...ALERT_SCHEMAS,
 };
 
 export const COMPONENT_HEADERS: Readonly<Record<string, JsonSchema>> = HEADERS;
@@ -40,6 +43,7 @@ export const API_TAGS = [
   { name: 'Reports', description: 'Reports and their downloadable resources (spec 4.2).' },
   { name: 'Pages', description: 'Pages: reports of one URL with the same options (spec 4.3).' },
   { name: 'Tags', description: 'Page tags (spec 4.4).' },
+  { name: 'Alerts', description: 'Alert conditions and events of a page, webhooks and their deliveries.' },
   { name: 'Reference data', description: 'Locations, browsers and simulated devices (spec 4.5).' },
   { name: 'Account', description: 'Account status and credits.' },
 ];

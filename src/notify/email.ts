@@ -1,0 +1,77 @@
+/**
+ * Alert e-mail through the operator's SMTP server (WEBGAUGE_SMTP_URL, WEBGAUGE_SMTP_FROM), with nodemailer.
+ * Without SMTP settings no e-mail is queued at all. Messages are composed when the event happens and kept in
+ * the outbox (notify/outbox.ts) until sent.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  send(m: MailMessage): Promise<void>;
+  close(): void;
+}
+
+export function smtpMailer(url: string, from: string): Mailer {
+  const transport: Transporter = nodemailer.createTransport(url);
+  return {
+    async send(m) {
+      await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+export interface AlertMailFacts {
+  to: string;
+  state: string;
+  pageUrl: string;
+  metric: string;
+  operator: string;
+  value: number;
+  threshold: number;
+  /** The condition's own value: the threshold, or the relative change of a regression. */
+  conditionValue: number;
+  reportLink: string;
+  reportPageLink: string;
+  pageLink: string;
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(3).replace(/0+$/, '').replace(/\.$/, ''));
+const OPS: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
+
+export function alertMail(f: AlertMailFacts): MailMessage {
+  const what = f.operator === 'regression'
+    ? `${f.metric} regressed by at least ${Math.round(f.conditionValue * 100)} % against the page's history`
+    : `${f.metric} ${OPS[f.operator] ?? f.operator} ${num(f.conditionValue)}`;
+  const verb = f.state === 'triggered' ? 'Alert' : 'Resolved';
+  const subject = `[Webgauge] ${verb}: ${f.metric} on ${f.pageUrl}`;
+  const comparison = f.operator === 'regression'
+    ? `recent median ${num(f.value)} against ${num(f.threshold)} (the earlier median moved by the change that matters)`
+    : `measured ${num(f.value)} against the threshold ${num(f.threshold)}`;
+  const lines = [
+    `${verb}: ${what}.`,
+    '',
+    `Page: ${f.pageUrl}`,
+    `Metric: ${f.metric}: ${comparison}.`,
+    '',
+    `Report: ${f.reportPageLink}`,
+    `Report (API): ${f.reportLink}`,
+    `Page (API): ${f.pageLink}`,
+  ];
+  const html = `<!doctype html><html><body style="font-family:sans-serif">
+<h2>${esc(verb)}: ${esc(what)}</h2>
+<p>Page: <a href="${esc(f.pageUrl)}">${esc(f.pageUrl)}</a></p>
+<p>Metric <b>${esc(f.metric)}</b>: ${esc(comparison)}.</p>
+<p><a href="${esc(f.reportPageLink)}">View the report</a> · <a href="${esc(f.reportLink)}">report (API)</a> · <a href="${esc(f.pageLink)}">page (API)</a></p>
+</body></html>`;
+  return { to: f.to, subject, text: lines.join('\n') + '\n', html };
+}
