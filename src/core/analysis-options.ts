@@ -31,7 +31,22 @@ export interface AnalysisOptions {
   browser_height?: number;
   browser_dppx?: number;
   browser_rotate: Flag;
+  /** Page loads behind the report (Webgauge's extension): absent for one, 2 to the plan's max_runs otherwise. */
+  runs?: number;
 }
 
 /** The options whose only effect is on what is produced, not on the page load; excluded from page identity. */
-export const NON_IDENTITY_OPTIONS = ['retention', 'video', 'httpauth_password'] as const;
+export const NON_IDENTITY_OPTIONS = ['retention', 'video', 'httpauth_password', 'runs'] as const;
+
+/** How many times the page is loaded for one test (1 when the test did not ask for more). */
+export const runCount = (o: Pick<AnalysisOptions, 'runs'>): number => o.runs ?? 1;
+
+/**
+ * Retests and monitored tests repeat stored options: an account since moved to a plan with fewer runs per test
+ * gets its plan's most (POST /tests refuses more with E40004 instead).
+ */
+export function withRunsUpTo(o: AnalysisOptions, maxRuns: number): AnalysisOptions {
+  if (runCount(o) <= maxRuns) return o;
+  const { runs: _dropped, ...rest } = o;
+  return maxRuns > 1 ? { ...rest, runs: maxRuns } : rest;
+}

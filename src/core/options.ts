@@ -33,7 +33,7 @@ const RETENTIONS: readonly Retention[] = [1, 6, 12, 24];
 const KEY_ORDER: readonly (keyof AnalysisOptions)[] = [
   'url', 'location', 'browser', 'report', 'retention', 'httpauth_username', 'httpauth_password', 'adblock',
   'cookies', 'video', 'stop_onload', 'throttle', 'allow_url', 'block_url', 'dns', 'simulate_device',
-  'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
+  'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate', 'runs',
 ];
 const IDENTITY_KEYS = KEY_ORDER.filter((k) => !(NON_IDENTITY_OPTIONS as readonly string[]).includes(k));
 
@@ -371,6 +371,10 @@ export function parseTestAttributes(body: unknown, ctx: OptionsContext): Analysi
     throw bad(`browser_${has} requires browser_${lacks}: give both (1-${MAX.viewport} px each), or neither`);
   }
 
+  const runs = number(a, 'runs', true, 1, Number.MAX_SAFE_INTEGER);
+  if (runs !== undefined && runs > plan.maxRuns) {
+    throw bad(`runs is ${runs}; this account's ${plan.name} plan allows 1 to ${plan.maxRuns} runs per test`);
+  }
   const options: AnalysisOptions = {
     url, location, browser, report, retention, httpauth_username, httpauth_password,
     adblock: flag(a, 'adblock'),
@@ -386,6 +390,8 @@ export function parseTestAttributes(body: unknown, ctx: OptionsContext): Analysi
     browser_width, browser_height,
     browser_dppx: number(a, 'browser_dppx', false, 1, 5),
     browser_rotate,
+    // One run is the default and stays out of the options (clients that never ask see what they always saw).
+    runs: runs === undefined || runs === 1 ? undefined : runs,
   };
   for (const [cap, what, used] of CAPABILITY_USES) {
     if (used(options) && !br[cap]) {

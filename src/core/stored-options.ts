@@ -93,6 +93,7 @@ function parseStored(text: string): Stored {
     browser_width: f.optionalNumber('browser_width'),
     browser_height: f.optionalNumber('browser_height'),
     browser_dppx: f.optionalNumber('browser_dppx'),
+    runs: f.optionalNumber('runs'),
     httpauth_password: f.optionalString('httpauth_password'),
     cookies: f.optionalString('sealed') === undefined ? f.strings('cookies') : undefined,
     sealed: f.optionalString('sealed'),

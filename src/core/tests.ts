@@ -1,5 +1,5 @@
 import type { Store } from '../store/db.js';
-import type { AnalysisOptions } from './analysis-options.js';
+import { withRunsUpTo, type AnalysisOptions } from './analysis-options.js';
 import { adjustCredits, fromTenths, spendCredits, type Principal } from './accounts.js';
 import type { Db, Trx } from '../store/db.js';
 import { clock } from './clock.js';
@@ -43,6 +43,7 @@ export async function startTest(
   if (principal.role === 'viewer') {
     throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
   }
+  options = withRunsUpTo(options, principal.plan.maxRuns);
   const cost = testCostTenths(options);
   const fingerprint = storedFingerprint(store.box, options);
   return store.db.transaction().execute(async (trx) => {

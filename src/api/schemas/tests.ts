@@ -76,6 +76,15 @@ const TestAttributesInput = obj(
       ],
     },
     browser_rotate: flag('pro plans: swap viewport width and height'),
+    runs: {
+      description: 'Webgauge extension: how many times the page is loaded, each in a fresh browser; the report is the ' +
+        'median run (GET /reports/{id}: meta.runs, resource runs.json). 1 (default) to the plan\'s max_runs ' +
+        `(basic 3, pro 9); costs the test's credits times runs, a video once. An integer or the same as a string; ${notGiven}`,
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', nullable: true, pattern: '^\\s*\\d*\\s*$' },
+      ],
+    },
   },
   ['url'],
   { description: 'Analysis options. Unknown attributes are ignored; some options may be unavailable on the plan (400 E40004).' },
