@@ -1,6 +1,8 @@
 import { toSeconds } from '../core/clock.js';
 import { optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
 import type { PageRow } from '../core/pages.js';
+import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/report-figures.js';
+import { readRunsMeta } from '../core/runs.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
 import type { Links } from './links.js';
 
@@ -26,14 +28,6 @@ export function testResource(t: TestRow, links: Links) {
   l.browser = links.browser(t.browser);
   return { type: 'test', id: t.id, attributes, links: l };
 }
-
-const METRICS = [
-  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
-  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time',
-  'dom_content_loaded_time', 'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time',
-  'rum_speed_index',
-] as const;
-const LIGHTHOUSE_METRICS = ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time'] as const;
 
 export interface ReportView {
   /** Also emit gtmetrix_grade / gtmetrix_score (COMPAT.md). */
@@ -77,9 +71,11 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (r.structure_score !== null) a.structure_score = r.structure_score;
   if (r.pagespeed_score !== null) a.pagespeed_score = r.pagespeed_score;
   if (r.yslow_score !== null) a.yslow_score = r.yslow_score;
-  for (const k of METRICS) a[k] = Math.round(r[k]);
-  for (const k of LIGHTHOUSE_METRICS) if (r[k] !== null) a[k] = Math.round(r[k]!);
-  if (r.cumulative_layout_shift !== null) a.cumulative_layout_shift = r.cumulative_layout_shift;
+  for (const k of LOAD_METRICS) a[k] = metricValue(k, r[k]);
+  for (const k of LIGHTHOUSE_METRICS) {
+    const v = r[k];
+    if (v !== null) a[k] = metricValue(k, v);
+  }
 
   const have = reportResources(r);
   const l: Record<string, string> = { self: links.report(r.id) };
@@ -97,7 +93,11 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (view.plan.fullPdf) l.report_pdf_full = `${links.resource(r.id, 'report.pdf')}?full=1`;
   if (optimizedImagesState(r, view.now) === 'available') l.optimized_images = links.resource(r.id, 'optimized-images.tar');
   if (have.has(ARTIFACT.resourceSummary)) l.resource_summary = links.resource(r.id, 'resource-summary');
-  return { type: 'report', id: r.id, attributes: a, links: l };
+  if (have.has(ARTIFACT.runs)) l.runs = links.resource(r.id, 'runs.json');
+  const resource = { type: 'report', id: r.id, attributes: a, links: l };
+  // Webgauge extension: the runs behind the figures.
+  const runs = readRunsMeta(r.runs);
+  return runs === undefined ? resource : { ...resource, meta: { runs } };
 }
 
 /** A page (spec 2.3). `pageTags` comes from tagIdsForPages; every link is absolute (COMPAT.md). */

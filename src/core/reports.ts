@@ -1,8 +1,6 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
-import type { ReportsTable } from '../store/schema.js';
-import type { RunMetrics, RunResult } from '../runner/types.js';
-import { grade, structureReport } from '../analysis/grade.js';
+import type { RunResult } from '../runner/types.js';
 import { bodyStoreFromMap, emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 import type { HarLike } from '../analysis/har.js';
 import { buildPagespeedFiles, legacyAnalysis } from '../analysis/legacy/index.js';
@@ -14,6 +12,8 @@ import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';
 import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
+import { loadFigures } from './report-figures.js';
+import { runsMeta, type RunsFile } from './runs.js';
 import { findTest, markTestCompleted, setTestPage } from '../store/tests.js';
 import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
 import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow, type ReportWithTags } from '../store/reports.js';
@@ -41,6 +41,8 @@ export const ARTIFACT = {
   pagespeed: 'pagespeed.json',
   yslow: 'yslow.json',
   pagespeedFiles: 'pagespeed-files.tar',
+  /** Every load of a multi-run test (core/runs.ts), the median run marked. */
+  runs: 'runs.json',
 } as const;
 
 export const artifactKey = (reportId: string, name: string): string => `${reportId}/${name}`;
@@ -59,35 +61,16 @@ export function reportExpiry(createdMs: number, retentionMonths: number): number
   return d.getTime();
 }
 
-/** The report columns a run's metrics fill: the same names in RunMetrics and in the reports table. */
-const LOAD_METRICS = [
-  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
-  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time', 'dom_content_loaded_time',
-  'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time', 'rum_speed_index',
-] as const;
-/** Lighthouse's metrics: stored only when Lighthouse ran for the report (null otherwise). */
-const LIGHTHOUSE_METRICS = ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time', 'cumulative_layout_shift'] as const;
-type MetricColumn = (typeof LOAD_METRICS)[number] | (typeof LIGHTHOUSE_METRICS)[number];
-export type MetricColumns = Pick<ReportsTable, MetricColumn>;
-// A metric added to RunMetrics without a column (or a reason to have none, like the grade's performance_score)
-// stops the build here.
-type UnmappedMetric = Exclude<keyof RunMetrics, MetricColumn | 'performance_score'>;
-const everyMetricMapped: [UnmappedMetric] extends [never] ? true : UnmappedMetric = true;
-void everyMetricMapped;
-
-export function metricColumns(m: RunMetrics, lighthouseRan: boolean): MetricColumns {
-  const columns: Partial<Record<MetricColumn, number | null>> = {};
-  for (const k of LOAD_METRICS) columns[k] = m[k];
-  for (const k of LIGHTHOUSE_METRICS) columns[k] = lighthouseRan ? m[k] ?? null : null;
-  return columns as MetricColumns;
-}
-
 /**
  * Turn a finished run into a report: files first (under the report's own folder), then one transaction that
  * re-checks the agent still holds the test, creates the report, finds or creates its page and completes the test.
  * Returns false (and leaves nothing behind) when the agent had lost the test.
  */
-export async function completeTest(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult): Promise<boolean> {
+export async function completeTest(
+  store: Store, artifacts: ArtifactStore, testId: string, agentId: string, result: RunResult,
+  /** Every load of a test that loaded the page more than once (the report is the median run, `result`). */
+  runs?: RunsFile,
+): Promise<boolean> {
   const test = await findTest(store.db, testId);
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
   const options = readOptions(store.box, test.options);
@@ -116,15 +99,15 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   putJson(ARTIFACT.har, result.har);
   putFile(ARTIFACT.screenshot, result.screenshot);
   let frames = 0;
-  let structureScore: number | undefined;
-  if (withLighthouse && result.lighthouse) {
-    const audits = (result.lighthouse as { audits?: Parameters<typeof structureReport>[0] }).audits;
-    // Lighthouse's audits and our own (CDN, bad requests, empty src, keep-alive, duplicates) over the HAR and DOM.
-    const structure = structureReport(audits, har, result.facts);
-    structureScore = structure.score;
+  const figures = loadFigures(result, options);
+  if (figures.structure) {
     resources.push(ARTIFACT.structure, ARTIFACT.lighthouse);
-    putJson(ARTIFACT.structure, structure);
+    putJson(ARTIFACT.structure, figures.structure);
     putJson(ARTIFACT.lighthouse, result.lighthouse);
+  }
+  if (runs) {
+    resources.push(ARTIFACT.runs);
+    putJson(ARTIFACT.runs, runs);
   }
   if (legacy) {
     resources.push(ARTIFACT.pagespeed, ARTIFACT.yslow, ARTIFACT.pagespeedFiles);
@@ -161,9 +144,7 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
   // The report's folder is written at once: whole or not at all.
   await artifacts.putFolder(reportId, files);
 
-  const lighthouseRan = withLighthouse && result.lighthouse !== undefined;
-  const perf = lighthouseRan ? result.metrics.performance_score : undefined;
-  const graded = perf !== undefined && structureScore !== undefined ? grade(perf, structureScore) : undefined;
+  const graded = figures.grade;
   const now = clock.now();
 
   let ok = false;
@@ -189,11 +170,12 @@ export async function completeTest(store: Store, artifacts: ArtifactStore, testI
         filmstrip_frames: frames,
         service_grade: graded?.grade ?? null,
         service_score: graded?.score ?? null,
-        performance_score: perf ?? null,
-        structure_score: graded ? structureScore! : null,
+        performance_score: figures.performanceScore,
+        structure_score: figures.structureScore,
         pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
         yslow_score: legacy?.analysis.yslow.score ?? null,
-        ...metricColumns(result.metrics, lighthouseRan),
+        runs: runs ? JSON.stringify(runsMeta(runs)) : null,
+        ...figures.columns,
       });
       await setTestPage(trx, testId, pageId);
       await refreshPage(trx, pageId);

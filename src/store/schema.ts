@@ -64,6 +64,8 @@ export interface ReportsTable {
   structure_score: number | null;
   pagespeed_score: number | null;
   yslow_score: number | null;
+  /** JSON of the report's meta.runs (core/runs.ts RunsMeta) when the test loaded the page more than once. */
+  runs: string | null;
   html_bytes: number;
   page_bytes: number;
   page_requests: number;

@@ -118,6 +118,7 @@ export async function addReport(
       structure_score: null,
       pagespeed_score: null,
       yslow_score: null,
+      runs: null,
       speed_index: null,
       largest_contentful_paint: null,
       time_to_interactive: null,

@@ -48,6 +48,8 @@ const RESOURCE_NAMES: Record<string, string> = {
   yslow: 'yslow.json',
   'resource-summary': 'resource-summary',
   resource_summary: 'resource-summary',
+  'runs.json': 'runs.json',
+  runs: 'runs.json',
 };
 
 async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportWithTags> {
@@ -232,6 +234,9 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
       case 'resource-summary':
         return sendArtifact(ctx, req, reply, report, ARTIFACT.resourceSummary, 'application/json',
           ['E40407', 'This report has no resource summary.']);
+      case 'runs.json':
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.runs, 'application/json',
+          ['E40407', 'This report has no runs.json: its test loaded the page once (ask for more with the runs attribute of POST /tests).']);
       case 'pagespeed.json':
         return sendArtifact(ctx, req, reply, report, ARTIFACT.pagespeed, 'application/json',
           ['E40413', 'This report has no PageSpeed data; it was not run with report=legacy or report=lighthouse,legacy.']);

@@ -68,12 +68,46 @@ const ReportLinks = obj(
     pagespeed_files: resourceLink('PageSpeed files archive; legacy reports, 24 hours after creation'),
     yslow: resourceLink('YSlow JSON; legacy reports'),
     resource_summary: resourceLink('resource summary JSON'),
+    runs: resourceLink('runs.json: every load of a test with runs > 1 (or a load the run guard discarded)'),
   },
   ['self'],
 );
 
+const spread = obj({ min: num(), median: num(), max: num(), stdev: num('sample standard deviation') }, ['min', 'median', 'max', 'stdev']);
+/** Webgauge extension: the runs behind a report whose test loaded the page more than once. */
+const ReportMeta = obj({
+  runs: obj(
+    {
+      count: int('runs the median run was chosen from'),
+      median_run: int('the run (1, 2, … in load order) whose figures, grade and files the report shows'),
+      discarded: int('loads the run guard discarded (host busy or slow) and ran again'),
+      spread: { type: 'object', description: 'each numeric attribute over the runs', additionalProperties: spread },
+    },
+    ['count', 'median_run', 'discarded', 'spread'],
+  ),
+});
+
+const report = resource('report', ReportAttributes, ReportLinks);
+
 export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
-  Report: resource('report', ReportAttributes, ReportLinks),
+  Report: { ...report, properties: { ...(report.properties as object), meta: ReportMeta } },
+  RunsFile: obj(
+    {
+      count: int('runs the median run was chosen from'),
+      median_run: int('the run the report shows'),
+      runs: {
+        type: 'array',
+        items: {
+          type: 'object',
+          description: 'one load: run (1, 2, … in load order), discarded, discard_reason, benchmark_index (Lighthouse\'s, ' +
+            'measured before the load), baseline_benchmark_index (the agent\'s), other_cpu_cores (CPU used by other ' +
+            'processes of the host during the load), and every numeric report attribute of the load',
+          required: ['run', 'discarded', 'discard_reason', 'benchmark_index'],
+        },
+      },
+    },
+    ['count', 'median_run', 'runs'],
+  ),
   ReportDocument: document(ref('Report')),
   ReportList: obj({ data: { type: 'array', items: ref('Report') }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']),
   FilmstripIndex: obj(
@@ -90,12 +124,13 @@ export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
 const RESOURCE_NAMES = [
   'screenshot.jpg', 'filmstrip.json', 'filmstrip-frame.jpg', 'net.har', 'analysis-options', 'video.mp4', 'optimized-images.tar',
   'report.pdf', 'lighthouse.json', 'pagespeed.json', 'pagespeed-files.tar', 'yslow.json', 'resource-summary',
+  'runs.json',
 ];
 
 const binary = { type: 'string', format: 'binary' };
 const json = {
   type: 'object',
-  description: 'net.har (HAR 1.2), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies), pagespeed.json, yslow.json, resource-summary',
+  description: 'net.har (HAR 1.2), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies), pagespeed.json, yslow.json, resource-summary, runs.json (RunsFile)',
 };
 
 export const REPORT_ROUTES: Record<string, RouteSchema> = {
