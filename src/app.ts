@@ -2,6 +2,8 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/transport.js';
+import { RunQualityGuard } from './agent/run-guard.js';
+import { measureBenchmarkIndex } from './runner/benchmark.js';
 import { buildServer } from './api/server.js';
 import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
@@ -89,6 +91,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       sandbox,
       log: server.log as never,
       run: withOperatorSettings(overrides.run ?? runTest, config),
+      guard: config.runGuard && new RunQualityGuard(config.runGuard,
+        (samples) => measureBenchmarkIndex({ chromePath: config.chromePath, sandbox, samples }), server.log as never),
     });
   }
 

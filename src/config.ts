@@ -5,6 +5,7 @@ import { TargetPolicy } from './net/policy.js';
 import { AUTH_CACHE_MAX_MS } from './core/auth-cache.js';
 import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
+import { DEFAULT_RUN_GUARD, type RunGuardSettings } from './agent/run-guard.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
 export interface Config {
@@ -40,6 +41,8 @@ export interface Config {
   authCacheMs: number;
   /** Upper bound of one run. */
   runTimeoutMs: number;
+  /** The run guard (agent/run-guard.ts); undefined when WEBGAUGE_RUN_GUARD=0: every load counts, nothing is measured. */
+  runGuard?: RunGuardSettings;
   logLevel: string;
   /** Operator filter-list files for adblock=1 (WEBGAUGE_ADBLOCK_LIST, colon-separated), used with our own list. */
   adblockLists: string[];
@@ -68,6 +71,26 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return n;
+}
+
+/** A decimal number within bounds. */
+function numberVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || n < min || n > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function runGuardVar(env: NodeJS.ProcessEnv): RunGuardSettings | undefined {
+  if (!boolVar(env, 'WEBGAUGE_RUN_GUARD', true)) return undefined;
+  return {
+    minBenchmarkRatio: numberVar(env, 'WEBGAUGE_RUN_MIN_BENCHMARK_RATIO', DEFAULT_RUN_GUARD.minBenchmarkRatio, 0, 1),
+    freeCores: numberVar(env, 'WEBGAUGE_RUN_FREE_CORES', DEFAULT_RUN_GUARD.freeCores, 0, 1024),
+    maxExtraLoads: intVar(env, 'WEBGAUGE_RUN_EXTRA_LOADS', DEFAULT_RUN_GUARD.maxExtraLoads, 0, 10),
+  };
 }
 
 function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -199,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
     authCacheMs: intVar(env, 'WEBGAUGE_AUTH_CACHE_MS', 2_000, 0, AUTH_CACHE_MAX_MS),
     runTimeoutMs: intVar(env, 'WEBGAUGE_RUN_TIMEOUT_MS', 120_000, 5_000, 3_600_000),
+    runGuard: runGuardVar(env),
     logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',
     adblockLists: readableFiles(env, 'WEBGAUGE_ADBLOCK_LIST'),
     pdfWaitMs: intVar(env, 'WEBGAUGE_PDF_WAIT_MS', 10_000, 0, 120_000),

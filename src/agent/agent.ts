@@ -9,6 +9,8 @@ import type { BrowserSandbox } from '../runner/browser.js';
 import type { TargetPolicy } from '../net/policy.js';
 import { RunError } from '../runner/types.js';
 import type { AgentTransport, Job } from './transport.js';
+import type { RunQualityGuard } from './run-guard.js';
+import { runSeries } from './run-series.js';
 
 export interface AgentOptions {
   transport: AgentTransport;
@@ -25,6 +27,8 @@ export interface AgentOptions {
   run: (spec: RunSpec) => Promise<RunResult>;
   /** How long an idle slot sleeps before asking again (a wake-up call cuts it short). */
   idlePollMs?: number;
+  /** Discards loads made on a busy or slow host (run-guard.ts); none: every load counts. */
+  guard?: RunQualityGuard;
 }
 
 /**
@@ -41,6 +45,7 @@ export class Agent {
   constructor(private readonly opts: AgentOptions) {}
 
   start(): void {
+    this.opts.guard?.start();
     for (let i = 0; i < this.opts.slots; i++) this.loops.push(this.loop(i));
   }
 
@@ -113,7 +118,7 @@ export class Agent {
     // What the agent logs or stores about the test is scrubbed of its secrets (a failure can quote a URL).
     const scrub = secretScrubber(testSecrets(job.options));
     try {
-      const result = await this.opts.run({
+      const { result, runs } = await runSeries({
         testId: job.testId,
         options: job.options,
         conditions: job.conditions,
@@ -124,10 +129,10 @@ export class Agent {
         workDir,
         timeoutMs: this.opts.runTimeoutMs,
         signal: ctrl.signal,
-      });
+      }, this.opts.run, this.opts.guard);
       clearInterval(renewer);
       if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');
-      const done = await transport.complete(this.id, job.testId, result);
+      const done = await transport.complete(this.id, job.testId, result, runs);
       log.info({ test: job.testId, ms: Date.now() - started, phases: result.phases, stored: done }, 'test completed');
     } catch (err) {
       clearInterval(renewer);

@@ -4,6 +4,7 @@ import type { Catalog } from '../core/catalog.js';
 import { deviceProfile } from '../core/catalog.js';
 import { loadConditions, type LoadConditions } from '../core/conditions.js';
 import { completeTest } from '../core/reports.js';
+import type { RunsFile } from '../core/runs.js';
 import { readOptions } from '../core/stored-options.js';
 import { claimTest, failTest, releaseTest, renewLease } from '../core/tests.js';
 import type { Store } from '../store/db.js';
@@ -27,7 +28,8 @@ export interface AgentTransport {
   claim(agentId: string, location: string, leaseMs: number): Promise<Job | null>;
   /** false: the lease is lost, stop working on the test. */
   renew(agentId: string, testId: string, leaseMs: number): Promise<boolean>;
-  complete(agentId: string, testId: string, result: RunResult): Promise<boolean>;
+  /** `runs`: every load of a test that loaded the page more than once; `result` is the median run. */
+  complete(agentId: string, testId: string, result: RunResult, runs?: RunsFile): Promise<boolean>;
   fail(agentId: string, testId: string, message: string): Promise<boolean>;
   /** Hand the test back to the queue (shutdown). */
   release(agentId: string, testId: string): Promise<void>;
@@ -63,8 +65,8 @@ export class InProcessTransport implements AgentTransport {
     return renewLease(this.store.db, testId, agentId, leaseMs);
   }
 
-  async complete(agentId: string, testId: string, result: RunResult): Promise<boolean> {
-    const ok = await completeTest(this.store, this.artifacts, testId, agentId, result);
+  async complete(agentId: string, testId: string, result: RunResult, runs?: RunsFile): Promise<boolean> {
+    const ok = await completeTest(this.store, this.artifacts, testId, agentId, result, runs);
     if (ok) this.finished();
     return ok;
   }

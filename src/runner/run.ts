@@ -30,6 +30,8 @@ import { encodeVideo } from './capture/video.js';
 import { collectImages } from './capture/images.js';
 import { collectBodies } from './capture/bodies.js';
 import { collectPageFactsInPage } from '../analysis/collect-facts.js';
+import { otherCpuCores, sampleCpu, type CpuSample } from './host-load.js';
+import { pageFunctions } from 'lighthouse/core/lib/page-functions.js';
 import { hostname } from '../analysis/har.js';
 import { emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 
@@ -95,6 +97,14 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       userAgentMetadata: userAgentMetadata(emulation.userAgent, emulation.mobile),
     });
 
+    // The run guard's benchmark index: Lighthouse's own CPU benchmark (about 1 s), in this browser, right before
+    // the load. (The patched Lighthouse measures it only once per process: patches/lighthouse+12.8.2.patch.)
+    const benchmarkIndex = spec.measureHost ? await page.evaluate(pageFunctions.computeBenchmarkIndex) : undefined;
+    phase('benchmark');
+    const browserPid = browser.process()?.pid;
+    let cpuAtStart: CpuSample | undefined;
+    let cpuAtEnd: CpuSample | undefined;
+
     const session = await page.createCDPSession();
     await session.send('Page.enable');
     await session.send('Network.enable');
@@ -113,7 +123,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       session, page, url: options.url, mainFrameId, stopOnload: options.stop_onload === 1, maxWaitMs,
       onFailure: (message) => (failure ??= message),
       // Lighthouse clears network conditions while it prepares the load: throttle right before navigating.
-      beforeNavigate: () => applyThroughput(session, throttle),
+      beforeNavigate: async () => {
+        if (spec.measureHost) cpuAtStart = await sampleCpu(browserPid);
+        await applyThroughput(session, throttle);
+      },
       isStopped: () => guard.error !== undefined,
       // Named after the last hop of the main document's redirects: that is the one that failed.
       describeNavigationError: async (errorText) => {
@@ -129,6 +142,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     let video: Promise<Buffer> | undefined;
     const requestor = async (): Promise<void> => {
       await loadWait.requestor();
+      if (spec.measureHost) cpuAtEnd = await sampleCpu(browserPid);
       // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
       await interceptor.afterLoad().catch(() => undefined);
       connections.seal();
@@ -271,6 +285,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
         `${hosts.slice(0, 5).join(', ')}${hosts.length > 5 ? ', …' : ''}`);
     }
     warnings.push(...loadWait.warnings);
+    if (benchmarkIndex !== undefined) lhr.environment.benchmarkIndex = benchmarkIndex;
+    const host = spec.measureHost
+      ? { benchmarkIndex, otherCpuCores: cpuAtStart && cpuAtEnd ? otherCpuCores(cpuAtStart, cpuAtEnd) : undefined }
+      : undefined;
     return {
       finalUrl: timings.url,
       userAgent: emulation.userAgent,
@@ -285,6 +303,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       bodies,
       phases,
       warnings,
+      host,
     };
   }
 }

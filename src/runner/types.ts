@@ -38,6 +38,16 @@ export interface RunSpec {
   adblockLists?: readonly string[];
   /** ffmpeg for `video=1`; default /usr/bin/ffmpeg. */
   ffmpegPath?: string;
+  /** Measure the host around the load (benchmark index before it, other processes' CPU during it): the run guard's input. */
+  measureHost?: boolean;
+}
+
+/** What the host was like when the page loaded (host-load.ts), for the run guard. */
+export interface HostMeasurement {
+  /** Lighthouse's benchmark index of this browser, measured right before the load. */
+  benchmarkIndex?: number;
+  /** CPU cores used by other processes during the load, on average (Linux). */
+  otherCpuCores?: number;
 }
 
 /** Integer metrics of spec 2.2 (milliseconds, bytes, counts) plus CLS. Absent when not applicable. */
@@ -105,6 +115,8 @@ export interface RunResult {
   phases: Record<string, number>;
   /** Things the user should know about the load (cookies not set, load time limit hit, Lighthouse warnings). */
   warnings?: string[];
+  /** With spec.measureHost. */
+  host?: HostMeasurement;
 }
 
 /** A failure the user can act on (DNS, refused connection, HTTP auth needed, timeout...). */

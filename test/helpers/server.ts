@@ -64,6 +64,11 @@ export interface ServerOptions {
   sharing?: TestServer;
   /** Passed to createApp (say, an artifact store whose writes fail). */
   overrides?: AppOverrides;
+  /**
+   * The run guard (agent/run-guard.ts), on by default in the service, is off unless asked for: the suite's own
+   * processes load the machine, and a load repeated because of them would change what tests count.
+   */
+  runGuard?: boolean;
 }
 
 export async function startServer(opts: ServerOptions): Promise<TestServer> {
@@ -78,6 +83,7 @@ export async function startServer(opts: ServerOptions): Promise<TestServer> {
     WEBGAUGE_ALLOW_PRIVATE_TARGETS: opts.allowPrivateTargets === false ? '0' : '1',
     WEBGAUGE_LOG_LEVEL: process.env.WEBGAUGE_TEST_LOG_LEVEL ?? 'silent',
     WEBGAUGE_LEASE_MS: String(opts.leaseMs ?? 30_000),
+    WEBGAUGE_RUN_GUARD: opts.runGuard ? '1' : '0',
     ...(databaseUrl ? { WEBGAUGE_DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });

@@ -1,0 +1,69 @@
+/**
+ * A test's loads: the page loaded `runs` times, one after the other in this slot, each in a fresh browser (the
+ * runner launches one per load), with the run guard discarding loads made on a busy or slow host and loading
+ * again (run-guard.ts). The report is the median run (analysis/median-run.ts): its figures and files are all of
+ * that one load. Loads of one test are not spread over several slots: two loads at once on one host would
+ * disturb each other, which is what the guard discards.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCount } from '../core/analysis-options.js';
+import { loadFigures, numericAttributes } from '../core/report-figures.js';
+import { candidateRuns, runsFile, type RunRecord, type RunsFile } from '../core/runs.js';
+import type { RunResult, RunSpec } from '../runner/types.js';
+import type { RunQualityGuard } from './run-guard.js';
+
+export interface SeriesOutcome {
+  /** The load the report shows. */
+  result: RunResult;
+  /** Every load, when there was more than one. */
+  runs?: RunsFile;
+}
+
+export async function runSeries(
+  spec: RunSpec,
+  run: (spec: RunSpec) => Promise<RunResult>,
+  guard: RunQualityGuard | undefined,
+): Promise<SeriesOutcome> {
+  const wanted = runCount(spec.options);
+  const maxLoads = wanted + (guard?.settings.maxExtraLoads ?? 0);
+  const records: RunRecord[] = [];
+  const results = new Map<number, RunResult>();
+  let kept = 0;
+  for (let n = 1; kept < wanted && n <= maxLoads; n++) {
+    const workDir = join(spec.workDir, `run-${n}`);
+    await mkdir(workDir, { recursive: true });
+    const baseline = await guard?.baseline();
+    const result = await run({ ...spec, workDir, measureHost: guard !== undefined });
+    const reason = guard?.verdict(result.host, baseline) ?? null;
+    guard?.learn(result.host);
+    records.push({
+      run: n,
+      discarded: reason !== null,
+      discard_reason: reason,
+      benchmark_index: result.host?.benchmarkIndex ?? null,
+      baseline_benchmark_index: baseline ?? null,
+      other_cpu_cores: result.host?.otherCpuCores ?? null,
+      attributes: numericAttributes(loadFigures(result, spec.options)),
+    });
+    if (reason === null) {
+      kept++;
+      // A discarded load's files are needed only while no load was kept (then the median comes from them all).
+      for (const r of records) if (r.discarded) results.delete(r.run);
+    }
+    if (reason === null || kept === 0) results.set(n, result);
+  }
+  if (records.length === 1) return { result: results.get(1)! };
+
+  const file = runsFile(records);
+  const result = results.get(file.median_run)!;
+  const used = candidateRuns(records);
+  if (kept === 0) {
+    result.warnings = [...(result.warnings ?? []), `All ${records.length} loads ran while the test agent's host was busy ` +
+      'or slow (runs.json says why); the report is their median, and may be slower than the page is.'];
+  } else if (used.length < wanted) {
+    result.warnings = [...(result.warnings ?? []), `The report is the median of ${used.length} runs, not ${wanted}: ` +
+      `${records.length - used.length} loads were discarded because the test agent's host was busy or slow (runs.json says why).`];
+  }
+  return { result, runs: file };
+}

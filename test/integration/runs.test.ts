@@ -1,0 +1,178 @@
+/**
+ * Several runs per test, through the HTTP API with real Chromium loads of the fixture page and the run guard
+ * on: runs=3 is three real loads (the fixture site counts them), the report is the median run of runs.json,
+ * meta.runs gives the spread, credits are three times the test's; on SQLite also a load made while CPU hogs
+ * keep the host busy is discarded and the page loaded again.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
+import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { call, engines, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
+
+const credits = async (server: TestServer, key: string) =>
+  (await call(server, 'GET', '/status', { key })).body.data.attributes.api_credits as number;
+const loadsOf = (site: FixtureSite, path: string) => site.requests.filter((r) => r.path === path).length;
+
+interface RunEntry { run: number; discarded: boolean; discard_reason: string | null; benchmark_index: number | null;
+  [attribute: string]: unknown }
+
+async function runsOf(server: TestServer, id: string): Promise<{ count: number; median_run: number; runs: RunEntry[] }> {
+  const res = await call(server, 'GET', `/reports/${id}/resources/runs.json`, { key: server.key });
+  assert.equal(res.status, 200, res.text);
+  return { ...res.body, runs: res.body.runs.map((r: { attributes: object }) => ({ ...r, ...r.attributes })) };
+}
+
+for (const engine of engines()) {
+  describe(`runs per test (${engine})`, () => {
+    let site: FixtureSite;
+    let server: TestServer;
+    let started: Res;
+    let report: Res;
+    let creditsBefore: number;
+    const path = `/?runs-${engine}`;
+
+    before(async () => {
+      site = await startFixtureSite();
+      server = await startServer({ engine, agentSlots: 1, runGuard: true });
+      creditsBefore = await credits(server, server.key);
+      started = await call(server, 'POST', '/tests', { key: server.key,
+        body: { data: { type: 'test', attributes: { url: site.url(path), runs: 3 } } } });
+      assert.equal(started.status, 202, started.text);
+      const done = await waitForTest(server, server.key, started.body.data.id, 180_000);
+      assert.equal(done.status, 303, done.text);
+      report = await call(server, 'GET', `/reports/${started.body.data.id}`, { key: server.key });
+      assert.equal(report.status, 200, report.text);
+    });
+    after(async () => {
+      await server?.close();
+      await site?.close();
+    });
+
+    it('costs three times the test\'s credits', async () => {
+      assert.equal(started.body.meta.credits_used, 3);
+      assert.equal(await credits(server, server.key), creditsBefore - 3);
+    });
+
+    it('loads the page three times (more only for loads the guard discarded), each a real load', async () => {
+      const file = await runsOf(server, report.body.data.id);
+      const kept = file.runs.filter((r) => !r.discarded);
+      assert.equal(loadsOf(site, path), file.runs.length, 'the fixture site saw one request of the page per load');
+      // Three kept loads, after at most two extra ones for loads the guard discarded (a busy machine can cause them).
+      const why = JSON.stringify(file.runs.map((r) => r.discard_reason));
+      assert.ok(file.runs.length >= 3 && file.runs.length <= 5, why);
+      if (file.runs.length < 5) assert.equal(kept.length, 3, why);
+      assert.equal(file.count, kept.length || file.runs.length);
+      for (const r of file.runs) {
+        assert.ok(typeof r.benchmark_index === 'number' && r.benchmark_index > 0, `benchmark index of run ${r.run}`);
+        assert.ok(typeof r.performance_score === 'number' && typeof r.largest_contentful_paint === 'number');
+        assert.equal(r.discarded, r.discard_reason !== null);
+      }
+    });
+
+    it('the report is the median run: every figure of one load, its Lighthouse JSON too', async () => {
+      const file = await runsOf(server, report.body.data.id);
+      const median = file.runs.find((r) => r.run === file.median_run)!;
+      assert.ok(median && !median.discarded);
+      const a = report.body.data.attributes;
+      for (const [k, v] of Object.entries(median.attributes as Record<string, number>)) assert.equal(a[k], v, k);
+      const meta = report.body.data.meta.runs;
+      assert.equal(meta.count, file.count);
+      assert.equal(meta.median_run, file.median_run);
+      assert.equal(meta.discarded, file.runs.filter((r) => r.discarded).length);
+      // An odd number of runs: the chosen run's score is the median score (analysis/median-run.ts).
+      if (meta.count % 2 === 1) assert.equal(a.performance_score, meta.spread.performance_score.median);
+      for (const m of ['performance_score', 'largest_contentful_paint', 'total_blocking_time', 'first_contentful_paint', 'page_bytes']) {
+        const s = meta.spread[m];
+        assert.ok(s.min <= s.median && s.median <= s.max && s.stdev >= 0, `${m}: ${JSON.stringify(s)}`);
+      }
+      const lhr = await call(server, 'GET', `/reports/${report.body.data.id}/resources/lighthouse.json`, { key: server.key });
+      assert.equal(Math.round(lhr.body.categories.performance.score * 100), a.performance_score);
+      assert.equal(lhr.body.environment.benchmarkIndex, median.benchmark_index, 'the benchmark index of the median load');
+      assert.equal(report.body.data.links.runs, `${server.api}/reports/${report.body.data.id}/resources/runs.json`);
+      const options = await call(server, 'GET', `/reports/${report.body.data.id}/resources/analysis-options`, { key: server.key });
+      assert.equal(options.body.runs, 3);
+      // The report page says so, with the spread of the figures.
+      const page = await fetch(report.body.data.links.report_url as string);
+      const html = await page.text();
+      assert.match(html, new RegExp(`median of ${meta.count} runs`));
+      assert.match(html, new RegExp(`<h2>Runs <small>median of ${meta.count} runs: every figure above is run ${meta.median_run}'s`));
+      assert.match(html, /<td>Performance<\/td><td>\d+%<\/td>/);
+    });
+
+    it('a retest repeats the runs; a single-run report has no runs.json', async () => {
+      const retest = await call(server, 'POST', `/reports/${report.body.data.id}/retest`, { key: server.key });
+      assert.equal(retest.status, 202, retest.text);
+      assert.equal(retest.body.meta.credits_used, 3);
+      const one = await call(server, 'POST', '/tests', { key: server.key, body: { data: { type: 'test', attributes: { url: site.url('/gallery'), report: 'none' } } } });
+      assert.equal(one.body.meta.credits_used, 0.6);
+      assert.equal((await waitForTest(server, server.key, retest.body.data.id, 180_000)).status, 303);
+      assert.equal((await waitForTest(server, server.key, one.body.data.id, 180_000)).status, 303);
+      const single = await call(server, 'GET', `/reports/${one.body.data.id}`, { key: server.key });
+      const singleRuns = await call(server, 'GET', `/reports/${one.body.data.id}/resources/runs.json`, { key: server.key });
+      if (single.body.data.meta === undefined) {
+        assert.equal(single.body.data.links.runs, undefined);
+        assert.equal(singleRuns.status, 404);
+      } else {
+        // The guard discarded a load (a busy machine): runs.json then lists the loads, one of them kept.
+        assert.equal(single.body.data.meta.runs.count, 1);
+        assert.equal(singleRuns.body.runs.length, single.body.data.meta.runs.discarded + 1, singleRuns.text);
+      }
+      // A report of one load (written as completeTest writes it, so whatever the host did): no runs.json.
+      const seeded = await seedPage(server.app.store, await accountIdOf(server.app.store, server.key));
+      const plain = await call(server, 'GET', `/reports/${seeded.reportId}`, { key: server.key });
+      assert.equal(plain.body.data.meta, undefined);
+      assert.equal(plain.body.data.links.runs, undefined);
+      const missing = await call(server, 'GET', `/reports/${seeded.reportId}/resources/runs.json`, { key: server.key });
+      assert.equal(missing.status, 404);
+      assert.equal(errorOf(missing).code, 'E40407');
+      assert.match(errorOf(missing).detail ?? '', /loaded the page once/);
+    });
+
+    it('runs beyond the plan are refused with E40004 and change nothing', async () => {
+      const basic = await server.account({ plan: 'basic' });
+      const before = await credits(server, basic);
+      for (const [key, runs, detail] of [[basic, 4, /basic plan allows 1 to 3/], [server.key, 10, /pro plan allows 1 to 9/], [basic, 0, /integer from 1/]] as const) {
+        const res = await call(server, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url: site.url('/'), runs } } } });
+        assert.equal(res.status, 400, res.text);
+        assert.equal(errorOf(res).code, 'E40004');
+        assert.match(errorOf(res).detail ?? '', detail);
+      }
+      assert.equal(await credits(server, basic), before);
+      assert.equal((await call(server, 'GET', '/tests', { key: basic })).body.data.length, 0);
+    });
+
+    if (engine === 'sqlite') {
+      it('a load made while CPU hogs keep the host busy is discarded and the page loaded again', async () => {
+        const hogPath = '/?contended';
+        const hogs: ChildProcess[] = [];
+        const stopHogs = () => { for (const h of hogs.splice(0)) h.kill('SIGKILL'); };
+        // Busy on every core from before the first load until the second load asks for the page.
+        for (let i = 0; i < 2; i++) hogs.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+        const watcher = setInterval(() => { if (loadsOf(site, hogPath) >= 2) stopHogs(); }, 10);
+        try {
+          const res = await call(server, 'POST', '/tests', { key: server.key,
+            body: { data: { type: 'test', attributes: { url: site.url(hogPath), report: 'lighthouse' } } } });
+          assert.equal(res.status, 202, res.text);
+          assert.equal((await waitForTest(server, server.key, res.body.data.id, 180_000)).status, 303);
+          const file = await runsOf(server, res.body.data.id);
+          assert.ok(file.runs.length >= 2 && file.runs.length <= 3, `${file.runs.length} loads`);
+          assert.equal(loadsOf(site, hogPath), file.runs.length);
+          const first = file.runs[0]!;
+          assert.ok(first.discarded, 'the first load ran on a busy host');
+          assert.match(first.discard_reason ?? '', /the host was (busy: other processes used \d+\.\d+ CPU cores|slow: benchmark index)/);
+          const last = file.runs.at(-1)!;
+          assert.ok(!last.discarded, `the last load ran on a quiet host: ${last.discard_reason}`);
+          assert.equal(file.median_run, last.run);
+          const rep = await call(server, 'GET', `/reports/${res.body.data.id}`, { key: server.key });
+          assert.deepEqual({ count: rep.body.data.meta.runs.count, discarded: rep.body.data.meta.runs.discarded }, { count: 1, discarded: file.runs.length - 1 });
+          assert.equal(rep.body.data.attributes.largest_contentful_paint, last.largest_contentful_paint);
+        } finally {
+          clearInterval(watcher);
+          stopHogs();
+        }
+      });
+    }
+  });
+}
