@@ -7,6 +7,7 @@
 import type { StructureReport } from '../analysis/grade.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import type { ReportRow } from '../core/reports.js';
+import { readRunsMeta, type RunsMeta } from '../core/runs.js';
 import { bytes, esc, ms } from './format.js';
 import { CONTENT_TYPES } from '../analysis/resource-summary.js';
 import { REPORT_CSS } from './style.js';
@@ -152,6 +153,38 @@ function waterfall(d: ReportData): string {
     `<div class="card">${html}</div></section>`;
 }
 
+/** The spread of a multi-run test's key figures: what "median of N runs" hides. */
+const RUN_FIGURES: [string, string, (v: number) => string][] = [
+  ['service_score', 'Grade %', (v) => `${Math.round(v)}%`],
+  ['performance_score', 'Performance', (v) => `${Math.round(v)}%`],
+  ['largest_contentful_paint', 'Largest contentful paint', ms],
+  ['total_blocking_time', 'Total blocking time', ms],
+  ['cumulative_layout_shift', 'Cumulative layout shift', (v) => v.toFixed(2)],
+  ['first_contentful_paint', 'First contentful paint', ms],
+  ['time_to_first_byte', 'Time to first byte', ms],
+  ['onload_time', 'Onload', ms],
+  ['fully_loaded_time', 'Fully loaded', ms],
+  ['page_bytes', 'Page size', bytes],
+];
+
+function runsSpread(m: RunsMeta | undefined): string {
+  if (!m) return '';
+  const rows = RUN_FIGURES.filter(([k]) => m.spread[k]).map(([k, name, show]) => {
+    const s = m.spread[k]!;
+    const sd = k === 'cumulative_layout_shift' ? s.stdev.toFixed(3) : k === 'page_bytes' ? bytes(s.stdev) : k.endsWith('_score') ? s.stdev.toFixed(1) : ms(s.stdev);
+    // Min and max may wrap between them (a phone has no room for five columns); each value stays whole.
+    return `<tr><td>${name}</td><td>${esc(show(s.median))}</td><td class="range"><span>${esc(show(s.min))} –</span> ` +
+      `<span>${esc(show(s.max))}</span></td><td>± ${esc(sd)}</td></tr>`;
+  });
+  const discarded = m.discarded > 0
+    ? ` ${m.discarded} more load${m.discarded > 1 ? 's were' : ' was'} discarded: the test agent's host was busy or slow.` : '';
+  return `<section><h2>Runs <small>median of ${m.count} runs: every figure above is run ${m.median_run}'s</small></h2>` +
+    `<div class="card"><table class="spread"><thead><tr><th>Figure</th><th>Median</th><th>Min – max</th><th>Std. dev.</th></tr></thead><tbody>` +
+    `${rows.join('')}</tbody></table><p class="note">The report shows the run whose performance score is the median ` +
+    `(closest to the median first contentful paint and time to interactive among equals), so the grade, the figures and ` +
+    `the files all come from one real load.${discarded}</p></div></section>`;
+}
+
 function settings(o: AnalysisOptions, r: ReportRow, labels: { location: string; browser: string }): string {
   const rows: [string, string][] = [
     ['Location', labels.location], ['Browser', labels.browser], ['Report', o.report],
@@ -188,6 +221,7 @@ export function renderReportPage(d: ReportData, labels: PageLabels = { location:
     : `<div class="grade" style="background:#667"><span class="label">No grade</span><span class="pct">${esc(r.report_type)} report</span></div>`;
   const tested = new Date(r.created).toUTCString().replace(' GMT', ' UTC');
   const print = d.mode !== 'web';
+  const runs = readRunsMeta(r.runs);
   const screenshot = d.screenshot
     ? `<section id="screenshot"><h2>Screenshot <small>the page after the load${print && d.mode === 'pdf' ? ', top part' : ''}</small></h2>` +
       `<div class="card shot"><img src="${esc(d.screenshot)}" alt="screenshot of the page"></div></section>`
@@ -200,12 +234,13 @@ export function renderReportPage(d: ReportData, labels: PageLabels = { location:
 <header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
 <h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
 <div class="meta">Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
-    `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}</div></div>` +
+    `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}</div></div>` +
     `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>
 <main class="wrap">
 <section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
     `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>
 ${timings(r)}
+${runsSpread(runs)}
 ${pageDetails(d)}
 ${filmstrip(d)}
 ${print ? '' : video(d)}

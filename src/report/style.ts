@@ -46,6 +46,9 @@ th{font-size:12px;color:var(--muted);font-weight:600;text-transform:uppercase;le
 .num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .kv td:first-child{color:var(--muted)}.kv td:last-child{text-align:right;font-weight:600;font-variant-numeric:tabular-nums}
 .kv small{display:block;font-weight:400;color:var(--muted);font-size:11px}
+.spread td:not(:first-child),.spread th:not(:first-child){text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.spread td.range{white-space:normal}.spread .range span{white-space:nowrap}
+.spread td:first-child{color:var(--muted)}.note{color:var(--muted);font-size:13px;margin:10px 0 0}
 .stack{display:flex;height:14px;border-radius:7px;overflow:hidden;margin:4px 0 12px;background:#e8ecf2}
 .stack i{display:block;height:100%}
 .dot{display:inline-block;width:10px;height:10px;border-radius:3px;margin-right:6px;vertical-align:-1px}
@@ -87,7 +90,7 @@ details summary{cursor:pointer;color:var(--brand);font-weight:600;padding:10px 8
 .muted{color:var(--muted)}
 footer{color:var(--muted);font-size:12px;padding:8px 0 30px}
 @media (max-width:900px){.summary{grid-template-columns:1fr}.cols{grid-template-columns:1fr}.thumb{display:none}}
-@media (max-width:480px){td,th{padding:6px 4px}th{letter-spacing:0}}
+@media (max-width:480px){td,th{padding:6px 4px}th{letter-spacing:0}.spread{font-size:13px}}
 @media print{
   @page{size:A4;margin:10mm 9mm}
   body{background:#fff;font-size:11px}
