@@ -11,8 +11,16 @@ export interface Location {
   name: string;
   region: string;
   default: boolean;
-  /** IDs of the browsers this location runs. */
+  /** IDs of the browsers this location runs (what its online agents offer). */
   browsers: string[];
+  /** Agents of the location heard from within three heartbeats (core/locations.ts); absent for a static catalog. */
+  agentsOnline?: number;
+}
+
+/** Where a catalog's locations come from when they live in the database (core/locations.ts LocationDirectory). */
+export interface LocationSource {
+  locations(): Location[];
+  readonly defaultLocation: string;
 }
 
 export interface Browser {
@@ -134,7 +142,7 @@ function allDevices(): readonly SimulatedDevice[] {
   return deviceCache;
 }
 
-export function createCatalog(cfg: CatalogConfig): Catalog {
+export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Catalog {
   const location: Location = {
     id: LOCATION_ID,
     name: cfg.locationName,
@@ -165,9 +173,10 @@ export function createCatalog(cfg: CatalogConfig): Catalog {
   const byId = new Map(devices.map((d) => [d.id, d]));
   // Hand out copies so a caller (a serializer, say) cannot alter the reference data.
   const copyLocation = (l: Location): Location => ({ ...l, browsers: [...l.browsers] });
+  const locations = source ? () => source.locations() : () => [copyLocation(location)];
   return {
-    locations: () => [copyLocation(location)],
-    location: (id) => (id === location.id ? copyLocation(location) : undefined),
+    locations,
+    location: (id) => locations().find((l) => l.id === id),
     browsers: () => [{ ...chrome }],
     browser: (id) => (id === chrome.id ? { ...chrome } : undefined),
     devices: () => devices.map((d) => ({ ...d })),
@@ -175,10 +184,23 @@ export function createCatalog(cfg: CatalogConfig): Catalog {
       const d = byId.get(id);
       return d ? { ...d } : undefined;
     },
-    defaultLocation: LOCATION_ID,
+    get defaultLocation() {
+      return source ? source.defaultLocation : LOCATION_ID;
+    },
     defaultBrowser: BROWSER_ID,
   };
 }
+
+/**
+ * Whether tests at this location may ask for this browser: one its online agents offer; when none is online, any
+ * browser of the catalogue (the test waits in the queue for an agent, up to the queue timeout).
+ */
+export function locationOffers(catalog: Catalog, location: Location, browserId: string): boolean {
+  return catalog.browser(browserId) !== undefined && (location.browsers.length === 0 || location.browsers.includes(browserId));
+}
+
+/** The browsers an agent of this code offers (it announces them at hello and in heartbeats). */
+export const AGENT_BROWSERS: readonly string[] = [BROWSER_ID];
 
 /** What the runner needs to emulate a device (portrait; browser_rotate swaps it later). */
 export function deviceProfile(device: SimulatedDevice): DeviceProfile {

@@ -5,7 +5,7 @@
  */
 import type { RootDb, Store } from '../store/db.js';
 import type { Principal } from './accounts.js';
-import type { Catalog } from './catalog.js';
+import { locationOffers, type Catalog } from './catalog.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import type { PlanRegistry } from './plans.js';
@@ -86,7 +86,7 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
       throw new ApiError('E40303', `Hourly monitoring is not part of the ${plan.name} plan; use daily, weekly or monthly.`);
     }
     const location = catalog.location(page.location);
-    if (!location || !catalog.browser(page.browser) || !location.browsers.includes(page.browser)) {
+    if (!location || !locationOffers(catalog, location, page.browser)) {
       throw new ApiError('E40303', `The page's location "${page.location}" and browser "${page.browser}" are no longer offered, so it cannot be monitored.`);
     }
     if (page.monitored === freq && page.monitor_next_run !== null) return;

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import type { AnalysisOptions, Flag, ReportType, Retention } from './analysis-options.js';
 import { NON_IDENTITY_OPTIONS } from './analysis-options.js';
-import { deviceSlug, type BrowserCapability, type Catalog } from './catalog.js';
+import { deviceSlug, locationOffers, type BrowserCapability, type Catalog } from './catalog.js';
 import { ApiError } from './errors.js';
 import type { Plan } from './plans.js';
 
@@ -337,8 +337,9 @@ export function parseTestAttributes(body: unknown, ctx: OptionsContext): Analysi
   }
   const browser = id(a, 'browser') ?? ctx.defaultBrowser;
   const br = catalog.browser(browser);
-  if (!br || !loc.browsers.includes(browser)) {
-    const ids = loc.browsers.map((b) => `"${b}" (${catalog.browser(b)?.name ?? b})`).join(', ');
+  if (!br || !locationOffers(catalog, loc, browser)) {
+    const offered = loc.browsers.length > 0 ? loc.browsers : catalog.browsers().map((b) => b.id);
+    const ids = offered.map((b) => `"${b}" (${catalog.browser(b)?.name ?? b})`).join(', ');
     throw new ApiError(
       'E40003',
       `browser ${show(browser)} is not available at location "${loc.id}"; use one of ${ids} (GET /browsers)`,

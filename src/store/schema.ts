@@ -39,6 +39,38 @@ export interface TestsTable {
   page_id: string | null;
   /** 1 while the finished test's alert checks and test.* webhooks wait to run (migration 006). */
   events_pending?: number | null;
+  /** When the test last entered the queue (creation or requeue); the queue timeout counts from it (migration 008). */
+  queued_at?: number | null;
+}
+
+export interface LocationsTable {
+  id: string;
+  name: string;
+  region: string;
+  is_default: number;
+  created: number;
+}
+
+export interface AgentTokensTable {
+  id: string;
+  location: string;
+  token_hash: string;
+  created: number;
+  revoked: number | null;
+}
+
+export interface AgentsTable {
+  id: string;
+  location: string;
+  /** null for the in-process agent of location 1. */
+  token_id: string | null;
+  version: string;
+  hostname: string;
+  /** JSON array of browser IDs the agent offers. */
+  browsers: string;
+  slots: number;
+  started: number;
+  last_seen: number;
 }
 
 export interface ReportsTable {
@@ -211,4 +243,7 @@ export interface Database {
   alert_events: AlertEventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
+  locations: LocationsTable;
+  agent_tokens: AgentTokensTable;
+  agents: AgentsTable;
 }

@@ -33,7 +33,10 @@ export function registerReferenceRoutes(r: Router, ctx: AppContext): void {
   const locationResource = (l: ReturnType<typeof catalog.locations>[number], links: { location(id: string): string }) => ({
     type: 'location',
     id: l.id,
-    attributes: { name: l.name, region: l.region, default: l.default, account_has_access: true, browsers: l.browsers },
+    attributes: {
+      name: l.name, region: l.region, default: l.default, account_has_access: true, browsers: l.browsers,
+      ...(l.agentsOnline === undefined ? {} : { agents_online: l.agentsOnline }),
+    },
     links: { self: links.location(l.id) },
   });
 

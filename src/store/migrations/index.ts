@@ -5,6 +5,7 @@ import { m004PdfGenerations } from './004-pdf-generations.js';
 import { m005UrlSearch } from './005-url-search.js';
 import { m006AlertsWebhooks } from './006-alerts-webhooks.js';
 import { m007ReportRuns } from './007-report-runs.js';
+import { m008LocationsAgents } from './008-locations-agents.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -130,4 +131,5 @@ export const migrations: Record<string, Migration> = {
   '005_url_search': m005UrlSearch,
   '006_alerts_webhooks': m006AlertsWebhooks,
   '007_report_runs': m007ReportRuns,
+  '008_locations_agents': m008LocationsAgents,
 };
