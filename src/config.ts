@@ -6,6 +6,7 @@ import { AUTH_CACHE_MAX_MS } from './core/auth-cache.js';
 import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
 import { DEFAULT_RUN_GUARD, type RunGuardSettings } from './agent/run-guard.js';
+import { DEFAULT_HEARTBEAT_MS } from './core/locations.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
 export interface Config {
@@ -37,6 +38,12 @@ export interface Config {
   publicUrl?: string;
   /** Lease of a claimed test; renewed while it runs. */
   leaseMs: number;
+  /** A test no agent of its location claimed in this time ends in error, refunded (WEBGAUGE_QUEUE_TIMEOUT_MS). */
+  queueTimeoutMs: number;
+  /** How often agents say they are alive; three missed and an agent is offline (WEBGAUGE_AGENT_HEARTBEAT_MS). */
+  agentHeartbeatMs: number;
+  /** Bearer token of GET /metrics (WEBGAUGE_METRICS_TOKEN); unset: no metrics endpoint. */
+  metricsToken?: string;
   /** How long a process trusts what it read about an API key (core/auth-cache.ts); 0 = not at all. */
   authCacheMs: number;
   /** Upper bound of one run. */
@@ -91,6 +98,13 @@ function runGuardVar(env: NodeJS.ProcessEnv): RunGuardSettings | undefined {
     freeCores: numberVar(env, 'WEBGAUGE_RUN_FREE_CORES', DEFAULT_RUN_GUARD.freeCores, 0, 1024),
     maxExtraLoads: intVar(env, 'WEBGAUGE_RUN_EXTRA_LOADS', DEFAULT_RUN_GUARD.maxExtraLoads, 0, 10),
   };
+}
+
+function metricsTokenVar(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.WEBGAUGE_METRICS_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < 16 || /\s/.test(token)) throw new ConfigError('WEBGAUGE_METRICS_TOKEN must be at least 16 characters without spaces (openssl rand -hex 16)');
+  return token;
 }
 
 function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -220,6 +234,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: boolVar(env, 'WEBGAUGE_TRUST_PROXY', false),
     publicUrl: publicUrlVar(env, 'WEBGAUGE_PUBLIC_URL'),
     leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
+    queueTimeoutMs: intVar(env, 'WEBGAUGE_QUEUE_TIMEOUT_MS', 600_000, 1_000, 86_400_000),
+    agentHeartbeatMs: intVar(env, 'WEBGAUGE_AGENT_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS, 100, 600_000),
+    metricsToken: metricsTokenVar(env),
     authCacheMs: intVar(env, 'WEBGAUGE_AUTH_CACHE_MS', 2_000, 0, AUTH_CACHE_MAX_MS),
     runTimeoutMs: intVar(env, 'WEBGAUGE_RUN_TIMEOUT_MS', 120_000, 5_000, 3_600_000),
     runGuard: runGuardVar(env),

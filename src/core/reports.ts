@@ -182,8 +182,9 @@ export async function completeTest(
       return true;
     });
   } finally {
-    // Files without their report row are of no use to anyone: a lost lease or a failed transaction removes them.
-    if (!ok) await artifacts.removePrefix(reportId);
+    // Files without their report row are of no use to anyone: a lost lease or a failed transaction removes them
+    // (unless the same result, uploaded twice by a remote agent, landed with the other upload: core/agent-work.ts).
+    if (!ok && (await findTest(store.db, testId))?.state !== 'completed') await artifacts.removePrefix(reportId);
   }
   return ok;
 }

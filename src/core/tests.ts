@@ -10,7 +10,7 @@ import { testCostTenths } from './pricing.js';
 import { lockAccount } from '../store/locks.js';
 import { pageIdFor } from '../store/pages.js';
 import {
-  claimQueuedTest, countActiveTests, expiredLeases, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
+  claimQueuedTest, countActiveTests, expiredLeases, testsQueuedSince, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
   requeueExpiredTest, testCharge, type TestRow,
 } from '../store/tests.js';
 
@@ -70,6 +70,7 @@ export async function startTest(
       browser: options.browser,
       location: options.location,
       created: clock.now(),
+      queued_at: null,
       started: null,
       finished: null,
       lease_owner: null,
@@ -81,6 +82,7 @@ export async function startTest(
       page_id: pageId ?? null,
       events_pending: null,
     };
+    test.queued_at = test.created;
     await insertTest(trx, test);
     // credits_used is the test's price even when the plan does not pay it (the client sees what it costs).
     return { test, creditsLeft: fromTenths(credits.leftTenths), creditsUsed: fromTenths(cost) };
@@ -118,7 +120,7 @@ export async function failTest(store: Store, testId: string, agentId: string | n
 
 /** Give a test back to the queue without counting the attempt (the server is stopping, not the test failing). */
 export async function releaseTest(db: Db, testId: string, agentId: string): Promise<void> {
-  await releaseHeldTest(db, testId, agentId);
+  await releaseHeldTest(db, testId, agentId, clock.now());
 }
 
 /**
@@ -140,4 +142,26 @@ export async function reapExpiredLeases(store: Store): Promise<{ requeued: numbe
     }
   }
   return { requeued, failed };
+}
+
+/**
+ * Tests no agent of their location claimed within the queue timeout (WEBGAUGE_QUEUE_TIMEOUT_MS) end in error with
+ * their credits refunded, saying whether the location had an agent online at all. Returns how many.
+ */
+export async function failQueuedPastTimeout(
+  store: Store,
+  timeoutMs: number,
+  location: (id: string) => { name: string; agentsOnline: number } | undefined,
+): Promise<number> {
+  const minutes = Math.round(timeoutMs / 6_000) / 10;
+  let failed = 0;
+  for (const t of await testsQueuedSince(store.db, clock.now() - timeoutMs, 500)) {
+    const l = location(t.location);
+    const where = `location "${l?.name ?? t.location}" (ID ${t.location})`;
+    const message = l && l.agentsOnline > 0
+      ? `No agent of ${where} took this test within ${minutes} minutes: its agents were busy with other tests. Its credits were refunded.`
+      : `No agent of ${where} was online to run this test within ${minutes} minutes; its credits were refunded.`;
+    if (await failTest(store, t.id, null, message)) failed += 1;
+  }
+  return failed;
 }

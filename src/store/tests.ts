@@ -100,10 +100,10 @@ export function testCharge(db: Db, testId: string): Promise<Pick<TestRow, 'accou
 }
 
 /** Give a test the agent holds back to the queue without counting the attempt. */
-export async function releaseHeldTest(db: Db, testId: string, agentId: string): Promise<void> {
+export async function releaseHeldTest(db: Db, testId: string, agentId: string, now: number): Promise<void> {
   await db
     .updateTable('tests')
-    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1) }))
+    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1), queued_at: now }))
     .where('id', '=', testId)
     .where('state', '=', 'started')
     .where('lease_owner', '=', agentId)
@@ -119,12 +119,17 @@ export function expiredLeases(db: Db, now: number): Promise<Pick<TestRow, 'id' |
 export async function requeueExpiredTest(db: Db, testId: string, now: number): Promise<number> {
   const res = await db
     .updateTable('tests')
-    .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null })
+    .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null, queued_at: now })
     .where('id', '=', testId)
     .where('state', '=', 'started')
     .where('lease_expires', '<', now)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
+}
+
+/** Tests waiting in the queue since before `queuedBefore`, with their location. */
+export function testsQueuedSince(db: Db, queuedBefore: number, limit: number): Promise<Pick<TestRow, 'id' | 'location'>[]> {
+  return db.selectFrom('tests').select(['id', 'location']).where('state', '=', 'queued').where('queued_at', '<', queuedBefore).limit(limit).execute();
 }
 
 /** Queued tests created before `createdBefore` (no agent took them). */
