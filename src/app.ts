@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from './agent/agent.js';
-import { InProcessTransport } from './agent/transport.js';
+import { InProcessTransport } from './agent/in-process-transport.js';
 import { RunQualityGuard } from './agent/run-guard.js';
 import { measureBenchmarkIndex } from './runner/benchmark.js';
 import { buildServer } from './api/server.js';
@@ -11,7 +11,10 @@ import { createCatalog } from './core/catalog.js';
 import { authenticate } from './core/accounts.js';
 import { PrincipalCache } from './core/auth-cache.js';
 import { RateLimiter, sweepRateLimits } from './core/ratelimit.js';
-import { reapExpiredLeases } from './core/tests.js';
+import { failQueuedPastTimeout, reapExpiredLeases } from './core/tests.js';
+import { ensureLocalLocation, LocationDirectory, LOCAL_LOCATION_ID } from './core/locations.js';
+import { QueueSignal } from './core/queue-signal.js';
+import { ServiceMetrics } from './api/metrics.js';
 import { sealStoredOptions } from './core/stored-options.js';
 import { runTest } from './runner/run.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from './runner/browser.js';
@@ -61,7 +64,15 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
     secretKey: config.secretKey });
   const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
-  const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion });
+  // Locations live in the database (operators add them); location 1 is this node's own, named by its config.
+  await ensureLocalLocation(store, config.locationName, config.locationRegion);
+  const locations = new LocationDirectory(store, config.agentHeartbeatMs);
+  await locations.refresh();
+  locations.start();
+  const catalog = createCatalog({ locationName: config.locationName, locationRegion: config.locationRegion }, locations);
+  const queueSignal = new QueueSignal();
+  // Only when an operator scrapes them (their collectors cost a little in every process).
+  const metrics = config.metricsToken ? new ServiceMetrics(store, locations) : undefined;
   let agent: Agent | undefined;
   let testEvents: TestEventsJob | undefined;
   const server = await buildServer({
@@ -72,7 +83,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     principals: new PrincipalCache((key) => authenticate(store.db, config.plans, key), config.authCacheMs),
     rateLimiter: new RateLimiter(store),
     sandbox,
-    notifyQueued: () => agent?.wake(),
+    notifyQueued: () => {
+      agent?.wake();
+      queueSignal.notify();
+    },
+    queueSignal,
+    notifyFinished: () => testEvents?.wake(),
+    locations,
+    metrics,
   });
   // An account whose plan left the plans file is warned about in the service's log.
   config.plans.useLog(server.log);
@@ -82,7 +100,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   if (config.agent && config.agentSlots > 0) {
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
-      location: catalog.defaultLocation,
+      location: LOCAL_LOCATION_ID,
+      heartbeatMs: config.agentHeartbeatMs,
       slots: config.agentSlots,
       leaseMs: config.leaseMs,
       runTimeoutMs: config.runTimeoutMs,
@@ -101,6 +120,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     try {
       const r = await reapExpiredLeases(store);
       if (r.requeued || r.failed) server.log.warn(r, 'expired leases reaped');
+      const timedOut = await failQueuedPastTimeout(store, config.queueTimeoutMs, (id) => locations.locations().find((l) => l.id === id));
+      if (timedOut > 0) server.log.warn({ tests: timedOut }, 'tests no agent claimed within the queue timeout ended in error');
       await sweepRateLimits(store);
     } catch (err) {
       server.log.error({ err }, 'sweep failed');
@@ -128,12 +149,18 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   };
   testEvents = new TestEventsJob({
     store, resources: eventResources(store, config, listenOrigin), email: mailer !== undefined, queued: () => dispatcher.wake(), log,
+    finished: (t) => metrics?.testFinished(t),
   });
   monitor.start();
   sweeper.start();
   testEvents.start();
   dispatcher.start();
-  agent?.start();
+  if (agent) {
+    // Location 1 offers its browsers from the first request on.
+    await agent.announce();
+    await locations.refresh();
+    agent.start();
+  }
 
   let closed = false;
   return {
@@ -149,6 +176,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       if (closed) return;
       closed = true;
       clearInterval(reaper);
+      locations.stop();
       await monitor.stop();
       await sweeper.stop();
       await agent?.stop();

@@ -5,7 +5,11 @@ import { ConfigError, loadConfig } from './config.js';
 import { BrowserSetupError } from './runner/browser.js';
 import { AccountInputError, countAccounts, createAccount, listAccounts, regenerateKey, updateAccount } from './core/accounts.js';
 import type { PlanRegistry, Role } from './core/plans.js';
-import { openStore } from './store/db.js';
+import { openStore, type Store } from './store/db.js';
+import {
+  addLocation, createAgentToken, listAgentTokens, listLocations, LocationInputError, removeLocation, revokeToken,
+} from './core/locations.js';
+import { AgentStartError, startRemoteAgent } from './agent/remote.js';
 
 const USAGE = `Usage:
   webgauge serve [--host H] [--port P] [--no-agent]
@@ -13,6 +17,13 @@ const USAGE = `Usage:
   webgauge account list
   webgauge account update --email E [--plan PLAN] [--credits N]
   webgauge key regenerate --email E
+  webgauge location add --name NAME --region REGION [--default]
+  webgauge location list
+  webgauge location remove ID
+  webgauge agent token create --location ID
+  webgauge agent token list [--location ID]
+  webgauge agent token revoke TOKEN_ID
+  webgauge agent --server URL --token TOKEN [--slots N]
   webgauge migrate
 Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH,
 WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see README).`;
@@ -46,11 +57,11 @@ async function serve(args: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-async function withStore<T>(fn: (db: Awaited<ReturnType<typeof openStore>>['db'], plans: PlanRegistry) => Promise<T>): Promise<T> {
+async function withStore<T>(fn: (db: Store['db'], plans: PlanRegistry, store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, secretKey: config.secretKey });
   try {
-    return await fn(store.db, config.plans);
+    return await fn(store.db, config.plans, store);
   } finally {
     await store.close();
   }
@@ -112,6 +123,70 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`new API key for ${values.email}\n${apiKey}\n`);
     return 0;
   }
+  if (cmd === 'location' && sub === 'add') {
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, region: { type: 'string' }, default: { type: 'boolean' } } });
+    const row = await withStore((_db, _plans, store) => addLocation(store, { name: values.name, region: values.region, makeDefault: values.default }));
+    process.stdout.write(`added location ${row.name} (${row.region})${row.is_default ? ', the default' : ''}\n${row.id}\n`);
+    return 0;
+  }
+  if (cmd === 'location' && sub === 'list') {
+    parseArgs({ args: rest, options: {} });
+    const rows = await withStore((db) => listLocations(db));
+    for (const l of rows) {
+      const agents = l.agents.map((a) => `${a.hostname}(${a.online ? 'online' : 'offline'},slots=${a.slots},v${a.version})`).join(' ');
+      process.stdout.write(`${l.id}\tname=${l.name}\tregion=${l.region}${l.is_default ? '\tdefault' : ''}\tagents_online=${l.agents.filter((a) => a.online).length}${agents ? `\t${agents}` : ''}\n`);
+    }
+    return 0;
+  }
+  if (cmd === 'location' && sub === 'remove') {
+    const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true });
+    if (positionals.length !== 1) throw new LocationInputError('give the ID of the location to remove (webgauge location list)');
+    await withStore((_db, _plans, store) => removeLocation(store, positionals[0]!));
+    process.stdout.write(`removed location ${positionals[0]}\n`);
+    return 0;
+  }
+  if (cmd === 'agent' && sub === 'token') {
+    const [action, ...args] = rest;
+    if (action === 'create') {
+      const { values } = parseArgs({ args, options: { location: { type: 'string' } } });
+      if (!values.location) throw new LocationInputError('--location is required (webgauge location list)');
+      const { id, token } = await withStore((_db, _plans, store) => createAgentToken(store, values.location!));
+      process.stdout.write(`agent token ${id} for location ${values.location} (shown once, keep it)\n${token}\n`);
+      return 0;
+    }
+    if (action === 'list') {
+      const { values } = parseArgs({ args, options: { location: { type: 'string' } } });
+      const rows = await withStore((db) => listAgentTokens(db, values.location));
+      for (const t of rows) {
+        process.stdout.write(`${t.id}\tlocation=${t.location}\tcreated=${new Date(t.created).toISOString()}${t.revoked ? `\trevoked=${new Date(t.revoked).toISOString()}` : ''}\n`);
+      }
+      return 0;
+    }
+    if (action === 'revoke') {
+      const { positionals } = parseArgs({ args, options: {}, allowPositionals: true });
+      if (positionals.length !== 1) throw new LocationInputError('give the ID of the token to revoke (webgauge agent token list)');
+      await withStore((_db, _plans, store) => revokeToken(store, positionals[0]!));
+      process.stdout.write(`revoked agent token ${positionals[0]}\n`);
+      return 0;
+    }
+  }
+  if (cmd === 'agent' && (sub === undefined || sub.startsWith('--'))) {
+    const { values } = parseArgs({
+      args: [sub, ...rest].filter((a): a is string => a !== undefined),
+      options: { server: { type: 'string' }, token: { type: 'string' }, slots: { type: 'string' } },
+    });
+    const { stop } = await startRemoteAgent({ server: values.server ?? '', token: values.token ?? '', slots: Number(values.slots ?? '1') });
+    let stopping = false;
+    const onSignal = () => {
+      if (stopping) return;
+      stopping = true;
+      // Running tests go back to the queue; another agent of the location takes them.
+      void stop().then(() => process.exit(0));
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    return -1; // keep running
+  }
   process.stderr.write(`${USAGE}\n`);
   return cmd === undefined || cmd === 'help' || cmd === '--help' ? 0 : 2;
 }
@@ -121,7 +196,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError || ((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS_')) {
+    if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError ||
+      err instanceof LocationInputError || err instanceof AgentStartError || ((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS_')) {
       process.stderr.write(`webgauge: ${(err as Error).message}\n`);
       process.exit(2);
     }

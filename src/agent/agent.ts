@@ -8,7 +8,8 @@ import type { RunResult, RunSpec } from '../runner/types.js';
 import type { BrowserSandbox } from '../runner/browser.js';
 import type { TargetPolicy } from '../net/policy.js';
 import { RunError } from '../runner/types.js';
-import type { AgentTransport, Job } from './transport.js';
+import { AGENT_BROWSERS } from '../core/catalog.js';
+import type { AgentInfo, AgentTransport, Job } from './transport.js';
 import type { RunQualityGuard } from './run-guard.js';
 import { runSeries } from './run-series.js';
 
@@ -29,6 +30,8 @@ export interface AgentOptions {
   idlePollMs?: number;
   /** Discards loads made on a busy or slow host (run-guard.ts); none: every load counts. */
   guard?: RunQualityGuard;
+  /** How often the agent tells the service it is alive (three missed: offline). */
+  heartbeatMs: number;
 }
 
 /**
@@ -36,16 +39,34 @@ export interface AgentOptions {
  * and reporting the outcome. Stopping aborts running loads and hands their tests back to the queue.
  */
 export class Agent {
-  readonly id = `agent-${newId()}`;
+  readonly id: string;
   private stopping = false;
   private readonly running = new Map<string, AbortController>();
   private readonly loops: Promise<void>[] = [];
   private wakers: (() => void)[] = [];
 
-  constructor(private readonly opts: AgentOptions) {}
+  constructor(private readonly opts: AgentOptions) {
+    this.id = `agent-${newId()}`;
+  }
+
+  private heartbeats?: NodeJS.Timeout;
+
+  /** What this agent offers: the browsers of this code, and its slots. */
+  get info(): AgentInfo {
+    return { browsers: [...AGENT_BROWSERS], slots: this.opts.slots };
+  }
+
+  /** Tells the service this agent is alive (done at start, then every heartbeat). */
+  announce(): Promise<void> {
+    return this.opts.transport.heartbeat(this.id, this.info);
+  }
 
   start(): void {
     this.opts.guard?.start();
+    this.heartbeats = setInterval(() => {
+      this.announce().catch((err: unknown) => this.opts.log.warn({ err }, 'heartbeat failed'));
+    }, this.opts.heartbeatMs);
+    this.heartbeats.unref();
     for (let i = 0; i < this.opts.slots; i++) this.loops.push(this.loop(i));
   }
 
@@ -62,6 +83,7 @@ export class Agent {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.heartbeats);
     for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
     this.wake();
     await Promise.allSettled(this.loops);

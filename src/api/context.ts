@@ -2,6 +2,9 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { Config } from '../config.js';
 import type { PrincipalCache } from '../core/auth-cache.js';
 import type { Catalog } from '../core/catalog.js';
+import type { LocationDirectory } from '../core/locations.js';
+import type { QueueSignal } from '../core/queue-signal.js';
+import type { ServiceMetrics } from './metrics.js';
 import type { RateLimiter } from '../core/ratelimit.js';
 import type { Store } from '../store/db.js';
 import type { BrowserSandbox } from '../runner/browser.js';
@@ -17,6 +20,14 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   /** Who the browsers of this process (PDFs, the in-process agent) run as. */
   sandbox: BrowserSandbox;
-  /** Tell the in-process agent that work was queued (no-op when the agent runs elsewhere). */
+  /** Tell the in-process agent and waiting remote claims that work was queued. */
   notifyQueued(): void;
+  /** What remote agents' long-poll claims wait on (notifyQueued wakes it). */
+  queueSignal: QueueSignal;
+  /** A test completed or failed here: its alert checks and webhooks can run now. */
+  notifyFinished(): void;
+  /** Locations and their online agents (database-backed, refreshed every second). */
+  locations: LocationDirectory;
+  /** Prometheus metrics (GET /metrics), when WEBGAUGE_METRICS_TOKEN is set. */
+  metrics?: ServiceMetrics;
 }

@@ -16,6 +16,8 @@ import { registerTagRoutes } from './routes/tags.js';
 import { registerReportPage } from './routes/report-page.js';
 import { registerAlertRoutes } from './routes/alerts.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerAgentProtocol } from './routes/agent-protocol.js';
+import { registerMetrics } from './metrics.js';
 import { compileRequestSchema } from './validation.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
@@ -86,6 +88,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   registerAlertRoutes(router, ctx);
   registerWebhookRoutes(router, ctx);
   registerReportPage(app, ctx);
+  registerAgentProtocol(app, ctx);
+  registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
 
   // The OpenAPI document is documentation: no API key needed (spec 1.7).
   app.get(`${API_PREFIX}/openapi.json`, async (req, reply) =>

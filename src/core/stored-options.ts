@@ -113,6 +113,13 @@ export function storeOptions(box: SecretBox, options: AnalysisOptions): string {
   return JSON.stringify({ ...rest, sealed: box.seal(JSON.stringify(secrets)) });
 }
 
+/** Options sent in the clear (the agent protocol's claim answer): the same typed reading; nothing sealed. */
+export function readPlainOptions(text: string): AnalysisOptions {
+  const { sealed, cookies, httpauth_password, ...rest } = parseStored(text);
+  if (sealed !== undefined) throw new StoredOptionsError('sealed options cannot be read without the service\'s key');
+  return withOptional<AnalysisOptions>({ ...rest, cookies: cookies ?? [] }, { httpauth_password });
+}
+
 export function readOptions(box: SecretBox, text: string): AnalysisOptions {
   const { sealed, cookies, httpauth_password, ...rest } = parseStored(text);
   if (sealed === undefined) return withOptional<AnalysisOptions>({ ...rest, cookies: cookies ?? [] }, { httpauth_password });

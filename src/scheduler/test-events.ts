@@ -36,6 +36,8 @@ export interface TestEventsOptions {
   queued?: () => void;
   log?: { error(obj: object, msg: string): void };
   intervalMs?: number;
+  /** Told of each finished test this job followed up (exactly once across processes): the metrics count it. */
+  finished?: (t: TestRow) => void;
 }
 
 const BATCH = 20;
@@ -63,7 +65,10 @@ export class TestEventsJob extends PeriodicJob<number> {
       const tests = await testsWithPendingEvents(this.o.store.db, BATCH);
       for (const t of tests) {
         try {
-          if (await this.follow(t)) done++;
+          if (await this.follow(t)) {
+            done++;
+            this.o.finished?.(t);
+          }
         } catch (err) {
           // Never loop on one test: its follow-ups are dropped, logged, and the rest go on.
           this.o.log?.error({ err, testId: t.id }, 'alert checks or notifications of a finished test failed; skipped');

@@ -15,7 +15,11 @@ export interface ChildService {
   stop(): Promise<void>;
 }
 
-export async function startChildService(dataDir: string, env: Record<string, string> = {}): Promise<ChildService> {
+/**
+ * `key`: the owner key of a data folder whose service started before (a restart prints no new key); with it,
+ * WEBGAUGE_PORT in `env` restarts the service where it was.
+ */
+export async function startChildService(dataDir: string, env: Record<string, string> = {}, key?: string): Promise<ChildService> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     env: {
       ...process.env, WEBGAUGE_DATA_DIR: dataDir, WEBGAUGE_PORT: '0', WEBGAUGE_LOG_LEVEL: 'trace',
@@ -28,11 +32,11 @@ export async function startChildService(dataDir: string, env: Record<string, str
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const key = /API key \(shown once, keep it\): (\S+)/.exec(out)?.[1];
+    const owner = key ?? /API key \(shown once, keep it\): (\S+)/.exec(out)?.[1];
     const api = /listening on (http:\/\/\S+\/api\/2\.0)/.exec(out)?.[1];
-    if (key && api) {
+    if (owner && api) {
       return {
-        api, key, proc, output: () => out,
+        api, key: owner, proc, output: () => out,
         async stop() {
           if (proc.exitCode !== null) return;
           const exited = new Promise((resolve) => proc.once('exit', resolve));

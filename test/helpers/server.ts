@@ -23,7 +23,7 @@ export function engines(): EngineName[] {
 }
 
 /** A fresh, empty PostgreSQL database for one test server; dropped on close. */
-async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.WEBGAUGE_TEST_PG_URL!;
   const name = `webgauge_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -144,7 +144,7 @@ export async function call(
 }
 
 /** Poll a test until it leaves queued/started (3 s is the spec's interval; tests poll faster). */
-export async function waitForTest(server: TestServer, key: string, id: string, timeoutMs = 90_000): Promise<Res> {
+export async function waitForTest(server: { api: string }, key: string, id: string, timeoutMs = 90_000): Promise<Res> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(server, 'GET', `/tests/${id}`, { key });

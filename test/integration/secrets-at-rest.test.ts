@@ -13,7 +13,7 @@ import { call, engines, errorOf, startServer, type TestServer } from '../helpers
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { storeOptions } from '../../src/core/stored-options.js';
-import { InProcessTransport } from '../../src/agent/transport.js';
+import { InProcessTransport } from '../../src/agent/in-process-transport.js';
 import { FileArtifactStore } from '../../src/artifacts/store.js';
 import { createCatalog } from '../../src/core/catalog.js';
 import { join } from 'node:path';

@@ -1,0 +1,92 @@
+/**
+ * `webgauge agent --server URL --token TOKEN [--slots N]`: an agent in another place. It needs the server's URL and
+ * a token of its location, nothing else: no database, no data of the service. It claims tests of its location over
+ * HTTP, runs them with the same runner and run guard as the in-process agent, uploads results and hands its tests
+ * back on SIGTERM. Its network is the one a hostile page would reach into, so it applies its own target policy.
+ */
+import pino from 'pino';
+import { loadConfig } from '../config.js';
+import { createCatalog } from '../core/catalog.js';
+import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from '../runner/browser.js';
+import { measureBenchmarkIndex } from '../runner/benchmark.js';
+import { runTest } from '../runner/run.js';
+import type { RunResult, RunSpec } from '../runner/types.js';
+import { Agent } from './agent.js';
+import { AgentRefused, HttpTransport } from './http-transport.js';
+import { RunQualityGuard } from './run-guard.js';
+
+export interface RemoteAgentOptions {
+  server: string;
+  token: string;
+  slots: number;
+  /** The page load; the queue bench replaces it with one that returns at once (bench/queue.bench.ts). */
+  run?: (spec: RunSpec) => Promise<RunResult>;
+  /** How long to keep trying to reach the server at start. */
+  connectForMs?: number;
+}
+
+export class AgentStartError extends Error {}
+
+/** Starts the agent; resolves with a stop function once it said hello and runs. */
+export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: Agent; stop: () => Promise<void> }> {
+  let url: URL;
+  try {
+    url = new URL(o.server);
+  } catch {
+    throw new AgentStartError(`--server must be the service's URL, such as https://webgauge.example.com, got "${o.server}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AgentStartError('--server must be an http:// or https:// URL');
+  if (!o.token) throw new AgentStartError('--token is required (webgauge agent token create --location ID prints one)');
+  if (!Number.isSafeInteger(o.slots) || o.slots < 1 || o.slots > 64) throw new AgentStartError('--slots must be an integer from 1 to 64');
+
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel });
+  const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
+  const orphans = removeOrphanedBrowsers(sandbox.tag);
+  if (orphans > 0) log.warn({ orphans }, 'removed browsers and temporary folders left by a killed agent');
+  const catalog = createCatalog({ locationName: '', locationRegion: '' });
+  const transport = new HttpTransport({
+    server: url.href, token: o.token, catalog,
+    onRefused: (err) => {
+      process.stderr.write(`webgauge agent: ${err.message}\n`);
+      // Refused for good (token revoked, protocol changed): stop at once, non-zero.
+      process.exit(3);
+    },
+  });
+  const run = o.run ?? ((spec: RunSpec) => runTest({ adblockLists: config.adblockLists, ...spec }));
+  // Lease and heartbeat come from the server's hello; the agent is built first for its ID.
+  const settings = { leaseMs: config.leaseMs, heartbeatMs: config.agentHeartbeatMs };
+  const agent = new Agent({
+    transport,
+    location: '', // the server knows it from the token
+    slots: o.slots,
+    get leaseMs() { return settings.leaseMs; },
+    get heartbeatMs() { return settings.heartbeatMs; },
+    runTimeoutMs: config.runTimeoutMs,
+    chromePath: config.chromePath,
+    policy: config.targetPolicy,
+    sandbox,
+    log,
+    run,
+    idlePollMs: 0, // a claim waits on the server
+    guard: o.run || !config.runGuard ? undefined : new RunQualityGuard(config.runGuard,
+      (samples) => measureBenchmarkIndex({ chromePath: config.chromePath, sandbox, samples }), log),
+  });
+  const until = Date.now() + (o.connectForMs ?? 60_000);
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      const hello = await transport.sayHello(agent.id, agent.info);
+      settings.leaseMs = hello.lease_ms;
+      settings.heartbeatMs = hello.heartbeat_ms;
+      log.info({ agent: agent.id, location: hello.location, slots: o.slots }, 'agent signed in; waiting for tests');
+      break;
+    } catch (err) {
+      if (err instanceof AgentRefused) throw new AgentStartError(err.message);
+      if (Date.now() + delay > until) throw new AgentStartError(`cannot reach ${url.href}: ${(err as Error).message}`);
+      log.warn({ err: (err as Error).message }, 'the server is not reachable yet; trying again');
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+  agent.start();
+  return { agent, stop: () => agent.stop() };
+}

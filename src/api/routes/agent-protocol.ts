@@ -1,0 +1,195 @@
+/**
+ * The agent protocol, server side (docs/agent-protocol.md): remote agents sign in with a token of their location,
+ * say hello, claim tests of their location (long-poll), renew leases, upload results (checksummed, stored whole or
+ * not at all, idempotent), report failures and hand tests back. JSON in and out, errors as {error: {code, message}}.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { completeWork, claimWork } from '../../core/agent-work.js';
+import { clock } from '../../core/clock.js';
+import { agentTokenLocation, announceAgent } from '../../core/locations.js';
+import { failTest, releaseTest, renewLease } from '../../core/tests.js';
+import { findAgent, touchAgent } from '../../store/locations.js';
+import {
+  AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, CHECKSUM_HEADER, MAX_CLAIM_WAIT_MS, MAX_RESULT_BYTES,
+  type ClaimResponse, type HelloResponse, type ProtocolError,
+} from '../../agent/protocol.js';
+import { bundleChecksum, BundleError, decodeBundle } from '../../agent/result-bundle.js';
+import type { AppContext } from '../context.js';
+
+class ProtocolFailure extends Error {
+  constructor(readonly status: number, readonly code: ProtocolError['error']['code'], message: string) {
+    super(message);
+  }
+}
+
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+function field<T>(body: unknown, name: string, check: (v: unknown) => v is T, what: string): T {
+  const v = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  if (!check(v)) throw new ProtocolFailure(400, 'input', `${name} must be ${what}`);
+  return v;
+}
+const isId = (v: unknown): v is string => typeof v === 'string' && ID.test(v);
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 200;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 1024;
+const isIds = (v: unknown): v is string[] => Array.isArray(v) && v.length <= 16 && v.every(isId);
+
+function json(req: FastifyRequest): unknown {
+  if (typeof req.body !== 'string' || req.body === '') return {};
+  try {
+    return JSON.parse(req.body);
+  } catch {
+    throw new ProtocolFailure(400, 'input', 'the body is not JSON');
+  }
+}
+
+export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): void {
+  const { store, locations: directory } = ctx;
+
+  /** The token's location; the protocol version checked first (an old agent is told to upgrade, not "bad token"). */
+  async function signedIn(req: FastifyRequest): Promise<{ tokenId: string; location: string }> {
+    const protocol = req.headers[AGENT_PROTOCOL_HEADER];
+    if (protocol !== String(AGENT_PROTOCOL)) {
+      throw new ProtocolFailure(426, 'protocol', `this server speaks agent protocol ${AGENT_PROTOCOL}; the agent sent ` +
+        `${protocol === undefined ? 'none' : JSON.stringify(protocol)}: run an agent of the server's version`);
+    }
+    const auth = req.headers.authorization ?? '';
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    const who = m ? await agentTokenLocation(store.db, m[1]!) : undefined;
+    if (!who) throw new ProtocolFailure(401, 'token', 'the agent token is wrong or revoked (webgauge agent token create --location ID makes one)');
+    return who;
+  }
+
+  /** The agent, which must have said hello with a token of the same location. */
+  async function knownAgent(location: string, agentId: string): Promise<void> {
+    const agent = await findAgent(store.db, agentId);
+    if (!agent || agent.location !== location) throw new ProtocolFailure(404, 'unknown_agent', `agent ${agentId} has not said hello to this service`);
+  }
+
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: MAX_RESULT_BYTES }, (_req, body, done) => done(null, body));
+    scope.setErrorHandler((err, req, reply) => {
+      if (err instanceof ProtocolFailure) return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status >= 400 && status < 500) return reply.code(status).send({ error: { code: 'input', message: (err as Error).message } });
+      req.log.error({ err }, 'agent protocol request failed');
+      return reply.code(500).send({ error: { code: 'internal', message: 'internal error of the service; try again' } });
+    });
+
+    scope.post('/hello', async (req, reply) => {
+      const who = await signedIn(req);
+      const body = json(req);
+      const agentId = field(body, 'agent_id', isId, 'an ID (letters, digits, - and _)');
+      await announceAgent(store.db, {
+        agentId, location: who.location, tokenId: who.tokenId,
+        version: field(body, 'version', isText, 'a version string'),
+        hostname: field(body, 'hostname', isText, 'the agent machine\'s name'),
+        browsers: field(body, 'browsers', isIds, 'a list of browser IDs'),
+        slots: field(body, 'slots', isCount, 'the number of tests the agent runs at once'),
+      });
+      await directory.refresh();
+      const loc = directory.locations().find((l) => l.id === who.location);
+      req.log.info({ agentId, location: who.location }, 'agent said hello');
+      const answer: HelloResponse = {
+        protocol: AGENT_PROTOCOL,
+        location: { id: who.location, name: loc?.name ?? who.location, region: loc?.region ?? '' },
+        lease_ms: ctx.config.leaseMs,
+        heartbeat_ms: ctx.config.agentHeartbeatMs,
+      };
+      return reply.send(answer);
+    });
+
+    scope.post('/heartbeat', async (req, reply) => {
+      await signedIn(req);
+      const agentId = field(json(req), 'agent_id', isId, 'an ID');
+      if (!(await touchAgent(store.db, agentId, clock.now()))) throw new ProtocolFailure(404, 'unknown_agent', `agent ${agentId} must say hello again`);
+      return reply.send({});
+    });
+
+    scope.post('/claim', async (req, reply) => {
+      const who = await signedIn(req);
+      const body = json(req);
+      const agentId = field(body, 'agent_id', isId, 'an ID');
+      const waitMs = Math.min(MAX_CLAIM_WAIT_MS, field(body, 'wait_ms', (v): v is number => typeof v === 'number' && v >= 0, 'milliseconds ≥ 0'));
+      await knownAgent(who.location, agentId);
+      // The agent gone (connection closed) stops the wait: a test is never leased to a claim nobody reads.
+      const gone = new AbortController();
+      // The response's close (not the request's: that one fires once the body is read) tells of a lost connection.
+      reply.raw.once('close', () => gone.abort());
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const work = await claimWork(store, who.location, agentId, ctx.config.leaseMs);
+        if (work) {
+          await touchAgent(store.db, agentId, clock.now());
+          const answer: ClaimResponse = { test_id: work.testId, options: work.options };
+          return reply.send(answer);
+        }
+        const left = deadline - Date.now();
+        if (left <= 0 || gone.signal.aborted) return reply.code(204).send();
+        // Woken at once by a test queued on this node; tests queued on other nodes are found within 250 ms.
+        await ctx.queueSignal.wait(Math.min(250, left), gone.signal);
+      }
+    });
+
+    scope.post('/tests/:id/renew', async (req, reply) => {
+      const who = await signedIn(req);
+      const agentId = field(json(req), 'agent_id', isId, 'an ID');
+      await knownAgent(who.location, agentId);
+      const { id } = req.params as { id: string };
+      const held = ID.test(id) && (await renewLease(store.db, id, agentId, ctx.config.leaseMs));
+      await touchAgent(store.db, agentId, clock.now());
+      return reply.send({ held });
+    });
+
+    scope.put('/tests/:id/result', async (req, reply) => {
+      const who = await signedIn(req);
+      const agentId = req.headers[AGENT_ID_HEADER];
+      if (!isId(agentId)) throw new ProtocolFailure(400, 'input', `the ${AGENT_ID_HEADER} header must name the agent`);
+      await knownAgent(who.location, agentId);
+      const { id } = req.params as { id: string };
+      if (!Buffer.isBuffer(req.body)) throw new ProtocolFailure(400, 'input', 'the result is an application/octet-stream bundle');
+      const sum = req.headers[CHECKSUM_HEADER];
+      if (typeof sum !== 'string' || sum.toLowerCase() !== bundleChecksum(req.body)) {
+        throw new ProtocolFailure(400, 'checksum', `the bundle's SHA-256 is not the ${CHECKSUM_HEADER} header's: it was damaged on the way; send it again`);
+      }
+      let upload;
+      try {
+        upload = decodeBundle(req.body);
+      } catch (err) {
+        if (err instanceof BundleError) throw new ProtocolFailure(400, 'bundle', err.message);
+        throw err;
+      }
+      const stored = ID.test(id) && (await completeWork(store, ctx.artifacts, id, agentId, upload.result, upload.runs));
+      if (!stored) throw new ProtocolFailure(409, 'lease_lost', `agent ${agentId} no longer holds test ${id}: its lease ran out and the test went back to the queue`);
+      ctx.notifyFinished();
+      return reply.send({ stored: true });
+    });
+
+    scope.post('/tests/:id/fail', async (req, reply) => {
+      const who = await signedIn(req);
+      const body = json(req);
+      const agentId = field(body, 'agent_id', isId, 'an ID');
+      const message = field(body, 'message', (v): v is string => typeof v === 'string' && v.length > 0 && v.length <= 2000, 'the error for the user (1 to 2000 characters)');
+      await knownAgent(who.location, agentId);
+      const { id } = req.params as { id: string };
+      const held = ID.test(id) && (await failTest(store, id, agentId, message));
+      if (held) ctx.notifyFinished();
+      return reply.send({ held });
+    });
+
+    scope.post('/tests/:id/release', async (req, reply) => {
+      const who = await signedIn(req);
+      const agentId = field(json(req), 'agent_id', isId, 'an ID');
+      await knownAgent(who.location, agentId);
+      const { id } = req.params as { id: string };
+      if (ID.test(id)) await releaseTest(store.db, id, agentId);
+      ctx.notifyQueued();
+      return reply.send({});
+    });
+
+    scope.setNotFoundHandler((_req: FastifyRequest, reply: FastifyReply) =>
+      reply.code(404).send({ error: { code: 'input', message: 'no such agent protocol request (docs/agent-protocol.md)' } }));
+  }, { prefix: AGENT_PREFIX });
+}

@@ -1,0 +1,254 @@
+/**
+ * Remote agents and locations, with every part a real process: the service (`webgauge serve --no-agent`, no
+ * in-process agent), a location added and a token made with the operator's CLI, two agents of that location
+ * (`webgauge agent --server … --token …`) loading the fixture site in real Chromium. kill -9 of the agent running
+ * a test, kill -9 and restart of the service mid-test: every test completes. A location without agents ends its
+ * test in error after the queue timeout, refunded. A wrong token stops an agent at once. On PostgreSQL also two
+ * API nodes: the agent talks to one, the report is read from the other.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
+import { startChildService, type ChildService } from '../helpers/child-service.js';
+import { call, engines, freshPgDatabase, waitForTest } from '../helpers/server.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+/** `webgauge <args>` as an operator types it; resolves with its exit code and output. */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; lastLine: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, out: stdout + stderr, lastLine: stdout.trim().split('\n').at(-1) ?? '' });
+    });
+  });
+}
+
+interface AgentProcess {
+  proc: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** `webgauge agent` in its own process group (kill -9 takes its browsers too). */
+function startAgent(server: string, token: string, scratch: string): AgentProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'agent', '--server', server, '--token', token, '--slots', '1'], {
+    env: {
+      ...process.env, WEBGAUGE_DATA_DIR: scratch, WEBGAUGE_ALLOW_PRIVATE_TARGETS: '1', WEBGAUGE_RUN_GUARD: '0', WEBGAUGE_LOG_LEVEL: 'info',
+    },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { proc, output: () => out, exited };
+}
+
+async function kill9(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise((resolve) => p.once('exit', resolve));
+  process.kill(-p.pid!, 'SIGKILL');
+  await exited;
+}
+
+/** Whether a process has a child (an agent running a load has its browser). */
+function hasChildren(pid: number): Promise<boolean> {
+  return new Promise((resolve) => execFile('pgrep', ['-P', String(pid)], (err, stdout) => resolve(!err && stdout.trim() !== '')));
+}
+
+async function until<T>(what: string, get: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+for (const engine of engines()) {
+  describe(`remote agents (${engine})`, () => {
+    let site: FixtureSite;
+    let dataDir: string;
+    let scratch: string;
+    let pgdb: Awaited<ReturnType<typeof freshPgDatabase>> | undefined;
+    let storeEnv: Record<string, string>;
+    let port: number;
+    let service: ChildService;
+    let server: string;
+    let location: string;
+    let token: string;
+    const agents: AgentProcess[] = [];
+    const serviceEnv = () => ({
+      ...storeEnv, WEBGAUGE_PORT: String(port), WEBGAUGE_AGENT_SLOTS: '0', WEBGAUGE_LEASE_MS: '3000',
+      WEBGAUGE_AGENT_HEARTBEAT_MS: '500', WEBGAUGE_QUEUE_TIMEOUT_MS: '4000', WEBGAUGE_LOG_LEVEL: 'info',
+    });
+    const post = (url: string, loc: string, key = service.key) =>
+      call(service, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, location: loc, report: 'lighthouse' } } } });
+    const state = async (id: string) => (await call(service, 'GET', `/tests/${id}`, { key: service.key })).body?.data?.attributes?.state as string;
+
+    before(async () => {
+      site = await startFixtureSite();
+      dataDir = await mkdtemp(join(tmpdir(), 'webgauge-remote-'));
+      scratch = await mkdtemp(join(tmpdir(), 'webgauge-remote-agents-'));
+      pgdb = engine === 'postgres' ? await freshPgDatabase() : undefined;
+      storeEnv = { WEBGAUGE_DATA_DIR: dataDir, ...(pgdb ? { WEBGAUGE_DATABASE_URL: pgdb.url } : {}) };
+      port = await freePort();
+      service = await startChildService(dataDir, serviceEnv());
+      server = service.api.replace(/\/api\/2\.0$/, '');
+
+      const added = await cli(['location', 'add', '--name', 'Remote rack', '--region', 'Test lab'], storeEnv);
+      assert.equal(added.code, 0, added.out);
+      location = added.lastLine;
+      assert.match(location, /^\d+$/);
+      const made = await cli(['agent', 'token', 'create', '--location', location], storeEnv);
+      assert.equal(made.code, 0, made.out);
+      token = made.lastLine;
+      assert.match(token, /^wgat_[A-Za-z0-9_-]{43}$/);
+      for (let i = 0; i < 2; i++) agents.push(startAgent(server, token, join(scratch, `agent-${i}`)));
+    });
+
+    after(async () => {
+      for (const a of agents) await kill9(a.proc);
+      await service?.stop();
+      await site?.close();
+      await pgdb?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(scratch, { recursive: true, force: true });
+    });
+
+    test('the new location lists the browsers of its two online agents; location 1 has none online', async () => {
+      const loc = await until('two agents online', async () => {
+        const res = await call(service, 'GET', `/locations/${location}`, { key: service.key });
+        return res.body?.data?.attributes?.agents_online === 2 && res.body.data;
+      }, 30_000);
+      assert.deepEqual(loc.attributes.browsers, ['3']);
+      assert.equal(loc.attributes.name, 'Remote rack');
+      assert.equal(loc.attributes.region, 'Test lab');
+      const all = await call(service, 'GET', '/locations', { key: service.key });
+      const local = all.body.data.find((l: { id: string }) => l.id === '1');
+      assert.deepEqual({ browsers: local.attributes.browsers, online: local.attributes.agents_online }, { browsers: [], online: 0 });
+    });
+
+    test('kill -9 of the agent running a test: another agent of the location completes it', async () => {
+      const path = `/?remote-kill-agent-${engine}`;
+      const res = await post(site.url(path), location);
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.data.id as string;
+      await until('the test started', async () => (await state(id)) === 'started');
+      // The agent whose process has a browser is the one loading the page.
+      const runner = await until('an agent with a browser', async () => {
+        for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
+        return undefined;
+      });
+      await until('the page requested', async () => site.requests.some((r) => r.path === path));
+      const killedAt = Date.now();
+      await kill9(runner.proc);
+      const done = await waitForTest(service, service.key, id, 120_000);
+      assert.equal(done.status, 303, done.text);
+      const report = await call(service, 'GET', `/reports/${id}`, { key: service.key });
+      assert.equal(report.status, 200, report.text);
+      assert.equal(report.body.data.attributes.performance_score > 0, true);
+      assert.equal(site.requests.filter((r) => r.path === path).length, 2, 'loaded by the killed agent, then by the other');
+      const again = site.requests.filter((r) => r.path === path)[1]!.time;
+      process.stdout.write(`# ${engine}: kill -9 of the agent → the page loading again on the other agent ${again - killedAt} ms ` +
+        `(lease 3 s), → the test completed ${Date.now() - killedAt} ms\n`);
+      // Replace the killed agent for the next tests.
+      agents.splice(agents.indexOf(runner), 1, startAgent(server, token, join(scratch, 'agent-2')));
+    });
+
+    test('kill -9 and restart of the service mid-test: the agent finishes and the test completes', async () => {
+      const path = `/?remote-kill-server-${engine}`;
+      const res = await post(site.url(path), location);
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.data.id as string;
+      await until('the test started', async () => (await state(id)) === 'started');
+      await until('the page requested', async () => site.requests.some((r) => r.path === path));
+      const key = service.key;
+      service.proc.kill('SIGKILL');
+      await new Promise((resolve) => (service.proc.exitCode !== null || service.proc.signalCode !== null ? resolve(null) : service.proc.once('exit', resolve)));
+      await sleep(1500);
+      service = await startChildService(dataDir, serviceEnv(), key);
+      const done = await waitForTest(service, key, id, 120_000);
+      assert.equal(done.status, 303, done.text);
+      const report = await call(service, 'GET', `/reports/${id}`, { key });
+      assert.equal(report.status, 200, report.text);
+      assert.ok(site.requests.filter((r) => r.path === path).length >= 1);
+    });
+
+    test('a location without agents: its test ends in error after the queue timeout, credits refunded', async () => {
+      const added = await cli(['location', 'add', '--name', 'Empty room', '--region', 'Nowhere'], storeEnv);
+      assert.equal(added.code, 0, added.out);
+      const empty = added.lastLine;
+      // The service sees a new location within a second.
+      await until('the location listed', async () => (await call(service, 'GET', `/locations/${empty}`, { key: service.key })).status === 200, 10_000);
+      const credits = async () => (await call(service, 'GET', '/status', { key: service.key })).body.data.attributes.api_credits as number;
+      const before = await credits();
+      const res = await post(site.url('/?nobody'), empty);
+      assert.equal(res.status, 202, res.text);
+      assert.equal(await credits(), before - 1);
+      const done = await waitForTest(service, service.key, res.body.data.id, 30_000);
+      assert.equal(done.body.data.attributes.state, 'error');
+      assert.match(done.body.data.attributes.error, /No agent of location "Empty room" \(ID \d+\) was online/);
+      assert.equal(await credits(), before);
+      // Refused while tests wait there; removed once none does.
+      const removed = await cli(['location', 'remove', empty], storeEnv);
+      assert.equal(removed.code, 0, removed.out);
+      const gone = await until('the location gone', async () => {
+        const r = await call(service, 'GET', `/locations/${empty}`, { key: service.key });
+        return r.status === 404 && r;
+      }, 10_000);
+      assert.equal(gone.body.errors[0].code, 'E40404');
+    });
+
+    test('a wrong or revoked token stops an agent at once, non-zero, saying why', async () => {
+      const wrong = startAgent(server, 'wgat_not-a-token', join(scratch, 'wrong'));
+      const code = await Promise.race([wrong.exited, sleep(20_000).then(() => 'still running')]);
+      assert.notEqual(code, 0);
+      assert.notEqual(code, 'still running');
+      assert.match(wrong.output(), /agent token is wrong or revoked/);
+      const made = await cli(['agent', 'token', 'create', '--location', location], storeEnv);
+      const tokenId = /agent token (\S+) for location/.exec(made.out)![1]!;
+      const revoked = await cli(['agent', 'token', 'revoke', tokenId], storeEnv);
+      assert.equal(revoked.code, 0, revoked.out);
+      const late = startAgent(server, made.lastLine, join(scratch, 'revoked'));
+      assert.notEqual(await Promise.race([late.exited, sleep(20_000).then(() => 'still running')]), 0);
+      assert.match(late.output(), /wrong or revoked/);
+    });
+
+    if (engine === 'postgres') {
+      test('two API nodes on one database and data folder: the agent talks to one, the report is read from the other', async () => {
+        const second = await startChildService(dataDir, { ...serviceEnv(), WEBGAUGE_PORT: '0' }, service.key);
+        try {
+          const path = '/?two-nodes';
+          const res = await post(site.url(path), location);
+          assert.equal(res.status, 202, res.text);
+          const done = await waitForTest(second, service.key, res.body.data.id, 120_000);
+          assert.equal(done.status, 303, done.text);
+          const report = await call(second, 'GET', `/reports/${res.body.data.id}`, { key: service.key });
+          assert.equal(report.status, 200, report.text);
+          const har = await call(second, 'GET', `/reports/${res.body.data.id}/resources/net.har`, { key: service.key });
+          assert.equal(har.status, 200);
+          assert.ok(har.body.log.entries.some((e: { request: { url: string } }) => e.request.url === site.url(path)));
+        } finally {
+          await second.stop();
+        }
+      });
+    }
+  });
+}
