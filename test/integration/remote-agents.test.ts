@@ -18,6 +18,7 @@ import { startChildService, type ChildService } from '../helpers/child-service.j
 import { call, engines, freshPgDatabase, waitForTest } from '../helpers/server.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const METRICS_TOKEN = 'metrics-token-for-the-test-0123';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -97,6 +98,7 @@ for (const engine of engines()) {
     const serviceEnv = () => ({
       ...storeEnv, WEBGAUGE_PORT: String(port), WEBGAUGE_AGENT_SLOTS: '0', WEBGAUGE_LEASE_MS: '3000',
       WEBGAUGE_AGENT_HEARTBEAT_MS: '500', WEBGAUGE_QUEUE_TIMEOUT_MS: '4000', WEBGAUGE_LOG_LEVEL: 'info',
+      WEBGAUGE_METRICS_TOKEN: METRICS_TOKEN,
     });
     const post = (url: string, loc: string, key = service.key) =>
       call(service, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, location: loc, report: 'lighthouse' } } } });
@@ -214,6 +216,26 @@ for (const engine of engines()) {
         return r.status === 404 && r;
       }, 10_000);
       assert.equal(gone.body.errors[0].code, 'E40404');
+    });
+
+    test('GET /metrics: Prometheus text behind the bearer token, with the queue, the agents and the finished tests', async () => {
+      const metrics = (token?: string) => fetch(`${server}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      assert.equal((await metrics()).status, 401);
+      assert.equal((await metrics('wrong-token-of-the-same-size-012')).status, 401);
+      const value = (text: string, series: string) => {
+        const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+        return line === undefined ? undefined : Number(line.slice(series.length + 1));
+      };
+      // The test that timed out was followed up (and counted) by this node, which restarted before it.
+      const text = await until('the finished test counted', async () => {
+        const t = await (await metrics(METRICS_TOKEN)).text();
+        return (value(t, `webgauge_test_duration_seconds_count{location="${location}"}`) ?? 0) >= 1 && t;
+      }, 15_000);
+      assert.equal(value(text, `webgauge_agents_online{location="${location}"}`), 2);
+      assert.equal(value(text, 'webgauge_agents_online{location="1"}'), 0);
+      assert.equal(value(text, `webgauge_tests_queued{location="${location}"}`), 0);
+      assert.ok((value(text, `webgauge_tests_total{location="${location}",state="completed"}`) ?? 0) >= 1, text);
+      assert.match(text, /webgauge_http_request_duration_seconds_count\{method="GET",route="\/api\/2\.0\/tests\/:id",status_code="\d+"\} \d+/);
     });
 
     test('a wrong or revoked token stops an agent at once, non-zero, saying why', async () => {
