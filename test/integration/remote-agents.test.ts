@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { startChildService, type ChildService } from '../helpers/child-service.js';
 import { call, engines, freshPgDatabase, waitForTest } from '../helpers/server.js';
+import { openStore } from '../../src/store/db.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const METRICS_TOKEN = 'metrics-token-for-the-test-0123';
@@ -161,6 +162,9 @@ for (const engine of engines()) {
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const killedAt = Date.now();
       await kill9(runner.proc);
+      // Three heartbeats (0.5 s each) without a word, and the killed agent is offline.
+      await until('the killed agent offline', async () =>
+        (await call(service, 'GET', `/locations/${location}`, { key: service.key })).body.data.attributes.agents_online === 1, 10_000);
       const done = await waitForTest(service, service.key, id, 120_000);
       assert.equal(done.status, 303, done.text);
       const report = await call(service, 'GET', `/reports/${id}`, { key: service.key });
@@ -172,6 +176,33 @@ for (const engine of engines()) {
         `(lease 3 s), → the test completed ${Date.now() - killedAt} ms\n`);
       // Replace the killed agent for the next tests.
       agents.splice(agents.indexOf(runner), 1, startAgent(server, token, join(scratch, 'agent-2')));
+    });
+
+    test('SIGTERM of the agent running a test hands it back: the other agent completes it, no attempt lost', async () => {
+      const path = `/?remote-sigterm-${engine}`;
+      const res = await post(site.url(path), location);
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.data.id as string;
+      await until('the page requested', async () => site.requests.some((r) => r.path === path));
+      const runner = await until('an agent with a browser', async () => {
+        for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
+        return undefined;
+      });
+      runner.proc.kill('SIGTERM');
+      assert.equal(await runner.exited, 0);
+      assert.match(runner.output(), /test handed back to the queue \(stopping\)/);
+      const done = await waitForTest(service, service.key, id, 120_000);
+      assert.equal(done.status, 303, done.text);
+      assert.equal(site.requests.filter((r) => r.path === path).length, 2);
+      // Handed back, not timed out: the second claim is the test's first counted attempt.
+      const store = await openStore({ dataDir, databaseUrl: pgdb?.url });
+      try {
+        const row = await store.db.selectFrom('tests').select('attempts').where('id', '=', id).executeTakeFirstOrThrow();
+        assert.equal(row.attempts, 1);
+      } finally {
+        await store.close();
+      }
+      agents.splice(agents.indexOf(runner), 1, startAgent(server, token, join(scratch, 'agent-3')));
     });
 
     test('kill -9 and restart of the service mid-test: the agent finishes and the test completes', async () => {
