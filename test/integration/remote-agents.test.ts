@@ -103,6 +103,11 @@ for (const engine of engines()) {
     });
     const post = (url: string, loc: string, key = service.key) =>
       call(service, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, location: loc, report: 'lighthouse' } } } });
+    /** The agent loading a page: the one whose process has a browser. */
+    const runningAgent = () => until('an agent with a browser', async () => {
+      for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
+      return undefined;
+    });
     const state = async (id: string) => (await call(service, 'GET', `/tests/${id}`, { key: service.key })).body?.data?.attributes?.state as string;
 
     before(async () => {
@@ -154,11 +159,7 @@ for (const engine of engines()) {
       assert.equal(res.status, 202, res.text);
       const id = res.body.data.id as string;
       await until('the test started', async () => (await state(id)) === 'started');
-      // The agent whose process has a browser is the one loading the page.
-      const runner = await until('an agent with a browser', async () => {
-        for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
-        return undefined;
-      });
+      const runner = await runningAgent();
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const killedAt = Date.now();
       await kill9(runner.proc);
@@ -184,10 +185,7 @@ for (const engine of engines()) {
       assert.equal(res.status, 202, res.text);
       const id = res.body.data.id as string;
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
-      const runner = await until('an agent with a browser', async () => {
-        for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
-        return undefined;
-      });
+      const runner = await runningAgent();
       runner.proc.kill('SIGTERM');
       assert.equal(await runner.exited, 0);
       assert.match(runner.output(), /test handed back to the queue \(stopping\)/);
