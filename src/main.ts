@@ -131,7 +131,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'location' && sub === 'list') {
     parseArgs({ args: rest, options: {} });
-    const rows = await withStore((db) => listLocations(db));
+    const rows = await withStore((db) => listLocations(db, loadConfig().agentHeartbeatMs));
     for (const l of rows) {
       const agents = l.agents.map((a) => `${a.hostname}(${a.online ? 'online' : 'offline'},slots=${a.slots},v${a.version})`).join(' ');
       process.stdout.write(`${l.id}\tname=${l.name}\tregion=${l.region}${l.is_default ? '\tdefault' : ''}\tagents_online=${l.agents.filter((a) => a.online).length}${agents ? `\t${agents}` : ''}\n`);

@@ -28,6 +28,8 @@ export interface SeedOptions {
   created?: number;
   /** Report expiry (ms); default created + retention. */
   expires?: number;
+  /** The page's runs per test (absent: one). */
+  runs?: number;
 }
 
 export interface Seeded {
@@ -51,6 +53,7 @@ export async function seedPage(store: Store, accountId: string, o: SeedOptions =
     block_url: [],
     dns: [],
     browser_rotate: 0,
+    ...(o.runs && o.runs > 1 ? { runs: o.runs } : {}),
   });
   const created = o.created ?? clock.now();
   const pageId = newId();

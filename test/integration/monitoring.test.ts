@@ -160,6 +160,26 @@ for (const engine of engines()) {
         assert.equal((await monitoredTests(seeded.options.url)).length, 2);
       });
 
+      test('monitoring repeats the page\'s runs, charged ×runs; an account since moved to a smaller plan gets its plan\'s most', async () => {
+        const seeded = await seedPage(s.app.store, accountId, { runs: 5 });
+        assertData(await setFrequency(seeded.pageId, 'hourly'));
+        const sched = scheduler();
+        clock.advance(HOUR);
+        assert.equal((await sched.tick()).queued, 1);
+        const [pro] = await monitoredTests(seeded.options.url);
+        assert.equal(JSON.parse(pro!.options).runs, 5);
+        assert.equal(pro!.credits_tenths, 50, 'lighthouse 1 × 5 runs');
+        // A page made while the account was pro (runs 5), monitored now that it is basic (max_runs 3).
+        const basic = await s.account({ plan: 'basic' });
+        const basicPage = await seedPage(s.app.store, await accountIdOf(s.app.store, basic), { runs: 5 });
+        assertData(await setFrequency(basicPage.pageId, 'daily', basic));
+        clock.advance(DAY);
+        await sched.tick();
+        const [capped] = await monitoredTests(basicPage.options.url);
+        assert.equal(JSON.parse(capped!.options).runs, 3);
+        assert.equal(capped!.credits_tenths, 30);
+      });
+
       test('two schedulers ticking together run each slot once', async () => {
         const seeded = await seedPage(s.app.store, accountId);
         assertData(await setFrequency(seeded.pageId, 'hourly'));

@@ -146,6 +146,10 @@ for (const engine of engines()) {
         return res.body?.data?.attributes?.agents_online === 2 && res.body.data;
       }, 30_000);
       assert.deepEqual(loc.attributes.browsers, ['3']);
+      const listed = await cli(['location', 'list'], storeEnv);
+      assert.equal(listed.code, 0, listed.out);
+      assert.match(listed.out, new RegExp(`^${location}\tname=Remote rack\tregion=Test lab\tagents_online=2\t`, 'm'));
+      assert.match(listed.out, /^1\tname=Local\tregion=Local\tdefault\tagents_online=0$/m);
       assert.equal(loc.attributes.name, 'Remote rack');
       assert.equal(loc.attributes.region, 'Test lab');
       const all = await call(service, 'GET', '/locations', { key: service.key });
