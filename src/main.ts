@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { BrowserSetupError } from './runner/browser.js';
-import { AccountInputError, countAccounts, createAccount, listAccounts, regenerateKey, updateAccount } from './core/accounts.js';
+import { AccountInputError, countAccounts, createAccount, listAccounts, regenerateKey, setPassword, updateAccount } from './core/accounts.js';
+import { passwordProblem } from './core/passwords.js';
 import type { PlanRegistry, Role } from './core/plans.js';
 import { openStore, type Store } from './store/db.js';
 import {
@@ -13,9 +14,10 @@ import { AgentStartError, startRemoteAgent } from './agent/remote.js';
 
 const USAGE = `Usage:
   webgauge serve [--host H] [--port P] [--no-agent]
-  webgauge account create --email E --plan PLAN [--credits N] [--role owner|viewer --team-of EMAIL]
+  webgauge account create --email E --plan PLAN [--credits N] [--role owner|viewer --team-of EMAIL] [--password-stdin]
   webgauge account list
   webgauge account update --email E [--plan PLAN] [--credits N]
+  webgauge account password --email E --password-stdin
   webgauge key regenerate --email E
   webgauge location add --name NAME --region REGION [--default]
   webgauge location list
@@ -67,6 +69,16 @@ async function withStore<T>(fn: (db: Store['db'], plans: PlanRegistry, store: St
   }
 }
 
+/** The password from standard input: everything up to the first line break (what `echo` or a pipe gives). */
+async function passwordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  const problem = passwordProblem(password);
+  if (problem) throw new AccountInputError(`${problem} (read from standard input)`);
+  return password;
+}
+
 function creditsFlag(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const credits = Number(raw);
@@ -93,13 +105,20 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'account' && sub === 'create') {
     const { values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, role: { type: 'string' }, 'team-of': { type: 'string' } },
+      options: {
+        email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, role: { type: 'string' }, 'team-of': { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+      },
     });
     if (!values.email || !values.plan) throw new AccountInputError('--email and --plan are required');
     const credits = creditsFlag(values.credits);
-    const { apiKey } = await withStore((db, plans) =>
-      createAccount(db, plans, { email: values.email!, plan: values.plan!, credits, role: values.role as Role | undefined, teamOf: values['team-of'] }),
-    );
+    // Read (and checked) before the account exists: a bad password creates nothing.
+    const password = values['password-stdin'] ? await passwordFromStdin() : undefined;
+    const { apiKey } = await withStore(async (db, plans) => {
+      const made = await createAccount(db, plans, { email: values.email!, plan: values.plan!, credits, role: values.role as Role | undefined, teamOf: values['team-of'] });
+      if (password !== undefined) await setPassword(db, values.email!, password);
+      return made;
+    });
     process.stdout.write(`created account ${values.email}\n${apiKey}\n`);
     return 0;
   }
@@ -114,6 +133,15 @@ async function main(argv: string[]): Promise<number> {
     if (!values.email) throw new AccountInputError('--email is required');
     const updated = await withStore((db, plans) => updateAccount(db, plans, values.email!, { plan: values.plan, credits: creditsFlag(values.credits) }));
     process.stdout.write(`updated ${accountLine(updated)}\n`);
+    return 0;
+  }
+  if (cmd === 'account' && sub === 'password') {
+    const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } } });
+    if (!values.email) throw new AccountInputError('--email is required');
+    if (!values['password-stdin']) throw new AccountInputError('give the password on standard input with --password-stdin (never on the command line)');
+    const password = await passwordFromStdin();
+    await withStore((db) => setPassword(db, values.email!, password));
+    process.stdout.write(`password set for ${values.email}\n`);
     return 0;
   }
   if (cmd === 'key' && sub === 'regenerate') {

@@ -1,13 +1,14 @@
 import type { Db, RootDb } from '../store/db.js';
 import {
   accountByEmail, accountById, accountByKeyHash, addCredits, countAccountRows, creditBalance, insertAccount, listAccountRows,
-  setCreditBalance, updateAccountByEmail,
+  passwordHashByEmail, setCreditBalance, updateAccountByEmail,
 } from '../store/accounts.js';
 import type { AccountsTable } from '../store/schema.js';
 import { accountsChanged } from './auth-cache.js';
 import { clock } from './clock.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
 import { ApiError } from './errors.js';
+import { hashPassword, PasswordError, verifyPassword } from './passwords.js';
 import type { Plan, PlanName, PlanRegistry, Role } from './plans.js';
 
 export const DAY_MS = 86_400_000;
@@ -83,6 +84,25 @@ export async function createAccount(db: RootDb, plans: PlanRegistry, input: Crea
     created: now,
   });
   return { id, apiKey };
+}
+
+/** Sets (or replaces) the web app password of the account with this e-mail. */
+export async function setPassword(db: RootDb, email: string, password: string): Promise<void> {
+  let hash: string;
+  try {
+    hash = await hashPassword(password);
+  } catch (err) {
+    if (err instanceof PasswordError) throw new AccountInputError(err.message);
+    throw err;
+  }
+  if (!(await updateAccountByEmail(db, email.trim().toLowerCase(), { password_hash: hash }))) throw new AccountInputError(`no account with e-mail ${email}`);
+}
+
+/** The account whose e-mail and password these are; undefined otherwise (no password set counts as wrong). */
+export async function accountByPassword(db: Db, email: string, password: string): Promise<string | undefined> {
+  const row = await passwordHashByEmail(db, email.trim().toLowerCase());
+  if (!row?.password_hash) return undefined;
+  return (await verifyPassword(password, row.password_hash)) ? row.id : undefined;
 }
 
 export async function regenerateKey(db: RootDb, email: string): Promise<string> {

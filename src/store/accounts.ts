@@ -24,7 +24,7 @@ export async function insertAccount(db: Db, account: AccountsTable): Promise<voi
 }
 
 /** Change the account of this e-mail; false when there is none. */
-export async function updateAccountByEmail(db: Db, email: string, set: Partial<Pick<AccountsTable, 'api_key_hash' | 'plan' | 'credits_tenths'>>):
+export async function updateAccountByEmail(db: Db, email: string, set: Partial<Pick<AccountsTable, 'api_key_hash' | 'plan' | 'credits_tenths' | 'password_hash'>>):
   Promise<boolean> {
   const res = await db.updateTable('accounts').set(set).where('email', '=', email).executeTakeFirst();
   return Number(res.numUpdatedRows) !== 0;
@@ -67,4 +67,8 @@ export async function addCredits(db: Db, accountId: string, deltaTenths: number)
     .set((eb) => ({ credits_tenths: eb('credits_tenths', '+', deltaTenths) }))
     .where('id', '=', accountId)
     .execute();
+}
+
+export function passwordHashByEmail(db: Db, email: string): Promise<Pick<AccountsTable, 'id' | 'password_hash'> | undefined> {
+  return db.selectFrom('accounts').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst();
 }

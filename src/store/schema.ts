@@ -15,6 +15,8 @@ export interface AccountsTable {
   credits_refilled_at: number;
   email_validated: number;
   created: number;
+  /** scrypt hash of the account's web app password (migration 009); null: the API key only. */
+  password_hash?: string | null;
 }
 
 export interface TestsTable {

@@ -8,6 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { accountByPassword } from '../../src/core/accounts.js';
+import { openStore } from '../../src/store/db.js';
 
 describe('webgauge account create, list, update', () => {
   let dir: string;
@@ -20,8 +22,10 @@ describe('webgauge account create, list, update', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  const webgauge = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  const webgauge = (...args: string[]) => typed(undefined, ...args);
+  /** With `input` on standard input, as `echo PASSWORD | webgauge …`. */
+  const typed = (input: string | undefined, ...args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env, encoding: 'utf8', timeout: 60_000, input });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
 
@@ -74,6 +78,38 @@ describe('webgauge account create, list, update', () => {
       assert.match(r.err, /WEBGAUGE_PLANS_FILE .*broken\.json: plan "team": "concurrent_tests" must be an integer ≥ 0 \(at most 1000000000\), got -4/);
     } finally {
       env.WEBGAUGE_PLANS_FILE = saved;
+    }
+  });
+  test('passwords come on standard input only, are checked, and are stored as scrypt (the web app signs in with them)', async () => {
+    const short = typed('seven77\n', 'account', 'create', '--email', 'short@example.test', '--plan', 'basic', '--password-stdin');
+    assert.equal(short.code, 2);
+    assert.match(short.err, /at least 8 characters \(read from standard input\)/);
+    assert.doesNotMatch(webgauge('account', 'list').out, /short@example\.test/, 'a refused password creates no account');
+    const made = typed('correct horse battery\n', 'account', 'create', '--email', 'pw@example.test', '--plan', 'basic', '--password-stdin');
+    assert.equal(made.code, 0, made.err);
+    const noStdin = webgauge('account', 'password', '--email', 'pw@example.test');
+    assert.equal(noStdin.code, 2);
+    assert.match(noStdin.err, /--password-stdin/);
+    assert.equal(typed('another passphrase\n', 'account', 'password', '--email', 'nobody@example.test', '--password-stdin').code, 2);
+
+    const store = await openStore({ dataDir: join(dir, 'data') });
+    try {
+      const row = await store.db.selectFrom('accounts').select('password_hash').where('email', '=', 'pw@example.test').executeTakeFirstOrThrow();
+      assert.match(row.password_hash ?? '', /^scrypt\$15\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+      assert.ok(await accountByPassword(store.db, 'PW@example.test', 'correct horse battery'));
+      assert.equal(await accountByPassword(store.db, 'pw@example.test', 'correct horse batterY'), undefined);
+      assert.equal(await accountByPassword(store.db, 'b@example.test', 'correct horse battery'), undefined, 'no password set: nobody signs in with one');
+    } finally {
+      await store.close();
+    }
+    const changed = typed('another passphrase\n', 'account', 'password', '--email', 'pw@example.test', '--password-stdin');
+    assert.equal(changed.code, 0, changed.err);
+    const again = await openStore({ dataDir: join(dir, 'data') });
+    try {
+      assert.equal(await accountByPassword(again.db, 'pw@example.test', 'correct horse battery'), undefined, 'the old password stops working');
+      assert.ok(await accountByPassword(again.db, 'pw@example.test', 'another passphrase'));
+    } finally {
+      await again.close();
     }
   });
 });

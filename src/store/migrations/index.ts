@@ -6,6 +6,7 @@ import { m005UrlSearch } from './005-url-search.js';
 import { m006AlertsWebhooks } from './006-alerts-webhooks.js';
 import { m007ReportRuns } from './007-report-runs.js';
 import { m008LocationsAgents } from './008-locations-agents.js';
+import { m009AccountPasswords } from './009-account-passwords.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -132,4 +133,5 @@ export const migrations: Record<string, Migration> = {
   '006_alerts_webhooks': m006AlertsWebhooks,
   '007_report_runs': m007ReportRuns,
   '008_locations_agents': m008LocationsAgents,
+  '009_account_passwords': m009AccountPasswords,
 };
