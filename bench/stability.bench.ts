@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, sampleStdev } from '../src/analysis/median-run.js';
+import { median, sampleStdev } from '../src/analysis/statistics.js';
 import { startFixtureSite } from '../test/fixtures/site/server.js';
 import { call, startServer, waitForTest, type TestServer } from '../test/helpers/server.js';
 

@@ -12,7 +12,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import { median } from '../analysis/median-run.js';
+import { median } from '../analysis/statistics.js';
 import type { HostMeasurement } from '../runner/types.js';
 
 export interface RunGuardSettings {

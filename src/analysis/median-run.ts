@@ -11,6 +11,8 @@
  * onload time.
  */
 
+import { median, sampleStdev } from './statistics.js';
+
 /** The numeric report attributes of one run (null: not measured in this run, e.g. Lighthouse metrics of report=none). */
 export type RunFigures = Readonly<Record<string, number | null | undefined>>;
 
@@ -20,19 +22,6 @@ export interface Spread {
   max: number;
   /** Sample standard deviation (n - 1); 0 for a single run. */
   stdev: number;
-}
-
-export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('median of nothing');
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-export function sampleStdev(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  const mean = values.reduce((s, v) => s + v, 0) / values.length;
-  return Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1));
 }
 
 const numeric = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);

@@ -9,6 +9,7 @@
  * Each change of state is an alert event. Checks run after every report of the page (scheduler/test-events.ts).
  */
 import { mannWhitneyU } from '../analysis/mann-whitney.js';
+import { median } from '../analysis/statistics.js';
 import type { Db } from '../store/db.js';
 import {
   deleteCondition, enabledConditions, getCondition, insertAlertEvent, insertCondition, listConditions, recentMetricValues, updateCondition,
@@ -152,12 +153,6 @@ export async function changeCondition(db: Db, c: AlertConditionRow, input: Condi
 export { deleteCondition };
 
 /* ---------- checks ---------- */
-
-const median = (v: number[]): number => {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 export interface Verdict {
   holds: boolean;

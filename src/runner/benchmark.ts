@@ -3,7 +3,7 @@
  * copying in the page) in a fresh browser of the agent's kind: the agent's baseline for the run guard.
  */
 import { pageFunctions } from 'lighthouse/core/lib/page-functions.js';
-import { median } from '../analysis/median-run.js';
+import { median } from '../analysis/statistics.js';
 import { closeBrowser, launchBrowser, type BrowserSandbox } from './browser.js';
 
 /** The browser resolves no host at all: it only ever shows about:blank. */

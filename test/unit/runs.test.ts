@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
-import { median, medianRunIndex, runSpread, sampleStdev } from '../../src/analysis/median-run.js';
+import { medianRunIndex, runSpread } from '../../src/analysis/median-run.js';
+import { median, sampleStdev } from '../../src/analysis/statistics.js';
 import { withRunsUpTo } from '../../src/core/analysis-options.js';
 import { createCatalog } from '../../src/core/catalog.js';
 import { ApiError } from '../../src/core/errors.js';
