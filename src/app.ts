@@ -120,7 +120,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     try {
       const r = await reapExpiredLeases(store);
       if (r.requeued || r.failed) server.log.warn(r, 'expired leases reaped');
-      const timedOut = await failQueuedPastTimeout(store, config.queueTimeoutMs, (id) => locations.locations().find((l) => l.id === id));
+      const timedOut = await failQueuedPastTimeout(store, config.queueTimeoutMs, (id) => catalog.location(id));
       if (timedOut > 0) server.log.warn({ tests: timedOut }, 'tests no agent claimed within the queue timeout ended in error');
       await sweepRateLimits(store);
     } catch (err) {

@@ -39,17 +39,15 @@ export interface AgentOptions {
  * and reporting the outcome. Stopping aborts running loads and hands their tests back to the queue.
  */
 export class Agent {
-  readonly id: string;
+  readonly id = `agent-${newId()}`;
   private stopping = false;
   private readonly running = new Map<string, AbortController>();
   private readonly loops: Promise<void>[] = [];
   private wakers: (() => void)[] = [];
 
-  constructor(private readonly opts: AgentOptions) {
-    this.id = `agent-${newId()}`;
-  }
-
   private heartbeats?: NodeJS.Timeout;
+
+  constructor(private readonly opts: AgentOptions) {}
 
   /** What this agent offers: the browsers of this code, and its slots. */
   get info(): AgentInfo {

@@ -41,7 +41,6 @@ export interface HttpTransportOptions {
 
 export class HttpTransport implements AgentTransport {
   private readonly base: string;
-  private hello?: HelloResponse;
   private lastInfo?: { agentId: string; info: AgentInfo };
 
   constructor(private readonly o: HttpTransportOptions) {
@@ -103,8 +102,7 @@ export class HttpTransport implements AgentTransport {
     const { json } = await this.request('POST', '/hello', {
       agent_id: agentId, version: AGENT_VERSION, hostname: hostname(), browsers: info.browsers, slots: info.slots,
     });
-    this.hello = json as HelloResponse;
-    return this.hello;
+    return json as HelloResponse;
   }
 
   async heartbeat(agentId: string, info: AgentInfo): Promise<void> {

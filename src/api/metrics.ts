@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LocationDirectory } from '../core/locations.js';
 import type { Store } from '../store/db.js';
-import { queuedTestsByLocation } from '../store/locations.js';
+import { queuedTestCounts } from '../core/tests.js';
 
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -23,7 +23,7 @@ export class ServiceMetrics {
     new Gauge({
       name: 'webgauge_tests_queued', help: 'Tests waiting for an agent, by location', labelNames: ['location'], registers,
       async collect() {
-        const queued = await queuedTestsByLocation(store.db);
+        const queued = await queuedTestCounts(store.db);
         this.reset();
         for (const l of locations.locations()) this.set({ location: l.id }, queued.get(l.id) ?? 0);
       },

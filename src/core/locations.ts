@@ -10,10 +10,11 @@ import { clock } from './clock.js';
 import { hashApiKey, newId } from './ids.js';
 import type { Db, Store } from '../store/db.js';
 import {
-  agentsSeenSince, agentTokenByHash, agentTokensOf, allLocations, clearDefaultLocation, countQueuedTestsAt, deleteAgentsSeenBefore,
+  agentsSeenSince, agentTokenByHash, agentTokensOf, allLocations, clearDefaultLocation, deleteAgentsSeenBefore, findAgent, touchAgent,
   deleteLocation, findLocation, insertAgentToken, insertLocation, revokeAgentToken, revokeLocationTokens,
   setDefaultLocation, upsertAgent, upsertLocation, type AgentRow, type AgentTokenRow, type LocationRow,
 } from '../store/locations.js';
+import { countActiveTestsAt } from '../store/tests.js';
 
 export const LOCAL_LOCATION_ID = '1';
 /** An agent is offline after this many heartbeats without a word. */
@@ -22,6 +23,9 @@ export const MISSED_HEARTBEATS = 3;
 export const DEFAULT_HEARTBEAT_MS = 10_000;
 
 export class LocationInputError extends Error {}
+
+/** Agents heard from since this moment are online. */
+const onlineSince = (heartbeatMs: number): number => clock.now() - MISSED_HEARTBEATS * heartbeatMs;
 
 const text = (what: string, v: string | undefined): string => {
   const t = (v ?? '').trim();
@@ -63,11 +67,11 @@ export interface LocationListing extends LocationRow {
 /** Every location with the agents it has seen (`webgauge location list`). */
 export async function listLocations(db: Db, heartbeatMs = DEFAULT_HEARTBEAT_MS): Promise<LocationListing[]> {
   const [rows, agents] = await Promise.all([allLocations(db), agentsSeenSince(db, 0)]);
-  const onlineSince = clock.now() - MISSED_HEARTBEATS * heartbeatMs;
+  const since = onlineSince(heartbeatMs);
   return rows.map((l) => ({
     ...l,
     agents: agents.filter((a) => a.location === l.id)
-      .map((a) => ({ id: a.id, hostname: a.hostname, slots: a.slots, version: a.version, online: a.last_seen >= onlineSince })),
+      .map((a) => ({ id: a.id, hostname: a.hostname, slots: a.slots, version: a.version, online: a.last_seen >= since })),
   }));
 }
 
@@ -83,7 +87,7 @@ export async function removeLocation(store: Store, id: string): Promise<void> {
   await store.db.transaction().execute(async (trx) => {
     const row = await findLocation(trx, id);
     if (!row) throw new LocationInputError(`no location with ID ${id} (webgauge location list)`);
-    const waiting = await countQueuedTestsAt(trx, id);
+    const waiting = await countActiveTestsAt(trx, id);
     if (waiting > 0) throw new LocationInputError(`location ${id} has ${waiting} tests queued or running; remove it when they are done`);
     await revokeLocationTokens(trx, id, clock.now());
     await deleteLocation(trx, id);
@@ -131,6 +135,16 @@ export async function announceAgent(db: Db, a: AgentAnnouncement): Promise<void>
   });
 }
 
+/** Whether this agent said hello with a token of this location. */
+export async function isAgentOf(db: Db, agentId: string, location: string): Promise<boolean> {
+  return (await findAgent(db, agentId))?.location === location;
+}
+
+/** The agent was heard from now. */
+export async function agentSeen(db: Db, agentId: string): Promise<void> {
+  await touchAgent(db, agentId, clock.now());
+}
+
 const browsersOf = (row: AgentRow): string[] => {
   try {
     const v: unknown = JSON.parse(row.browsers);
@@ -155,12 +169,8 @@ export class LocationDirectory {
 
   constructor(private readonly store: Store, readonly heartbeatMs: number, private readonly refreshMs = 1000) {}
 
-  get onlineSince(): number {
-    return clock.now() - MISSED_HEARTBEATS * this.heartbeatMs;
-  }
-
   async refresh(): Promise<void> {
-    const [rows, agents] = await Promise.all([allLocations(this.store.db), agentsSeenSince(this.store.db, this.onlineSince)]);
+    const [rows, agents] = await Promise.all([allLocations(this.store.db), agentsSeenSince(this.store.db, onlineSince(this.heartbeatMs))]);
     this.views = rows.map((l) => {
       const mine = agents.filter((a) => a.location === l.id);
       const browsers = [...new Set(mine.flatMap(browsersOf))].sort();

@@ -10,7 +10,7 @@ import { testCostTenths } from './pricing.js';
 import { lockAccount } from '../store/locks.js';
 import { pageIdFor } from '../store/pages.js';
 import {
-  claimQueuedTest, countActiveTests, expiredLeases, testsQueuedSince, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
+  claimQueuedTest, countActiveTests, expiredLeases, queuedTestsByLocation, testsQueuedSince, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
   requeueExpiredTest, testCharge, type TestRow,
 } from '../store/tests.js';
 
@@ -58,6 +58,7 @@ export async function startTest(
     }
     const credits = await spendCredits(trx, principal, cost, 'This test');
     const pageId = await pageIdFor(trx, principal.accountId, options.url, fingerprint);
+    const now = clock.now();
     const test: TestRow = {
       id: newId(),
       account_id: principal.accountId,
@@ -69,8 +70,8 @@ export async function startTest(
       error: null,
       browser: options.browser,
       location: options.location,
-      created: clock.now(),
-      queued_at: null,
+      created: now,
+      queued_at: now,
       started: null,
       finished: null,
       lease_owner: null,
@@ -82,7 +83,6 @@ export async function startTest(
       page_id: pageId ?? null,
       events_pending: null,
     };
-    test.queued_at = test.created;
     await insertTest(trx, test);
     // credits_used is the test's price even when the plan does not pay it (the client sees what it costs).
     return { test, creditsLeft: fromTenths(credits.leftTenths), creditsUsed: fromTenths(cost) };
@@ -151,17 +151,22 @@ export async function reapExpiredLeases(store: Store): Promise<{ requeued: numbe
 export async function failQueuedPastTimeout(
   store: Store,
   timeoutMs: number,
-  location: (id: string) => { name: string; agentsOnline: number } | undefined,
+  location: (id: string) => { name: string; agentsOnline?: number } | undefined,
 ): Promise<number> {
   const minutes = Math.round(timeoutMs / 6_000) / 10;
   let failed = 0;
   for (const t of await testsQueuedSince(store.db, clock.now() - timeoutMs, 500)) {
     const l = location(t.location);
     const where = `location "${l?.name ?? t.location}" (ID ${t.location})`;
-    const message = l && l.agentsOnline > 0
+    const message = (l?.agentsOnline ?? 0) > 0
       ? `No agent of ${where} took this test within ${minutes} minutes: its agents were busy with other tests. Its credits were refunded.`
       : `No agent of ${where} was online to run this test within ${minutes} minutes; its credits were refunded.`;
     if (await failTest(store, t.id, null, message)) failed += 1;
   }
   return failed;
+}
+
+/** Tests waiting for an agent, by location ID. */
+export function queuedTestCounts(db: Db): Promise<Map<string, number>> {
+  return queuedTestsByLocation(db);
 }

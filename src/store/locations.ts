@@ -41,16 +41,6 @@ export async function deleteLocation(db: Db, id: string): Promise<boolean> {
   return Number(res.numDeletedRows) === 1;
 }
 
-export async function countQueuedTestsAt(db: Db, location: string): Promise<number> {
-  const row = await db
-    .selectFrom('tests')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('location', '=', location)
-    .where('state', 'in', ['queued', 'started'])
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 export async function insertAgentToken(db: Db, row: AgentTokenRow): Promise<void> {
   await db.insertInto('agent_tokens').values(row).execute();
 }
@@ -106,15 +96,4 @@ export function agentsSeenSince(db: Db, since: number): Promise<AgentRow[]> {
 /** Forget agents not heard from since `before` (they stay offline; a returning agent says hello again). */
 export async function deleteAgentsSeenBefore(db: Db, before: number): Promise<void> {
   await db.deleteFrom('agents').where('last_seen', '<', before).execute();
-}
-
-/** Queued tests per location. */
-export async function queuedTestsByLocation(db: Db): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('tests')
-    .select(['location', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('state', '=', 'queued')
-    .groupBy('location')
-    .execute();
-  return new Map(rows.map((r) => [r.location, Number(r.n)]));
 }

@@ -25,6 +25,17 @@ export function getRetainedTest(db: Db, accountId: string, id: string, createdAf
     .executeTakeFirst();
 }
 
+/** Tests queued or running at a location. */
+export async function countActiveTestsAt(db: Db, location: string): Promise<number> {
+  const row = await db
+    .selectFrom('tests')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('location', '=', location)
+    .where('state', 'in', ['queued', 'started'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The account's tests queued or running. */
 export async function countActiveTests(db: Db, accountId: string): Promise<number> {
   const active = await db
@@ -164,4 +175,15 @@ export async function testsWithPendingEvents(db: Db, limit: number): Promise<Tes
 export async function takePendingEvents(db: Db, testId: string): Promise<boolean> {
   const res = await db.updateTable('tests').set({ events_pending: null }).where('id', '=', testId).where('events_pending', '=', 1).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
+}
+
+/** Queued tests per location. */
+export async function queuedTestsByLocation(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('tests')
+    .select(['location', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('state', '=', 'queued')
+    .groupBy('location')
+    .execute();
+  return new Map(rows.map((r) => [r.location, Number(r.n)]));
 }

@@ -5,10 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeWork, claimWork } from '../../core/agent-work.js';
-import { clock } from '../../core/clock.js';
-import { agentTokenLocation, announceAgent } from '../../core/locations.js';
+import { agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/locations.js';
 import { failTest, releaseTest, renewLease } from '../../core/tests.js';
-import { findAgent, touchAgent } from '../../store/locations.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, CHECKSUM_HEADER, MAX_CLAIM_WAIT_MS, MAX_RESULT_BYTES,
   type ClaimResponse, type HelloResponse, type ProtocolError,
@@ -60,10 +58,17 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     return who;
   }
 
-  /** The agent, which must have said hello with a token of the same location. */
-  async function knownAgent(location: string, agentId: string): Promise<void> {
-    const agent = await findAgent(store.db, agentId);
-    if (!agent || agent.location !== location) throw new ProtocolFailure(404, 'unknown_agent', `agent ${agentId} has not said hello to this service`);
+  /**
+   * A request of an agent at work: signed in, naming itself (`agent_id` in the JSON body, or the header of a result
+   * upload), and known to have said hello with a token of the same location.
+   */
+  async function agentRequest(req: FastifyRequest, fromHeader = false): Promise<{ location: string; agentId: string; body: unknown }> {
+    const { location } = await signedIn(req);
+    const body = fromHeader ? undefined : json(req);
+    const agentId = fromHeader ? req.headers[AGENT_ID_HEADER] : field(body, 'agent_id', isId, 'an ID');
+    if (!isId(agentId)) throw new ProtocolFailure(400, 'input', `the ${AGENT_ID_HEADER} header must name the agent`);
+    if (!(await isAgentOf(store.db, agentId, location))) throw new ProtocolFailure(404, 'unknown_agent', `agent ${agentId} has not said hello to this service`);
+    return { location, agentId, body };
   }
 
   app.register(async (scope) => {
@@ -90,7 +95,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
         slots: field(body, 'slots', isCount, 'the number of tests the agent runs at once'),
       });
       await directory.refresh();
-      const loc = directory.locations().find((l) => l.id === who.location);
+      const loc = ctx.catalog.location(who.location);
       req.log.info({ agentId, location: who.location }, 'agent said hello');
       const answer: HelloResponse = {
         protocol: AGENT_PROTOCOL,
@@ -102,27 +107,23 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     });
 
     scope.post('/heartbeat', async (req, reply) => {
-      await signedIn(req);
-      const agentId = field(json(req), 'agent_id', isId, 'an ID');
-      if (!(await touchAgent(store.db, agentId, clock.now()))) throw new ProtocolFailure(404, 'unknown_agent', `agent ${agentId} must say hello again`);
+      const { agentId } = await agentRequest(req);
+      await agentSeen(store.db, agentId);
       return reply.send({});
     });
 
     scope.post('/claim', async (req, reply) => {
-      const who = await signedIn(req);
-      const body = json(req);
-      const agentId = field(body, 'agent_id', isId, 'an ID');
+      const { location, agentId, body } = await agentRequest(req);
       const waitMs = Math.min(MAX_CLAIM_WAIT_MS, field(body, 'wait_ms', (v): v is number => typeof v === 'number' && v >= 0, 'milliseconds ≥ 0'));
-      await knownAgent(who.location, agentId);
       // The agent gone (connection closed) stops the wait: a test is never leased to a claim nobody reads.
       const gone = new AbortController();
       // The response's close (not the request's: that one fires once the body is read) tells of a lost connection.
       reply.raw.once('close', () => gone.abort());
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const work = await claimWork(store, who.location, agentId, ctx.config.leaseMs);
+        const work = await claimWork(store, location, agentId, ctx.config.leaseMs);
         if (work) {
-          await touchAgent(store.db, agentId, clock.now());
+          await agentSeen(store.db, agentId);
           const answer: ClaimResponse = { test_id: work.testId, options: work.options };
           return reply.send(answer);
         }
@@ -134,20 +135,15 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     });
 
     scope.post('/tests/:id/renew', async (req, reply) => {
-      const who = await signedIn(req);
-      const agentId = field(json(req), 'agent_id', isId, 'an ID');
-      await knownAgent(who.location, agentId);
+      const { agentId } = await agentRequest(req);
       const { id } = req.params as { id: string };
       const held = ID.test(id) && (await renewLease(store.db, id, agentId, ctx.config.leaseMs));
-      await touchAgent(store.db, agentId, clock.now());
+      await agentSeen(store.db, agentId);
       return reply.send({ held });
     });
 
     scope.put('/tests/:id/result', async (req, reply) => {
-      const who = await signedIn(req);
-      const agentId = req.headers[AGENT_ID_HEADER];
-      if (!isId(agentId)) throw new ProtocolFailure(400, 'input', `the ${AGENT_ID_HEADER} header must name the agent`);
-      await knownAgent(who.location, agentId);
+      const { agentId } = await agentRequest(req, true);
       const { id } = req.params as { id: string };
       if (!Buffer.isBuffer(req.body)) throw new ProtocolFailure(400, 'input', 'the result is an application/octet-stream bundle');
       const sum = req.headers[CHECKSUM_HEADER];
@@ -168,11 +164,8 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     });
 
     scope.post('/tests/:id/fail', async (req, reply) => {
-      const who = await signedIn(req);
-      const body = json(req);
-      const agentId = field(body, 'agent_id', isId, 'an ID');
+      const { agentId, body } = await agentRequest(req);
       const message = field(body, 'message', (v): v is string => typeof v === 'string' && v.length > 0 && v.length <= 2000, 'the error for the user (1 to 2000 characters)');
-      await knownAgent(who.location, agentId);
       const { id } = req.params as { id: string };
       const held = ID.test(id) && (await failTest(store, id, agentId, message));
       if (held) ctx.notifyFinished();
@@ -180,9 +173,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     });
 
     scope.post('/tests/:id/release', async (req, reply) => {
-      const who = await signedIn(req);
-      const agentId = field(json(req), 'agent_id', isId, 'an ID');
-      await knownAgent(who.location, agentId);
+      const { agentId } = await agentRequest(req);
       const { id } = req.params as { id: string };
       if (ID.test(id)) await releaseTest(store.db, id, agentId);
       ctx.notifyQueued();
