@@ -44,7 +44,9 @@ export async function runSeries(
       benchmark_index: result.host?.benchmarkIndex ?? null,
       baseline_benchmark_index: baseline ?? null,
       other_cpu_cores: result.host?.otherCpuCores ?? null,
-      attributes: numericAttributes(loadFigures(result, spec.options)),
+      // Only runs.json needs a load's figures. A first load that is kept and is all the test wants stays alone
+      // (no runs.json): its report computes them once, in completeTest.
+      attributes: wanted === 1 && n === 1 && reason === null ? {} : numericAttributes(loadFigures(result, spec.options)),
     });
     if (reason === null) {
       kept++;

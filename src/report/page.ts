@@ -153,28 +153,33 @@ function waterfall(d: ReportData): string {
     `<div class="card">${html}</div></section>`;
 }
 
+/** How a figure of the spread reads: its values, and its standard deviation (finer: it is usually small). */
+const SCORE = { value: (v: number) => `${Math.round(v)}%`, stdev: (v: number) => v.toFixed(1) };
+const TIME = { value: ms, stdev: ms };
+const CLS = { value: (v: number) => v.toFixed(2), stdev: (v: number) => v.toFixed(3) };
+const SIZE = { value: bytes, stdev: bytes };
+
 /** The spread of a multi-run test's key figures: what "median of N runs" hides. */
-const RUN_FIGURES: [string, string, (v: number) => string][] = [
-  ['service_score', 'Grade %', (v) => `${Math.round(v)}%`],
-  ['performance_score', 'Performance', (v) => `${Math.round(v)}%`],
-  ['largest_contentful_paint', 'Largest contentful paint', ms],
-  ['total_blocking_time', 'Total blocking time', ms],
-  ['cumulative_layout_shift', 'Cumulative layout shift', (v) => v.toFixed(2)],
-  ['first_contentful_paint', 'First contentful paint', ms],
-  ['time_to_first_byte', 'Time to first byte', ms],
-  ['onload_time', 'Onload', ms],
-  ['fully_loaded_time', 'Fully loaded', ms],
-  ['page_bytes', 'Page size', bytes],
+const RUN_FIGURES: [string, string, typeof SCORE][] = [
+  ['service_score', 'Grade %', SCORE],
+  ['performance_score', 'Performance', SCORE],
+  ['largest_contentful_paint', 'Largest contentful paint', TIME],
+  ['total_blocking_time', 'Total blocking time', TIME],
+  ['cumulative_layout_shift', 'Cumulative layout shift', CLS],
+  ['first_contentful_paint', 'First contentful paint', TIME],
+  ['time_to_first_byte', 'Time to first byte', TIME],
+  ['onload_time', 'Onload', TIME],
+  ['fully_loaded_time', 'Fully loaded', TIME],
+  ['page_bytes', 'Page size', SIZE],
 ];
 
 function runsSpread(m: RunsMeta | undefined): string {
   if (!m) return '';
   const rows = RUN_FIGURES.filter(([k]) => m.spread[k]).map(([k, name, show]) => {
     const s = m.spread[k]!;
-    const sd = k === 'cumulative_layout_shift' ? s.stdev.toFixed(3) : k === 'page_bytes' ? bytes(s.stdev) : k.endsWith('_score') ? s.stdev.toFixed(1) : ms(s.stdev);
     // Min and max may wrap between them (a phone has no room for five columns); each value stays whole.
-    return `<tr><td>${name}</td><td>${esc(show(s.median))}</td><td class="range"><span>${esc(show(s.min))} –</span> ` +
-      `<span>${esc(show(s.max))}</span></td><td>± ${esc(sd)}</td></tr>`;
+    return `<tr><td>${name}</td><td>${esc(show.value(s.median))}</td><td class="range"><span>${esc(show.value(s.min))} –</span> ` +
+      `<span>${esc(show.value(s.max))}</span></td><td>± ${esc(show.stdev(s.stdev))}</td></tr>`;
   });
   const discarded = m.discarded > 0
     ? ` ${m.discarded} more load${m.discarded > 1 ? 's were' : ' was'} discarded: the test agent's host was busy or slow.` : '';

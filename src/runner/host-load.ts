@@ -51,7 +51,11 @@ async function treeTicks(rootPid: number): Promise<number> {
     if (times) procs.set(Number(pid), times);
   }));
   const children = new Map<number, number[]>();
-  for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  for (const [pid, p] of procs) {
+    const siblings = children.get(p.ppid);
+    if (siblings) siblings.push(pid);
+    else children.set(p.ppid, [pid]);
+  }
   let ticks = 0;
   const stack = [rootPid];
   while (stack.length > 0) {
