@@ -14,7 +14,7 @@ import {
   deleteLocation, findLocation, insertAgentToken, insertLocation, revokeAgentToken, revokeLocationTokens,
   setDefaultLocation, upsertAgent, upsertLocation, type AgentRow, type AgentTokenRow, type LocationRow,
 } from '../store/locations.js';
-import { countActiveTestsAt } from '../store/tests.js';
+import { countActiveTests } from '../store/tests.js';
 
 export const LOCAL_LOCATION_ID = '1';
 /** An agent is offline after this many heartbeats without a word. */
@@ -87,7 +87,7 @@ export async function removeLocation(store: Store, id: string): Promise<void> {
   await store.db.transaction().execute(async (trx) => {
     const row = await findLocation(trx, id);
     if (!row) throw new LocationInputError(`no location with ID ${id} (webgauge location list)`);
-    const waiting = await countActiveTestsAt(trx, id);
+    const waiting = await countActiveTests(trx, { location: id });
     if (waiting > 0) throw new LocationInputError(`location ${id} has ${waiting} tests queued or running; remove it when they are done`);
     await revokeLocationTokens(trx, id, clock.now());
     await deleteLocation(trx, id);

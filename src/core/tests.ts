@@ -49,7 +49,7 @@ export async function startTest(
   return store.db.transaction().execute(async (trx) => {
     await before?.(trx);
     await lockAccount(trx, store.engine, principal.accountId);
-    const active = await countActiveTests(trx, principal.accountId);
+    const active = await countActiveTests(trx, { account_id: principal.accountId });
     if (active >= principal.plan.concurrentTests) {
       throw new ApiError(
         'E42900',

@@ -25,23 +25,13 @@ export function getRetainedTest(db: Db, accountId: string, id: string, createdAf
     .executeTakeFirst();
 }
 
-/** Tests queued or running at a location. */
-export async function countActiveTestsAt(db: Db, location: string): Promise<number> {
-  const row = await db
-    .selectFrom('tests')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('location', '=', location)
-    .where('state', 'in', ['queued', 'started'])
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** The account's tests queued or running. */
-export async function countActiveTests(db: Db, accountId: string): Promise<number> {
+/** Tests queued or running, of an account or at a location. */
+export async function countActiveTests(db: Db, of: { account_id: string } | { location: string }): Promise<number> {
+  const [column, value] = 'account_id' in of ? (['account_id', of.account_id] as const) : (['location', of.location] as const);
   const active = await db
     .selectFrom('tests')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
+    .where(column, '=', value)
     .where('state', 'in', ['queued', 'started'])
     .executeTakeFirstOrThrow();
   return Number(active.n);

@@ -108,6 +108,14 @@ for (const engine of engines()) {
       for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
       return undefined;
     });
+    /** A test of the fixture page at `path`, queued at the remote location and taken by an agent. */
+    const startedTest = async (path: string): Promise<string> => {
+      const res = await post(site.url(path), location);
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.data.id as string;
+      await until('the test started', async () => (await state(id)) === 'started');
+      return id;
+    };
     const state = async (id: string) => (await call(service, 'GET', `/tests/${id}`, { key: service.key })).body?.data?.attributes?.state as string;
 
     before(async () => {
@@ -159,10 +167,7 @@ for (const engine of engines()) {
 
     test('kill -9 of the agent running a test: another agent of the location completes it', async () => {
       const path = `/?remote-kill-agent-${engine}`;
-      const res = await post(site.url(path), location);
-      assert.equal(res.status, 202, res.text);
-      const id = res.body.data.id as string;
-      await until('the test started', async () => (await state(id)) === 'started');
+      const id = await startedTest(path);
       const runner = await runningAgent();
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const killedAt = Date.now();
@@ -209,10 +214,7 @@ for (const engine of engines()) {
 
     test('kill -9 and restart of the service mid-test: the agent finishes and the test completes', async () => {
       const path = `/?remote-kill-server-${engine}`;
-      const res = await post(site.url(path), location);
-      assert.equal(res.status, 202, res.text);
-      const id = res.body.data.id as string;
-      await until('the test started', async () => (await state(id)) === 'started');
+      const id = await startedTest(path);
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const key = service.key;
       service.proc.kill('SIGKILL');
