@@ -42,11 +42,13 @@ async function serve(args: string[]): Promise<void> {
     const email = process.env.WEBGAUGE_OWNER_EMAIL || 'owner@localhost';
     const { apiKey } = await createAccount(app.store.db, config.plans, { email, plan: 'pro' });
     process.stdout.write(
-      `\nFirst start: created the owner account ${email} on the pro plan.\nAPI key (shown once, keep it): ${apiKey}\n\n`,
+      `\nFirst start: created the owner account ${email} on the pro plan.\nAPI key (shown once, keep it): ${apiKey}\n` +
+        'Sign in to the web app with this key (or set a password: webgauge account password --email ' + email + ' --password-stdin).\n\n',
     );
   }
   const address = await app.server.listen({ host: config.host, port: config.port });
-  process.stdout.write(`Webgauge listening on ${address}/api/2.0 (${app.store.engine}, data in ${config.dataDir})\n`);
+  process.stdout.write(`Webgauge listening on ${address}/api/2.0 (${app.store.engine}, data in ${config.dataDir})\n` +
+    `Web app: open ${address}/ in a browser\n`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

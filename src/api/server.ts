@@ -19,6 +19,7 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerAgentProtocol } from './routes/agent-protocol.js';
 import { registerMetrics } from './metrics.js';
 import { compileRequestSchema } from './validation.js';
+import { registerWebApp } from '../web/routes.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
@@ -87,7 +88,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   registerMonitoringRoutes(router, ctx);
   registerAlertRoutes(router, ctx);
   registerWebhookRoutes(router, ctx);
-  registerReportPage(app, ctx);
+  registerReportPage(app, ctx, registerWebApp(app, ctx));
   registerAgentProtocol(app, ctx);
   registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
 

@@ -1,7 +1,7 @@
 import type { Db, RootDb } from '../store/db.js';
 import {
   accountByEmail, accountById, accountByKeyHash, addCredits, countAccountRows, creditBalance, insertAccount, listAccountRows,
-  passwordHashByEmail, setCreditBalance, updateAccountByEmail,
+  passwordHashByEmail, setCreditBalance, updateAccountByEmail, updateAccountKey,
 } from '../store/accounts.js';
 import type { AccountsTable } from '../store/schema.js';
 import { accountsChanged } from './auth-cache.js';
@@ -145,7 +145,16 @@ export async function countAccounts(db: RootDb): Promise<number> {
 
 export async function authenticate(db: RootDb, plans: PlanRegistry, apiKey: string): Promise<Principal | null> {
   const row = await accountByKeyHash(db, hashApiKey(apiKey));
-  if (!row) return null;
+  return row ? principalOfRow(db, plans, row, apiKey) : null;
+}
+
+/** The principal of an account signed in to the web app (its API key is not known: keys are stored hashed). */
+export async function principalOfAccount(db: RootDb, plans: PlanRegistry, accountId: string): Promise<Principal | null> {
+  const row = await accountById(db, accountId);
+  return row ? principalOfRow(db, plans, row, '') : null;
+}
+
+async function principalOfRow(db: RootDb, plans: PlanRegistry, row: AccountsTable, apiKey: string): Promise<Principal | null> {
   let owner: AccountsTable = row;
   if (row.team_owner_id) {
     const o = await accountById(db, row.team_owner_id);
@@ -161,6 +170,14 @@ export async function authenticate(db: RootDb, plans: PlanRegistry, apiKey: stri
     plan: plans.get(owner.plan),
     emailValidated: row.email_validated === 1,
   };
+}
+
+/** A new API key for the account that holds this ID (the web app's "Regenerate"); the old key stops at once here. */
+export async function regenerateKeyOf(db: RootDb, accountId: string): Promise<string> {
+  const apiKey = newApiKey();
+  await updateAccountKey(db, accountId, hashApiKey(apiKey));
+  accountsChanged();
+  return apiKey;
 }
 
 /**

@@ -3,6 +3,7 @@
  * another place: api/routes/agent-protocol.ts): hand out a queued test of its location with a lease, renew the
  * lease, take the result or the failure, take a test back.
  */
+import { testsChanged } from './test-signal.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Store } from '../store/db.js';
 import { SecretKeyError } from '../store/secret-box.js';
@@ -25,6 +26,7 @@ export async function claimWork(store: Store, location: string, agentId: string,
   for (;;) {
     const test = await claimTest(store, location, agentId, leaseMs);
     if (!test) return null;
+    testsChanged.notify();
     try {
       return { testId: test.id, options: readOptions(store.box, test.options) };
     } catch (err) {
@@ -46,7 +48,10 @@ export async function completeWork(store: Store, artifacts: ArtifactStore, testI
   const before = await findTest(store.db, testId);
   if (before?.state === 'completed') return true;
   if (!before || before.state !== 'started' || before.lease_owner !== agentId) return false;
-  if (await completeTest(store, artifacts, testId, agentId, result, runs)) return true;
+  if (await completeTest(store, artifacts, testId, agentId, result, runs)) {
+    testsChanged.notify();
+    return true;
+  }
   // A concurrent upload of the same result may have landed first.
   return (await findTest(store.db, testId))?.state === 'completed';
 }

@@ -3,6 +3,9 @@ import { withRunsUpTo, type AnalysisOptions } from './analysis-options.js';
 import { adjustCredits, fromTenths, spendCredits, type Principal } from './accounts.js';
 import type { Db, Trx } from '../store/db.js';
 import { clock } from './clock.js';
+import { testsChanged } from './test-signal.js';
+import { assertAllowedTarget } from './targets.js';
+import type { TargetPolicy } from '../net/policy.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { storedFingerprint, storeOptions } from './stored-options.js';
@@ -10,7 +13,7 @@ import { testCostTenths } from './pricing.js';
 import { lockAccount } from '../store/locks.js';
 import { pageIdFor } from '../store/pages.js';
 import {
-  claimQueuedTest, countActiveTests, expiredLeases, queuedTestsByLocation, testsQueuedSince, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
+  claimQueuedTest, countActiveTests, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedSince, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
   requeueExpiredTest, testCharge, type TestRow,
 } from '../store/tests.js';
 
@@ -28,6 +31,23 @@ export interface StartedTest {
   creditsUsed: number;
 }
 
+function assertMayStartTests(principal: Principal): void {
+  if (principal.role === 'viewer') {
+    throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
+  }
+}
+
+/**
+ * A test asked for by a person (API, web app): the role, then the target policy (a page that resolves to an
+ * address the operator did not allow is refused before anything is charged), then startTest.
+ */
+export async function requestTest(store: Store, policy: TargetPolicy, principal: Principal, options: AnalysisOptions, source: TestSource):
+  Promise<StartedTest> {
+  assertMayStartTests(principal);
+  await assertAllowedTarget(options.url, policy, options.dns);
+  return startTest(store, principal, options, source);
+}
+
 /**
  * Queue a test and charge its credits in one transaction, after the concurrency and credit checks.
  * PostgreSQL locks the account row so two concurrent starts cannot both pass the checks; SQLite has one writer.
@@ -40,9 +60,7 @@ export async function startTest(
   /** Runs first in the transaction (the monitor claims its slot here, so claim and test commit together); throw to abort. */
   before?: (trx: Trx) => Promise<void>,
 ): Promise<StartedTest> {
-  if (principal.role === 'viewer') {
-    throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
-  }
+  assertMayStartTests(principal);
   options = withRunsUpTo(options, principal.plan.maxRuns);
   const cost = testCostTenths(options);
   const fingerprint = storedFingerprint(store.box, options);
@@ -94,6 +112,11 @@ export async function getTest(db: Db, accountId: string, id: string): Promise<Te
   return getRetainedTest(db, accountId, id, clock.now() - TEST_RETENTION_MS);
 }
 
+/** How many tests of its location are ahead of a queued test (0: it is next). */
+export function queuePosition(db: Db, test: Pick<TestRow, 'location' | 'queued_at' | 'created'>): Promise<number> {
+  return countQueuedBefore(db, test.location, test.queued_at ?? test.created);
+}
+
 /** Atomically take the oldest queued test of a location and give the agent a lease on it. */
 export async function claimTest(store: Store, location: string, agentId: string, leaseMs: number): Promise<TestRow | undefined> {
   const now = clock.now();
@@ -115,12 +138,16 @@ export async function failTest(store: Store, testId: string, agentId: string | n
     const test = await testCharge(trx, testId);
     await adjustCredits(trx, test.account_id, test.credits_tenths);
     return true;
+  }).then((failed) => {
+    if (failed) testsChanged.notify();
+    return failed;
   });
 }
 
 /** Give a test back to the queue without counting the attempt (the server is stopping, not the test failing). */
 export async function releaseTest(db: Db, testId: string, agentId: string): Promise<void> {
   await releaseHeldTest(db, testId, agentId, clock.now());
+  testsChanged.notify();
 }
 
 /**

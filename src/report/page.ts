@@ -14,7 +14,7 @@ import { REPORT_CSS } from './style.js';
 import type { ReportData } from './view.js';
 import { renderWaterfall } from './waterfall.js';
 
-const GRADE_COLOUR: Record<string, string> = { A: '#0c8a43', B: '#54a623', C: '#c9a400', D: '#e07b00', E: '#d9480f', F: '#c92a2a' };
+export const GRADE_COLOUR: Record<string, string> = { A: '#0c8a43', B: '#54a623', C: '#c9a400', D: '#e07b00', E: '#d9480f', F: '#c92a2a' };
 
 const scoreColour = (v: number): string =>
   v >= 90 ? GRADE_COLOUR.A : v >= 80 ? GRADE_COLOUR.B : v >= 70 ? GRADE_COLOUR.C : v >= 60 ? GRADE_COLOUR.D
@@ -217,7 +217,25 @@ export interface PageLabels {
   browser: string;
 }
 
-export function renderReportPage(d: ReportData, labels: PageLabels = { location: d.report.location, browser: d.report.browser }): string {
+/** The report's parts, for the page below and for the web app (which arranges them under its own tabs). */
+export interface ReportParts {
+  title: string;
+  /** The dark band: brand, URL, when and where, thumbnail. */
+  header: string;
+  summary: string;
+  timings: string;
+  runs: string;
+  details: string;
+  filmstrip: string;
+  video: string;
+  waterfall: string;
+  structure: string;
+  screenshot: string;
+  settings: string;
+  footer: string;
+}
+
+export function reportParts(d: ReportData, labels: PageLabels = { location: d.report.location, browser: d.report.browser }): ReportParts {
   const r = d.report;
   const grade = r.service_grade;
   const gradeCard = grade
@@ -231,30 +249,49 @@ export function renderReportPage(d: ReportData, labels: PageLabels = { location:
     ? `<section id="screenshot"><h2>Screenshot <small>the page after the load${print && d.mode === 'pdf' ? ', top part' : ''}</small></h2>` +
       `<div class="card shot"><img src="${esc(d.screenshot)}" alt="screenshot of the page"></div></section>`
     : '';
+  return {
+    title: `${grade ? `${grade} · ` : ''}${r.url}`,
+    header: `<header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
+<h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
+<div class="meta">Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
+      `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}</div></div>` +
+      `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>`,
+    summary: `<section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
+      `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>`,
+    timings: timings(r),
+    runs: runsSpread(runs),
+    details: pageDetails(d),
+    filmstrip: filmstrip(d),
+    video: print ? '' : video(d),
+    waterfall: waterfall(d),
+    structure: structureAudits(d),
+    screenshot,
+    settings: settings(d.options, r, labels),
+    footer: `<footer>Report ${esc(r.id)} · expires ${esc(new Date(r.expires).toUTCString().replace(' GMT', ' UTC'))}` +
+      `${print && d.pageUrl?.startsWith('http') ? ` · online: <a href="${esc(d.pageUrl)}">${esc(d.pageUrl)}</a>` +
+        `${r.resources.includes('video.mp4') ? ' (with the video of the load)' : ''}` : ''}</footer>`,
+  };
+}
+
+export function renderReportPage(d: ReportData, labels: PageLabels = { location: d.report.location, browser: d.report.browser }): string {
+  const p = reportParts(d, labels);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex,nofollow"><meta name="referrer" content="no-referrer">
-<title>${grade ? `${esc(grade)} · ` : ''}${esc(r.url)} · Webgauge report</title>
+<title>${esc(p.title)} · Webgauge report</title>
 <style>${REPORT_CSS}</style></head><body>
-<header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
-<h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
-<div class="meta">Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
-    `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}</div></div>` +
-    `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>
+${p.header}
 <main class="wrap">
-<section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
-    `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>
-${timings(r)}
-${runsSpread(runs)}
-${pageDetails(d)}
-${filmstrip(d)}
-${print ? '' : video(d)}
-${waterfall(d)}
-${structureAudits(d)}
-${screenshot}
-${settings(d.options, r, labels)}
-<footer>Report ${esc(r.id)} · expires ${esc(new Date(r.expires).toUTCString().replace(' GMT', ' UTC'))}` +
-    `${print && d.pageUrl?.startsWith('http') ? ` · online: <a href="${esc(d.pageUrl)}">${esc(d.pageUrl)}</a>` +
-      `${r.resources.includes('video.mp4') ? ' (with the video of the load)' : ''}` : ''}</footer>
+${p.summary}
+${p.timings}
+${p.runs}
+${p.details}
+${p.filmstrip}
+${p.video}
+${p.waterfall}
+${p.structure}
+${p.screenshot}
+${p.settings}
+${p.footer}
 </main></body></html>`;
 }

@@ -4,6 +4,7 @@
  * Runs at start and every intervalMs, in bounded batches so one run never holds the store for long.
  * Expired rows are already invisible to the API (every read filters on time); the sweep only reclaims space.
  */
+import { sweepSessions } from '../core/sessions.js';
 import { deleteOldDeliveries } from '../store/webhooks.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import { PeriodicJob } from './periodic.js';
@@ -103,6 +104,7 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
     }
     // Webhook deliveries and alert e-mails that ended (delivered or given up) are kept 30 days for their list.
     await deleteOldDeliveries(store.db, now - DELIVERY_RETENTION_MS);
+    await sweepSessions(store.db);
     if (result.reports || result.tests || result.expiredQueued) this.o.log?.info(result, 'expiry sweep');
     return result;
   }

@@ -23,6 +23,10 @@ export async function insertAccount(db: Db, account: AccountsTable): Promise<voi
   await db.insertInto('accounts').values(account).execute();
 }
 
+export async function updateAccountKey(db: Db, id: string, apiKeyHash: string): Promise<void> {
+  await db.updateTable('accounts').set({ api_key_hash: apiKeyHash }).where('id', '=', id).execute();
+}
+
 /** Change the account of this e-mail; false when there is none. */
 export async function updateAccountByEmail(db: Db, email: string, set: Partial<Pick<AccountsTable, 'api_key_hash' | 'plan' | 'credits_tenths' | 'password_hash'>>):
   Promise<boolean> {

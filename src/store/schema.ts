@@ -231,6 +231,14 @@ export interface DeliveriesTable {
   attempts: string;
 }
 
+export interface SessionsTable {
+  /** SHA-256 (hex) of the cookie's token. */
+  token_hash: string;
+  account_id: string;
+  created: number;
+  expires: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   tests: TestsTable;
@@ -248,4 +256,5 @@ export interface Database {
   locations: LocationsTable;
   agent_tokens: AgentTokensTable;
   agents: AgentsTable;
+  sessions: SessionsTable;
 }

@@ -25,6 +25,13 @@ export function getRetainedTest(db: Db, accountId: string, id: string, createdAf
     .executeTakeFirst();
 }
 
+/** Tests queued at a location before this moment (the ones ahead of a test queued then). */
+export async function countQueuedBefore(db: Db, location: string, queuedAt: number): Promise<number> {
+  const row = await db.selectFrom('tests').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'queued').where('location', '=', location).where('queued_at', '<', queuedAt).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** Tests queued or running, of an account or at a location. */
 export async function countActiveTests(db: Db, of: { account_id: string } | { location: string }): Promise<number> {
   const [column, value] = 'account_id' in of ? (['account_id', of.account_id] as const) : (['location', of.location] as const);

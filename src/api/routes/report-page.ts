@@ -6,6 +6,7 @@ import { renderReportPage } from '../../report/page.js';
 import { pdfService } from '../../report/pdf.js';
 import { sendRanged } from '../range.js';
 import { loadReportData } from '../../report/view.js';
+import type { OwnerReportView } from '../../web/routes.js';
 
 const IMMUTABLE = 'max-age=31536000';
 /** The page loads nothing but its own pictures and video, and runs no script. */
@@ -16,8 +17,9 @@ const CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-s
  * The public report page and the files it shows. No API key: whoever holds the unguessable report URL may read
  * it (COMPAT.md), the way a shared link works; the page asks browsers not to send that URL on as a Referer and
  * search engines not to index it. Unknown or expired IDs get a plain 404.
+ * Its own account, signed in to the web app, sees the same report inside the app (web/screens/report.ts).
  */
-export function registerReportPage(app: FastifyInstance, ctx: AppContext): void {
+export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerView?: OwnerReportView): void {
   const notFound = (reply: FastifyReply, what: string) => reply.code(404).type('text/plain').send(what);
   // A string that is no ID (a NUL in it: PostgreSQL cannot even compare it) is simply not found.
   const reportById = async (id: string): Promise<ReportRow | undefined> => (couldBeId(id) ? getReportById(ctx.store.db, id) : undefined);
@@ -27,6 +29,9 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext): void 
     const { id } = req.params as { id: string };
     const report = await reportById(id);
     if (!report) return notFound(reply, 'This report does not exist or has expired.');
+    // Its own account, signed in to the web app, gets the report inside the app (tabs, retest, downloads).
+    const asOwner = await ownerView?.(req, reply, report);
+    if (asOwner) return asOwner;
     const data = await loadReportData(ctx.artifacts, ctx.store.box, report, 'web', `/reports/${id}`);
     const labels = {
       location: ctx.catalog.location(report.location)?.name ?? report.location,

@@ -2,8 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnalysisOptions } from '../../core/analysis-options.js';
 import { ApiError } from '../../core/errors.js';
 import { parseTestAttributes } from '../../core/options.js';
-import { assertAllowedTarget } from '../../core/targets.js';
-import { getTest, startTest, type TestSource } from '../../core/tests.js';
+import { getTest, requestTest, type TestSource } from '../../core/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -21,12 +20,7 @@ export async function queueAndRespond(
   options: AnalysisOptions,
   source: TestSource,
 ): Promise<FastifyReply> {
-  const principal = principalOf(req);
-  if (principal.role === 'viewer') {
-    throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
-  }
-  await assertAllowedTarget(options.url, ctx.config.targetPolicy, options.dns);
-  const started = await startTest(ctx.store, principal, options, source);
+  const started = await requestTest(ctx.store, ctx.config.targetPolicy, principalOf(req), options, source);
   ctx.notifyQueued();
   const self = links.test(started.test.id);
   const data = testResource(started.test, links);

@@ -7,6 +7,7 @@ import { m006AlertsWebhooks } from './006-alerts-webhooks.js';
 import { m007ReportRuns } from './007-report-runs.js';
 import { m008LocationsAgents } from './008-locations-agents.js';
 import { m009AccountPasswords } from './009-account-passwords.js';
+import { m010Sessions } from './010-sessions.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -134,4 +135,5 @@ export const migrations: Record<string, Migration> = {
   '007_report_runs': m007ReportRuns,
   '008_locations_agents': m008LocationsAgents,
   '009_account_passwords': m009AccountPasswords,
+  '010_sessions': m010Sessions,
 };

@@ -1,0 +1,126 @@
+/**
+ * What every screen of the web app is built with: the page shell (navigation, stylesheet, script, CSP nonce),
+ * the signed-in route wrappers (GET screens and POST actions with their CSRF check), and error screens.
+ * Screens are server-rendered HTML that works without script; the one script (client/app.ts) only adds live
+ * progress and confirmations.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors.js';
+import type { AppContext } from '../api/context.js';
+import { esc } from '../report/format.js';
+import { REPORT_CSS } from '../report/style.js';
+import { APP_CSS } from './style.js';
+import { csrfValid, FormFields, newNonce, sameOrigin, secureHeaders, visitorOf, type Visitor } from './session.js';
+import { CLIENT_SCRIPT_PATH } from './assets.js';
+
+export { esc };
+export type NavItem = 'analyze' | 'pages' | 'tags' | 'account';
+
+const NAV: [NavItem, string, string][] = [
+  ['analyze', 'Analyze', '/'], ['pages', 'Pages', '/pages'], ['tags', 'Tags', '/tags'], ['account', 'Account', '/account'],
+];
+
+export interface Shell {
+  title: string;
+  active?: NavItem;
+  /** Inside <main>. */
+  body: string;
+  /** Between the navigation and <main> (the report's own header and its tabs). */
+  before?: string;
+  /** <main> without the app's padding (the report brings its own). */
+  bare?: boolean;
+  /** More of <head>. */
+  head?: string;
+}
+
+/** A whole HTML document of the app. Signed out, the navigation is only the name. */
+export function shell(v: Visitor | null, nonce: string, s: Shell): string {
+  const links = v
+    ? NAV.map(([key, name, href]) => `<li><a class="nav" href="${href}"${s.active === key ? ' aria-current="page"' : ''}>${name}</a></li>`).join('') +
+      `<li><form method="post" action="/sign-out">${csrfField(v)}<button type="submit">Sign out</button></form></li>`
+    : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex,nofollow"><title>${esc(s.title)} · Webgauge</title>
+<style nonce="${nonce}">${REPORT_CSS}${APP_CSS}</style>${s.head ?? ''}</head><body>
+<a class="skip" href="#main">Skip to content</a>
+<nav class="appnav" aria-label="Main"><div class="wrap"><a class="logo" href="/">Webgauge</a><ul>${links}</ul></div></nav>
+${s.before ?? ''}<main id="main" class="wrap${s.bare ? '' : ' app'}">${s.body}</main>
+<script nonce="${nonce}" src="${CLIENT_SCRIPT_PATH}" defer></script></body></html>`;
+}
+
+export const csrfField = (v: Visitor): string => `<input type="hidden" name="csrf" value="${esc(v.csrf)}">`;
+
+/** A one-button form posting to `action` (retest, delete...); `confirm` asks first (client script). */
+export function actionButton(v: Visitor, action: string, label: string, o: { confirm?: string; style?: 'secondary' | 'danger'; hidden?: Record<string, string> } = {}): string {
+  const hidden = Object.entries(o.hidden ?? {}).map(([k, val]) => `<input type="hidden" name="${esc(k)}" value="${esc(val)}">`).join('');
+  return `<form method="post" action="${esc(action)}"${o.confirm ? ` data-confirm="${esc(o.confirm)}"` : ''}>${csrfField(v)}${hidden}` +
+    `<button type="submit" class="btn${o.style ? ` ${o.style}` : ''}">${esc(label)}</button></form>`;
+}
+
+export const errorBox = (message: string | undefined): string =>
+  message ? `<div class="error" role="alert">${esc(message)}</div>` : '';
+
+export type ScreenHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, nonce: string) => Promise<string | FastifyReply>;
+export type ActionHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, form: FormFields, nonce: string) => Promise<string | FastifyReply>;
+
+export function sendHtml(reply: FastifyReply, nonce: string, html: string, status = 200): FastifyReply {
+  return secureHeaders(reply, nonce).code(status).type('text/html; charset=utf-8').send(html);
+}
+
+export const seeOther = (reply: FastifyReply, location: string): FastifyReply => reply.code(303).header('Location', location).send();
+
+/** An error as a screen: the API's status, title and detail, so the app says what the API would. */
+export function errorScreen(reply: FastifyReply, v: Visitor | null, nonce: string, status: number, title: string, detail: string): FastifyReply {
+  const body = `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(detail)}</div><p><a href="/">Back to Analyze</a></p>`;
+  return sendHtml(reply, nonce, shell(v, nonce, { title, body }), status);
+}
+
+export class WebKit {
+  constructor(
+    readonly app: FastifyInstance,
+    readonly ctx: AppContext,
+  ) {}
+
+  /** A screen for signed-in people; others go to sign in and come back. */
+  screen(path: string, handler: ScreenHandler): void {
+    const { ctx } = this;
+    this.app.get(path, async (req, reply) => {
+      const v = await visitorOf(ctx, req);
+      if (!v) return seeOther(reply, `/?next=${encodeURIComponent(req.url)}`);
+      const nonce = newNonce();
+      return this.respond(reply, v, nonce, () => handler(req, reply, v, nonce));
+    });
+  }
+
+  /**
+   * A state-changing form post: signed in, from our own origin, with the session's CSRF token; then the handler,
+   * which answers with a redirect (post/redirect/get) or a screen (a form shown again with its error).
+   */
+  action(path: string, handler: ActionHandler): void {
+    const { ctx } = this;
+    this.app.post(path, async (req, reply) => {
+      const v = await visitorOf(ctx, req);
+      const nonce = newNonce();
+      if (!v) return seeOther(reply, '/');
+      const form = new FormFields(req.body);
+      if (!sameOrigin(ctx, req) || !csrfValid(v, form)) {
+        return errorScreen(reply, v, nonce, 403, 'Form expired', 'This form was not sent from this page of Webgauge (or your session changed); open the page again and resend it.');
+      }
+      return this.respond(reply, v, nonce, () => handler(req, reply, v, form, nonce));
+    });
+  }
+
+  private async respond(reply: FastifyReply, v: Visitor, nonce: string, run: () => Promise<string | FastifyReply>): Promise<FastifyReply> {
+    try {
+      const out = await run();
+      return typeof out === 'string' ? sendHtml(reply, nonce, out) : out;
+    } catch (err) {
+      if (err instanceof ApiError) {
+        for (const [k, val] of Object.entries(err.headers)) reply.header(k, val);
+        return errorScreen(reply, v, nonce, err.status, err.title, err.detail ?? err.title);
+      }
+      throw err;
+    }
+  }
+}

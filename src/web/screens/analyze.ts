@@ -1,0 +1,147 @@
+/**
+ * Analyze: a URL and, under "Analysis options", every option of POST /tests the account's plan allows. The form's
+ * fields carry the API's attribute names; the values are handed to the same parser as the API's (core/options.ts),
+ * so the checks and messages are the API's own.
+ */
+import { fromTenths, refilledCredits, type Principal } from '../../core/accounts.js';
+import type { Catalog } from '../../core/catalog.js';
+import { parseTestAttributes } from '../../core/options.js';
+import { requestTest } from '../../core/tests.js';
+import { ApiError } from '../../core/errors.js';
+import type { Visitor } from '../session.js';
+import { FormFields } from '../session.js';
+import { csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
+
+/** Connection presets (Kbit/s down, up, latency ms), as the throttle attribute writes them. */
+export const CONNECTIONS: [string, string][] = [
+  ['', 'Unthrottled'],
+  ['20000/5000/25', 'Broadband fast (20/5 Mbps, 25 ms)'],
+  ['5000/1000/30', 'Broadband (5/1 Mbps, 30 ms)'],
+  ['1500/384/50', 'Broadband slow (1.5 Mbps/384 Kbps, 50 ms)'],
+  ['12000/6000/70', 'LTE mobile (12/6 Mbps, 70 ms)'],
+  ['1600/768/200', '3G mobile (1.6 Mbps/768 Kbps, 200 ms)'],
+  ['280/256/800', '2G mobile (280/256 Kbps, 800 ms)'],
+  ['50/30/125', '56K dial-up (50/30 Kbps, 125 ms)'],
+  ['custom', 'Custom (below)'],
+];
+
+const LIST_FIELDS = ['cookies', 'allow_url', 'block_url', 'dns'] as const;
+const TEXT_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'httpauth_username', 'httpauth_password',
+  'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx'] as const;
+const FLAG_FIELDS = ['adblock', 'video', 'stop_onload', 'browser_rotate'] as const;
+
+/** The form as POST /tests attributes: blank fields left out, one list item per line, the connection as throttle. */
+export function attributesFromForm(form: FormFields): Record<string, unknown> {
+  const a: Record<string, unknown> = {};
+  for (const k of TEXT_FIELDS) {
+    const v = form.get(k);
+    if (v !== undefined && v.trim() !== '') a[k] = v;
+  }
+  for (const k of FLAG_FIELDS) if (form.has(k)) a[k] = 1;
+  for (const k of LIST_FIELDS) {
+    const lines = (form.get(k) ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    if (lines.length) a[k] = lines;
+  }
+  const connection = form.get('connection') ?? '';
+  if (connection === 'custom') {
+    const parts = ['down', 'up', 'latency'].map((k) => (form.get(k) ?? '').trim());
+    // The API's own message explains a malformed value; an empty custom connection says which fields to fill.
+    if (parts.every((p) => p === '')) throw new ApiError('E40004', 'Custom connection: give the download and upload speed (Kbit/s) and the latency (ms).');
+    a.throttle = parts.join('/');
+  } else if (connection !== '') a.throttle = connection;
+  return a;
+}
+
+const selected = (cond: boolean) => (cond ? ' selected' : '');
+const checked = (cond: boolean) => (cond ? ' checked' : '');
+
+function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
+  return `<div class="field"><label for="f-${name}">${label}${o.hint ? `<span class="hint">${o.hint}</span>` : ''}</label>` +
+    `<input id="f-${name}" name="${name}" type="${o.type ?? 'text'}" value="${esc(form.get(name) ?? '')}"${o.attrs ?? ''}></div>`;
+}
+
+function textarea(form: FormFields, name: string, label: string, hint: string): string {
+  return `<div class="field"><label for="f-${name}">${label}<span class="hint">${hint}</span></label>` +
+    `<textarea id="f-${name}" name="${name}" rows="2" spellcheck="false">${esc(form.get(name) ?? '')}</textarea></div>`;
+}
+
+const checkbox = (form: FormFields, name: string, label: string) =>
+  `<label class="check"><input type="checkbox" name="${name}" value="1"${checked(form.has(name))}> ${label}</label>`;
+
+function optionsFields(p: Principal, catalog: Catalog, form: FormFields): string {
+  const plan = p.plan;
+  const location = form.get('location') ?? catalog.defaultLocation;
+  const locations = catalog.locations().map((l) => {
+    const online = l.agentsOnline === undefined ? '' : l.agentsOnline > 0 ? ` (${l.agentsOnline} agent${l.agentsOnline === 1 ? '' : 's'} online)` : ' (no agent online: tests wait)';
+    return `<option value="${esc(l.id)}"${selected(l.id === location)}>${esc(l.name)} · ${esc(l.region)}${online}</option>`;
+  }).join('');
+  const browser = form.get('browser') ?? catalog.defaultBrowser;
+  const browsers = catalog.browsers().map((b) => `<option value="${esc(b.id)}"${selected(b.id === browser)}>${esc(b.name)}</option>`).join('');
+  const report = form.get('report') ?? 'lighthouse';
+  const reports = [['lighthouse', 'Lighthouse'], ['lighthouse,legacy', 'Lighthouse and legacy (PageSpeed, YSlow)'], ['legacy', 'Legacy only'], ['none', 'Metrics only (no report)']]
+    .map(([v, l]) => `<option value="${v}"${selected(v === report)}>${l}</option>`).join('');
+  const retention = form.get('retention') ?? '1';
+  const retentions = ['1', '6', '12', '24'].map((m) => `<option value="${m}"${selected(m === retention)}>${m} month${m === '1' ? '' : 's'}</option>`).join('');
+  const connection = form.get('connection') ?? '';
+  const connections = CONNECTIONS.map(([v, l]) => `<option value="${v}"${selected(v === connection)}>${esc(l)}</option>`).join('');
+  const device = form.get('simulate_device') ?? '';
+  const devices = `<option value="">None (desktop)</option>` + catalog.devices()
+    .map((d) => `<option value="${esc(d.id)}"${selected(d.id === device)}>${esc(d.name)} (${d.width}×${d.height}, ${d.dppx}×)</option>`).join('');
+  const pro = plan.proAnalysisOptions
+    ? `<fieldset><legend>Device and browser (pro)</legend>
+<div class="row"><div class="field"><label for="f-simulate_device">Simulated device</label><select id="f-simulate_device" name="simulate_device">${devices}</select></div>
+${input(form, 'user_agent', 'User agent', { hint: 'replaces the browser’s or the device’s' })}</div>
+<div class="row">${input(form, 'browser_width', 'Viewport width', { type: 'number', hint: 'px, with the height', attrs: ' min="1" max="10000"' })}
+${input(form, 'browser_height', 'Viewport height', { type: 'number', hint: 'px, with the width', attrs: ' min="1" max="10000"' })}
+${input(form, 'browser_dppx', 'Pixel ratio', { type: 'number', hint: '1 to 5', attrs: ' min="1" max="5" step="0.1"' })}</div>
+${checkbox(form, 'browser_rotate', 'Rotate (swap width and height)')}
+${textarea(form, 'dns', 'DNS overrides', 'one <code>host:address</code> per line')}</fieldset>`
+    : `<p class="muted">Device simulation, user agent, viewport and DNS overrides are options of the pro plan.</p>`;
+  return `<details class="card"${form.has('url') ? ' open' : ''}><summary>Analysis options</summary>
+<div class="row"><div class="field"><label for="f-location">Location</label><select id="f-location" name="location">${locations}</select></div>
+<div class="field"><label for="f-browser">Browser</label><select id="f-browser" name="browser">${browsers}</select></div>
+<div class="field"><label for="f-report">Report type</label><select id="f-report" name="report">${reports}</select></div></div>
+<div class="row">${input(form, 'runs', 'Runs', { type: 'number', hint: `1 to ${plan.maxRuns}; the report is the median run`, attrs: ` min="1" max="${plan.maxRuns}"` })}
+<div class="field"><label for="f-retention">Keep the report</label><select id="f-retention" name="retention">${retentions}</select></div></div>
+<fieldset><legend>Connection</legend><div class="field"><label for="f-connection">Connection speed</label><select id="f-connection" name="connection">${connections}</select></div>
+<div class="row">${input(form, 'down', 'Download (custom)', { type: 'number', hint: 'Kbit/s', attrs: ' min="1"' })}
+${input(form, 'up', 'Upload (custom)', { type: 'number', hint: 'Kbit/s', attrs: ' min="1"' })}
+${input(form, 'latency', 'Latency (custom)', { type: 'number', hint: 'ms', attrs: ' min="0"' })}</div></fieldset>
+<fieldset><legend>Page load</legend>
+${checkbox(form, 'adblock', 'Block ads')} ${checkbox(form, 'video', 'Record a video (extra credits)')} ${checkbox(form, 'stop_onload', 'Stop the test at onload')}
+<div class="row">${input(form, 'httpauth_username', 'HTTP user name', { attrs: ' autocomplete="off"' })}${input(form, 'httpauth_password', 'HTTP password', { type: 'password', attrs: ' autocomplete="new-password"' })}</div>
+${textarea(form, 'cookies', 'Cookies', 'one <code>name=value</code> per line, sent with the page’s requests')}
+${textarea(form, 'allow_url', 'Only load URLs matching', 'one pattern per line (<code>*</code> matches anything)')}
+${textarea(form, 'block_url', 'Block URLs matching', 'one pattern per line, applied after the allowed ones')}</fieldset>
+${pro}</details>`;
+}
+
+export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form = new FormFields(''), error?: string): Promise<string> {
+  const { ctx } = kit;
+  const credits = fromTenths((await refilledCredits(ctx.store.db, v.principal.accountId, v.principal.plan)).tenths);
+  const body = `<h1>Analyze a page</h1>${errorBox(error)}
+<form method="post" action="/analyze">${csrfField(v)}
+<div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" required value="${esc(form.get('url') ?? '')}">
+<button class="btn" type="submit">Analyze</button></div>
+<span class="hint">${v.principal.plan.unlimitedCredits ? 'Unlimited credits' : `${credits} credits left`} · ${esc(v.principal.plan.name)} plan</span></div>
+${optionsFields(v.principal, ctx.catalog, form)}</form>`;
+  return shell(v, nonce, { title: 'Analyze', active: 'analyze', body });
+}
+
+export function registerAnalyze(kit: WebKit): void {
+  const { ctx } = kit;
+  kit.action('/analyze', async (_req, reply, v, form, nonce) => {
+    try {
+      const options = parseTestAttributes({ data: { type: 'test', attributes: attributesFromForm(form) } }, {
+        plan: v.principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation, defaultBrowser: ctx.catalog.defaultBrowser,
+      });
+      const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, options, 'on-demand');
+      ctx.notifyQueued();
+      return seeOther(reply, `/tests/${started.test.id}`);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      reply.code(err.status);
+      return analyzeScreen(kit, v, nonce, form, `${err.title}: ${err.detail ?? ''}`);
+    }
+  });
+}

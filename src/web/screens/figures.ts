@@ -1,0 +1,22 @@
+/** Small pieces of figures the app's lists and charts share. */
+import { GRADE_COLOUR } from '../../report/page.js';
+import { esc } from '../kit.js';
+
+/** Black or white text, whichever reads better on `hex` (WCAG relative luminance). */
+export function inkOn(hex: string): string {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // Contrast with white (1.05 / (l + .05)) against contrast with black ((l + .05) / .05).
+  return 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? '#fff' : '#111';
+}
+
+/** A report's grade as a coloured letter with its percentage for screen readers. */
+export function gradeBox(r: { service_grade: string | null; service_score: number | null }): string {
+  if (!r.service_grade) return '<span class="muted">–</span>';
+  const bg = GRADE_COLOUR[r.service_grade] ?? '#667085';
+  return `<span class="gradebox" style="background:${bg};color:${inkOn(bg)}" title="${r.service_score}%">${esc(r.service_grade)}</span>` +
+    `<span class="muted"> ${r.service_score}%</span>`;
+}

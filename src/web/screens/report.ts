@@ -1,0 +1,138 @@
+/**
+ * The report inside the app, for its own account: the public report's parts (report/page.ts) under tabs named
+ * Summary, Performance, Structure, Waterfall, Video and History, with retest, downloads, compare and delete.
+ * Anyone else who holds the link still sees the public report page.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ARTIFACT, artifactKey, deleteReport, getReport, reportResources, type ReportRow } from '../../core/reports.js';
+import { listPageReports, getPage } from '../../core/pages.js';
+import { readOptions } from '../../core/stored-options.js';
+import { requestTest } from '../../core/tests.js';
+import { ApiError } from '../../core/errors.js';
+import { couldBeId } from '../../api/schemas/common.js';
+import { Links } from '../../api/links.js';
+import { pdfService } from '../../report/pdf.js';
+import { reportParts } from '../../report/page.js';
+import { loadReportData } from '../../report/view.js';
+import { ms } from '../../report/format.js';
+import type { ListQuery } from '../../store/list-query.js';
+import { newNonce, visitorOf, type Visitor } from '../session.js';
+import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
+import { gradeBox } from './figures.js';
+
+export const REPORT_TABS = ['Summary', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
+
+/** The newest reports of a page, for History and the page view. */
+export function newestReports(size: number): ListQuery {
+  return { filters: [], bool: 'AND', sort: [{ attr: 'created', desc: true }], filteredOrSorted: false, page: { size, number: 1 } };
+}
+
+const DOWNLOADS: Record<string, { artifact: string; type: string; label: string }> = {
+  'net.har': { artifact: ARTIFACT.har, type: 'application/json', label: 'HAR' },
+  'lighthouse.json': { artifact: ARTIFACT.lighthouse, type: 'application/json', label: 'Lighthouse JSON' },
+};
+
+function section(id: string, title: string, content: string): string {
+  return `<section id="${id.toLowerCase()}" class="part" aria-labelledby="part-${id.toLowerCase()}" tabindex="-1">` +
+    `<h2 class="part-title" id="part-${id.toLowerCase()}">${title}</h2>${content}</section>`;
+}
+
+function history(report: ReportRow, rows: ReportRow[]): string {
+  if (rows.length === 0) return '<p class="muted">No other reports of this page.</p>';
+  const items = rows.map((r) => `<tr${r.id === report.id ? ' aria-current="true"' : ''}><td><a href="/reports/${esc(r.id)}">${esc(new Date(r.created).toISOString().slice(0, 16).replace('T', ' '))}</a>` +
+    `${r.id === report.id ? ' <span class="muted">(this report)</span>' : ''}</td><td>${gradeBox(r)}</td>` +
+    `<td class="num">${r.performance_score ?? '–'}</td><td class="num">${ms(r.largest_contentful_paint)}</td><td class="num">${ms(r.fully_loaded_time)}</td></tr>`).join('');
+  return `<div class="card tablewrap"><table class="list"><thead><tr><th>Tested (UTC)</th><th>Grade</th><th class="num">Performance</th>` +
+    `<th class="num">LCP</th><th class="num">Fully loaded</th></tr></thead><tbody>${items}</tbody></table></div>`;
+}
+
+export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, report: ReportRow): Promise<string> {
+  const { ctx } = kit;
+  const data = await loadReportData(ctx.artifacts, ctx.store.box, report, 'web', `/reports/${report.id}`);
+  const p = reportParts(data, {
+    location: ctx.catalog.location(report.location)?.name ?? report.location,
+    browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,
+  });
+  const page = await getPage(ctx.store.db, v.principal.accountId, report.page_id);
+  const others = page ? (await listPageReports(ctx.store.db, v.principal.accountId, page.id, newestReports(20))).rows : [];
+  const previous = others.find((r) => r.created < report.created);
+  const owner = v.principal.role === 'owner';
+  const files = reportResources(report);
+  const downloads = Object.entries(DOWNLOADS).filter(([, d]) => files.has(d.artifact))
+    .map(([name, d]) => `<a class="btn secondary" href="/reports/${esc(report.id)}/download/${name}" download>Download ${d.label}</a>`);
+  if (owner && v.principal.plan.pdf) downloads.push(`<a class="btn secondary" href="/reports/${esc(report.id)}/download/report.pdf" download>Download PDF</a>`);
+  const actions = `<div class="actions">${owner ? actionButton(v, `/reports/${report.id}/retest`, 'Retest') : ''}${downloads.join('')}` +
+    `${page ? `<a class="btn secondary" href="/pages/${esc(page.id)}">Page history</a>` : ''}` +
+    `${previous ? `<a class="btn secondary" href="/compare?reports=${esc(previous.id)},${esc(report.id)}">Compare with previous</a>` : ''}` +
+    `${owner ? actionButton(v, `/reports/${report.id}/delete`, 'Delete report', { style: 'danger', confirm: 'Delete this report and its files? This cannot be undone.' }) : ''}</div>`;
+  const tabs = `<nav class="tabs" aria-label="Report parts"><ul>${REPORT_TABS.map((t) => `<li><a href="#${t.toLowerCase()}">${t}</a></li>`).join('')}</ul></nav>`;
+  const video = p.video || `<div class="card"><p class="muted">This test recorded no video. Run it with “Record a video” under Analysis options.</p></div>`;
+  const structure = p.structure || `<div class="card"><p class="muted">No structure audits: this report did not run Lighthouse.</p></div>`;
+  const waterfall = p.waterfall || `<div class="card"><p class="muted">No waterfall: this report has no HAR.</p></div>`;
+  const body = `${actions}
+${section('Summary', 'Summary', p.summary)}
+${section('Performance', 'Performance', p.timings + p.runs + p.details + p.filmstrip)}
+${section('Structure', 'Structure', structure)}
+${section('Waterfall', 'Waterfall', waterfall)}
+${section('Video', 'Video', video)}
+${section('History', 'History', history(report, others))}
+${p.screenshot}${p.settings}${p.footer}`;
+  return shell(v, nonce, { title: p.title, active: 'pages', bare: true, before: p.header + tabs, body });
+}
+
+export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined> {
+  const { app, ctx } = kit;
+  const owned = async (v: Visitor, id: string) => (couldBeId(id) ? getReport(ctx.store.db, v.principal.accountId, id) : undefined);
+  const missing = (id: string) => new ApiError('E40401', `No report with ID ${id} in this account (it may have expired or been deleted).`);
+
+  kit.action('/reports/:id/retest', async (req, reply, v) => {
+    const { id } = req.params as { id: string };
+    const report = await owned(v, id);
+    if (!report) throw missing(id);
+    const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, readOptions(ctx.store.box, report.options), 'on-demand');
+    ctx.notifyQueued();
+    return seeOther(reply, `/tests/${started.test.id}`);
+  });
+
+  kit.action('/reports/:id/delete', async (req, reply, v) => {
+    const { id } = req.params as { id: string };
+    const report = await owned(v, id);
+    if (!report) throw missing(id);
+    if (v.principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete reports.');
+    await deleteReport(ctx.store, ctx.artifacts, report);
+    const page = await getPage(ctx.store.db, v.principal.accountId, report.page_id);
+    return seeOther(reply, page ? `/pages/${page.id}` : '/pages');
+  });
+
+  kit.screen('/reports/:id/download/:name', async (req, reply, v) => {
+    const { id, name } = req.params as { id: string; name: string };
+    const report = await owned(v, id);
+    if (!report) throw missing(id);
+    if (name === 'report.pdf') {
+      if (v.principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot create PDF reports.');
+      const pageUrl = new Links(req, ctx.config).keptReportPage(report.id);
+      // The PDF is made once and kept; a person waits for it here (the API answers 302 and is asked again).
+      for (let waited = 0; ; waited += 500) {
+        const answer = await pdfService(ctx).request(v.principal, report, false, pageUrl, req.log);
+        if (answer.kind === 'file') {
+          return reply.type('application/pdf').header('Content-Disposition', `attachment; filename="webgauge-${report.id}.pdf"`).send(answer.data);
+        }
+        if (waited > 120_000) throw new ApiError('E50300', 'The PDF is still being generated; try again in a minute.');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    const d = DOWNLOADS[name];
+    const file = d && reportResources(report).has(d.artifact) ? await ctx.artifacts.get(artifactKey(report.id, d.artifact)) : null;
+    if (!d || !file) throw new ApiError('E40407', `This report has no ${d ? d.label : `file named ${name}`}.`);
+    return reply.type(d.type).header('Content-Disposition', `attachment; filename="webgauge-${report.id}-${name}"`).send(file);
+  });
+
+  /** GET /reports/{id} for its own account (the public route asks first); undefined: show the public page. */
+  return async (req, reply, report) => {
+    if (!req.headers.cookie) return undefined;
+    const v = await visitorOf(ctx, req);
+    if (!v || v.principal.accountId !== report.account_id) return undefined;
+    const nonce = newNonce();
+    return sendHtml(reply, nonce, await ownerReportScreen(kit, v, nonce, report));
+  };
+}

@@ -1,0 +1,2 @@
+import type { WebKit } from '../kit.js';
+export function registerTagScreens(_kit: WebKit): void {}
