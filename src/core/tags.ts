@@ -12,11 +12,16 @@ import { newId } from './ids.js';
 import { lockAccount } from '../store/locks.js';
 import { livePageIds } from '../store/pages.js';
 import {
-  attachTag, countTags, deleteTagWithLinks, detachTag, existingTagIds, getTag, insertTag, listTags, tagNameTaken, updateTag, type TagRow,
+  attachTag, countTaggedPages, countTags, deleteTagWithLinks, detachTag, existingTagIds, getTag, insertTag, listTags, tagNameTaken, updateTag, type TagRow,
 } from '../store/tags.js';
 
 export type { TagRow };
 export { listTags };
+
+/** Tag ID → how many of the account's live pages carry it (call expireDueReports first for an exact count). */
+export function taggedPageCounts(db: Db, accountId: string): Promise<Map<string, number>> {
+  return countTaggedPages(db, accountId);
+}
 
 export const TAG_NAME_MAX = 45;
 export const TAG_DESCRIPTION_MAX = 255;

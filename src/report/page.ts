@@ -14,7 +14,8 @@ import { REPORT_CSS } from './style.js';
 import type { ReportData } from './view.js';
 import { renderWaterfall } from './waterfall.js';
 
-export const GRADE_COLOUR: Record<string, string> = { A: '#0c8a43', B: '#54a623', C: '#c9a400', D: '#e07b00', E: '#d9480f', F: '#c92a2a' };
+/** Grade colours; each carries white text at 4.5:1 or more (WCAG AA). */
+export const GRADE_COLOUR: Record<string, string> = { A: '#0b8040', B: '#42831c', C: '#8b7100', D: '#af6000', E: '#c8420d', F: '#c92a2a' };
 
 const scoreColour = (v: number): string =>
   v >= 90 ? GRADE_COLOUR.A : v >= 80 ? GRADE_COLOUR.B : v >= 70 ? GRADE_COLOUR.C : v >= 60 ? GRADE_COLOUR.D

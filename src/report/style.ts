@@ -1,6 +1,6 @@
 /** The report page's stylesheet, inline (the page loads nothing but its own pictures). Print rules feed the PDF. */
 export const REPORT_CSS = `
-:root{--ink:#1b2333;--muted:#5f6b7d;--line:#e3e7ee;--bg:#f3f5f8;--card:#fff;--good:#0c8a43;--ok:#c98a00;--poor:#d23a2a;
+:root{--ink:#1b2333;--muted:#5f6b7d;--line:#e3e7ee;--bg:#f3f5f8;--card:#fff;--good:#0b8040;--ok:#9b6a00;--poor:#d23a2a;
 --brand:#2456d6}
 *{box-sizing:border-box}
 body{font:14px/1.45 "Liberation Sans",Arial,system-ui,sans-serif;margin:0;color:var(--ink);background:var(--bg);
@@ -25,7 +25,7 @@ h2 small{font-weight:400;color:var(--muted);font-size:13px;margin-left:6px}
 .summary{display:grid;grid-template-columns:170px 1fr 1.6fr;gap:16px;align-items:stretch}
 .grade{border-radius:10px;color:#fff;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:14px}
 .grade .letter{font-size:76px;font-weight:800;line-height:1}
-.grade .label{font-size:12px;text-transform:uppercase;letter-spacing:.08em;opacity:.9}
+.grade .label{font-size:12px;text-transform:uppercase;letter-spacing:.08em}
 .grade .pct{font-size:15px;margin-top:4px;font-weight:600}
 .scores{display:flex;gap:18px;align-items:center;justify-content:space-around}
 .ring{--v:0;--c:var(--good);width:104px;height:104px;border-radius:50%;display:grid;place-items:center;

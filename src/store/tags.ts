@@ -40,6 +40,20 @@ export async function deleteTagWithLinks(db: Db, id: string): Promise<void> {
   await db.deleteFrom('tags').where('id', '=', id).execute();
 }
 
+/** How many live pages (with a valid report, as the pages list counts them) carry each of the account's tags. */
+export async function countTaggedPages(db: Db, accountId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('tags')
+    .innerJoin('page_tag_links', 'page_tag_links.tag_id', 'tags.id')
+    .innerJoin('pages', 'pages.id', 'page_tag_links.page_id')
+    .select(['tags.id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('tags.account_id', '=', accountId)
+    .where('pages.report_count', '>', 0)
+    .groupBy('tags.id')
+    .execute();
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
+}
+
 /** The account's tag IDs among `ids`. */
 export async function existingTagIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>();

@@ -114,7 +114,8 @@ export class WebKit {
   private async respond(reply: FastifyReply, v: Visitor, nonce: string, run: () => Promise<string | FastifyReply>): Promise<FastifyReply> {
     try {
       const out = await run();
-      return typeof out === 'string' ? sendHtml(reply, nonce, out) : out;
+      // A handler that re-renders its form sets the status first (reply.code(400)); keep it.
+      return typeof out === 'string' ? sendHtml(reply, nonce, out, reply.statusCode) : out;
     } catch (err) {
       if (err instanceof ApiError) {
         for (const [k, val] of Object.entries(err.headers)) reply.header(k, val);

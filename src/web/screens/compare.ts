@@ -1,2 +1,232 @@
-import type { WebKit } from '../kit.js';
-export function registerCompare(_kit: WebKit): void {}
+/**
+ * Compare: 2 to 4 reports of the account side by side (`/compare?reports=ID1,ID2[,ID3,ID4]`, or `reports` repeated
+ * as a form of checkboxes sends it). Scores and every timing with the difference from the first report, the
+ * filmstrips on one time axis, and each report's waterfall. The reports are read through the core (getReport: the
+ * account's own, not expired) and drawn with the report page's own parts.
+ */
+import { getReport, type ReportRow } from '../../core/reports.js';
+import { ApiError } from '../../core/errors.js';
+import { couldBeId } from '../../api/schemas/common.js';
+import { bytes, ms } from '../../report/format.js';
+import { loadReportData, type ReportData } from '../../report/view.js';
+import { renderWaterfall } from '../../report/waterfall.js';
+import { esc, shell, type WebKit } from '../kit.js';
+import { gradeBox } from './figures.js';
+
+export const COMPARE_MIN = 2;
+export const COMPARE_MAX = 4;
+
+/** How a figure reads and which way is better: scores up, times, sizes, counts and layout shift down. */
+export type FigureKind = 'score' | 'time' | 'size' | 'count' | 'cls';
+
+type NumericKey = { [K in keyof ReportRow]: ReportRow[K] extends number | null ? K : never }[keyof ReportRow];
+
+export const FIGURES: { key: NumericKey; label: string; kind: FigureKind }[] = [
+  { key: 'service_score', label: 'Grade %', kind: 'score' },
+  { key: 'performance_score', label: 'Performance', kind: 'score' },
+  { key: 'structure_score', label: 'Structure', kind: 'score' },
+  { key: 'time_to_first_byte', label: 'Time to first byte', kind: 'time' },
+  { key: 'first_paint_time', label: 'First paint', kind: 'time' },
+  { key: 'first_contentful_paint', label: 'First contentful paint', kind: 'time' },
+  { key: 'largest_contentful_paint', label: 'Largest contentful paint', kind: 'time' },
+  { key: 'dom_interactive_time', label: 'DOM interactive', kind: 'time' },
+  { key: 'dom_content_loaded_time', label: 'DOM content loaded', kind: 'time' },
+  { key: 'onload_time', label: 'Onload', kind: 'time' },
+  { key: 'fully_loaded_time', label: 'Fully loaded', kind: 'time' },
+  { key: 'time_to_interactive', label: 'Time to interactive', kind: 'time' },
+  { key: 'speed_index', label: 'Speed index', kind: 'time' },
+  { key: 'total_blocking_time', label: 'Total blocking time', kind: 'time' },
+  { key: 'cumulative_layout_shift', label: 'Cumulative layout shift', kind: 'cls' },
+  { key: 'page_bytes', label: 'Page size', kind: 'size' },
+  { key: 'page_requests', label: 'Requests', kind: 'count' },
+];
+
+/**
+ * The report IDs of the query, in order, duplicates dropped: `reports=A,B` and `reports=A&reports=B` alike.
+ * Throws E40001 unless there are 2 to 4.
+ */
+export function compareIds(param: unknown): string[] {
+  const values = Array.isArray(param) ? param : param === undefined ? [] : [param];
+  const ids = [...new Set(values.filter((x): x is string => typeof x === 'string')
+    .flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== ''))];
+  if (ids.length < COMPARE_MIN || ids.length > COMPARE_MAX) {
+    throw new ApiError('E40001', `Give ${COMPARE_MIN} to ${COMPARE_MAX} report IDs to compare, e.g. /compare?reports=ID1,ID2; ` +
+      `got ${ids.length === 0 ? 'none' : ids.length}. Pick the reports on a page's view, or use “Compare with previous” on a report.`);
+  }
+  return ids;
+}
+
+/** A figure's value, or null when it was not measured (a time of -1: the test stopped at onload). */
+export function figureValue(kind: FigureKind, v: number | null | undefined): number | null {
+  if (v === null || v === undefined || !Number.isFinite(v)) return null;
+  return kind !== 'score' && v < 0 ? null : v;
+}
+
+/** A figure as the report shows it. */
+export function showFigure(kind: FigureKind, v: number | null | undefined): string {
+  if (kind === 'time') return ms(v);
+  if (v === null || v === undefined) return '–';
+  switch (kind) {
+    case 'score': return `${Math.round(v)}%`;
+    case 'size': return bytes(v);
+    case 'cls': return v.toFixed(2);
+    case 'count': return String(v);
+  }
+}
+
+export interface Delta {
+  /** "+120 ms", "−3 points", "same"; empty when there is nothing to compare. */
+  text: string;
+  verdict: 'better' | 'worse' | 'same' | 'none';
+}
+
+const MINUS = '\u2212';
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** A difference's size in the figure's unit, rounded as it is shown (0 reads as "same"). */
+function magnitude(kind: FigureKind, d: number): string {
+  switch (kind) {
+    case 'time': {
+      const a = Math.round(d);
+      if (a < 1000) return a === 0 ? '' : `${a} ms`;
+      return a < 10_000 ? `${(a / 1000).toFixed(2)} s` : `${(a / 1000).toFixed(1)} s`;
+    }
+    case 'score': {
+      const a = Math.round(d);
+      return a === 0 ? '' : plural(a, 'point', 'points');
+    }
+    case 'size': return d === 0 ? '' : bytes(d);
+    case 'count': return d === 0 ? '' : plural(d, 'request', 'requests');
+    case 'cls': {
+      const a = d.toFixed(3);
+      return Number(a) === 0 ? '' : a;
+    }
+  }
+}
+
+/** How `value` differs from `base`, and whether that is better (scores: higher; everything else: lower). */
+export function figureDelta(kind: FigureKind, base: number | null | undefined, value: number | null | undefined): Delta {
+  const b = figureValue(kind, base);
+  const v = figureValue(kind, value);
+  if (b === null || v === null) return { text: '', verdict: 'none' };
+  const d = v - b;
+  const size = magnitude(kind, Math.abs(d));
+  if (size === '') return { text: 'same', verdict: 'same' };
+  const higherIsBetter = kind === 'score';
+  return { text: `${d > 0 ? '+' : MINUS}${size}`, verdict: (d > 0) === higherIsBetter ? 'better' : 'worse' };
+}
+
+/** The delta as HTML: a sign and unit, and the word (better/worse) so it never rests on colour alone. */
+function deltaHtml(d: Delta): string {
+  if (d.verdict === 'none') return '<span class="cmp-delta none">not comparable</span>';
+  if (d.verdict === 'same') return '<span class="cmp-delta same">same</span>';
+  return `<span class="cmp-delta ${d.verdict}">${esc(d.text)} <b>${d.verdict}</b></span>`;
+}
+
+/** The URL without its scheme, shortened for a column heading. */
+export function shortUrl(url: string, max = 48): string {
+  const bare = url.replace(/^https?:\/\//, '').replace(/\/$/, '');
+  return bare.length > max ? `${bare.slice(0, max - 1)}…` : bare;
+}
+
+const tested = (t: number) => `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** One second and a tenth, for the frames' alt text: "report 1 at 1.2 s". */
+const seconds = (t: number) => `${(t / 1000).toFixed(1)} s`;
+
+function headings(reports: ReportRow[]): string {
+  return reports.map((r, i) => `<th scope="col"><a class="cmp-name" href="/reports/${esc(r.id)}">Report ${i + 1}</a>` +
+    `${i === 0 ? ' <span class="cmp-base">baseline</span>' : ''}` +
+    `<span class="cmp-url" title="${esc(r.url)}">${esc(shortUrl(r.url))}</span>` +
+    `<span class="cmp-when">${esc(tested(r.created))}</span><span class="cmp-grade">${gradeBox(r)}</span></th>`).join('');
+}
+
+function figuresTable(reports: ReportRow[]): string {
+  const base = reports[0];
+  const rows = FIGURES.map((f) => {
+    const cells = reports.map((r, i) => {
+      const value = `<span class="cmp-value">${esc(showFigure(f.kind, r[f.key]))}</span>`;
+      return `<td class="num">${value}${i === 0 ? '' : deltaHtml(figureDelta(f.kind, base[f.key], r[f.key]))}</td>`;
+    }).join('');
+    return `<tr><th scope="row">${f.label}</th>${cells}</tr>`;
+  }).join('');
+  const others = reports.length === 2 ? 'Report 2 shows its' : `Reports 2 to ${reports.length} show their`;
+  return `<p class="cmp-note">${others} difference from report 1 under each figure.</p>` +
+    `<div class="card tablewrap cmp-wrap"><table class="cmp-table" aria-labelledby="cmp-figures">` +
+    `<thead><tr><th scope="col">Figure</th>${headings(reports)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The end of a report's load on the shared axis: fully loaded (onload when the test stopped there), or its last frame. */
+function loadEnd(d: ReportData): number {
+  const r = d.report;
+  const last = d.filmstrip.length ? d.filmstrip[d.filmstrip.length - 1].timestamp : 0;
+  return Math.max(r.fully_loaded_time, r.onload_time, last, 0);
+}
+
+/** Width of a frame on the strip, its caption included, and the gap to the next (px). */
+const FRAME_SLOT = 104;
+
+function filmstrips(data: ReportData[]): string {
+  if (data.every((d) => d.filmstrip.length === 0)) {
+    return '<div class="card"><p class="muted">None of these reports has a filmstrip.</p></div>';
+  }
+  const axisEnd = Math.max(1, ...data.map(loadEnd));
+  // Wide enough that the closest two frames of a lane sit side by side (within bounds); the box scrolls itself.
+  let gap = Infinity;
+  for (const d of data) {
+    for (let i = 1; i < d.filmstrip.length; i++) gap = Math.min(gap, Math.max(1, d.filmstrip[i].timestamp - d.filmstrip[i - 1].timestamp));
+  }
+  const width = Math.round(Math.min(4000, Math.max(520, Number.isFinite(gap) ? (axisEnd * FRAME_SLOT) / gap : 520)));
+  const pct = (t: number) => `${((100 * Math.min(t, axisEnd)) / axisEnd).toFixed(3)}%`;
+  const step = [50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 20_000, 30_000, 60_000].find((s) => (s / axisEnd) * width >= 90) ?? 120_000;
+  const ticks: string[] = [];
+  for (let t = 0; t <= axisEnd; t += step) ticks.push(`<span class="cmp-tick" style="left:${pct(t)}">${ms(t)}</span>`);
+  const lanes = data.map((d, i) => {
+    const n = i + 1;
+    const frames = d.filmstrip.map((f) => `<figure class="cmp-frame" style="left:${pct(f.timestamp)}">` +
+      `<img src="${esc(f.src)}" alt="report ${n} at ${seconds(f.timestamp)}" loading="lazy"><figcaption>${ms(f.timestamp)}</figcaption></figure>`).join('');
+    const end = loadEnd(d);
+    return `<div class="cmp-lane"><p class="cmp-lane-name"><b>Report ${n}</b> <span>${esc(shortUrl(d.report.url, 40))} · ` +
+      `${d.report.fully_loaded_time >= 0 ? `fully loaded ${ms(end)}` : `onload ${ms(end)}`}</span></p>` +
+      `<div class="cmp-strip"><i class="cmp-end" style="left:${pct(end)}"></i>` +
+      `${frames || '<span class="muted cmp-none">no filmstrip</span>'}</div></div>`;
+  }).join('');
+  return `<div class="card cmp-film" role="region" aria-label="Filmstrips on one time axis" tabindex="0">` +
+    `<div class="cmp-film-inner" style="width:${width}px"><div class="cmp-axis" aria-hidden="true">${ticks.join('')}</div>${lanes}</div>` +
+    '<p class="cmp-legend"><i class="cmp-end"></i>end of the load (fully loaded, or onload when the test stopped there)</p></div>';
+}
+
+function waterfall(d: ReportData, n: number): string {
+  const r = d.report;
+  const html = renderWaterfall(d.entries, {
+    firstContentfulPaint: r.first_contentful_paint, domContentLoaded: r.dom_content_loaded_time, onload: r.onload_time,
+    fullyLoaded: r.fully_loaded_time,
+  });
+  return `<section class="cmp-section" aria-labelledby="cmp-wf-${n}"><h2 id="cmp-wf-${n}">Waterfall of report ${n} ` +
+    `<small>${d.entries.length} requests · ${esc(shortUrl(r.url))} · ${esc(tested(r.created))}</small></h2>` +
+    `<div class="card">${html}</div></section>`;
+}
+
+export function registerCompare(kit: WebKit): void {
+  const { ctx } = kit;
+
+  kit.screen('/compare', async (req, _reply, v, nonce) => {
+    const ids = compareIds((req.query as Record<string, unknown>).reports);
+    const reports: ReportRow[] = [];
+    for (const id of ids) {
+      const report = couldBeId(id) ? await getReport(ctx.store.db, v.principal.accountId, id) : undefined;
+      if (!report) throw new ApiError('E40401', `No report with ID ${id} in this account (it may have expired or been deleted).`);
+      reports.push(report);
+    }
+    const data = await Promise.all(reports.map((r) => loadReportData(ctx.artifacts, ctx.store.box, r, 'web', `/reports/${r.id}`)));
+    const samePage = reports.every((r) => r.page_id === reports[0].page_id);
+    const body = `<h1>Compare</h1>
+<p class="muted">${reports.length} reports${samePage ? ` of <span class="cmp-inline-url">${esc(reports[0].url)}</span>` : ''}. ` +
+      `Differences are from report 1; lower is better for times, sizes, requests and layout shift, higher for scores.` +
+      `${samePage ? ` <a href="/pages/${esc(reports[0].page_id)}">Page history</a>` : ''}</p>
+<section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports)}</section>
+<section class="cmp-section" aria-labelledby="cmp-film"><h2 id="cmp-film">Filmstrips <small>on one time axis, from navigation start to the longest load</small></h2>${filmstrips(data)}</section>
+${data.map((d, i) => waterfall(d, i + 1)).join('\n')}`;
+    return shell(v, nonce, { title: 'Compare', active: 'pages', body });
+  });
+}
