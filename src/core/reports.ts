@@ -16,7 +16,9 @@ import { loadFigures } from './report-figures.js';
 import { runsMeta, type RunsFile } from './runs.js';
 import { findTest, markTestCompleted, setTestPage } from '../store/tests.js';
 import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
-import { deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, type ReportRow, type ReportWithTags } from '../store/reports.js';
+import {
+  deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, validReportsByIds, type ReportRow, type ReportWithTags,
+} from '../store/reports.js';
 
 export type { ReportRow, ReportWithTags };
 
@@ -223,6 +225,11 @@ export async function refreshPage(trx: Db, pageId: string): Promise<boolean> {
 /** A valid (not expired) report of this account. */
 export async function getReport(db: Db, accountId: string, id: string): Promise<ReportWithTags | undefined> {
   return getValidReport(db, id, clock.now(), accountId);
+}
+
+/** Valid reports of this account by ID, in one query, keyed by ID (the latest reports of a page list). */
+export async function reportsByIds(db: Db, accountId: string, ids: string[]): Promise<Map<string, ReportRow>> {
+  return new Map((await validReportsByIds(db, accountId, ids, clock.now())).map((r) => [r.id, r]));
 }
 
 /** A valid report by ID alone: for the public report page, whose unguessable URL is the credential. */

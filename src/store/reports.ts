@@ -48,6 +48,13 @@ export async function getValidReport(db: Db, id: string, now: number, accountId?
   return { ...report, pageTags: splitTagIds(page_tag_ids) };
 }
 
+/** Valid reports of the account among `ids` (any order; missing, expired and other accounts' IDs left out), in one query. */
+export async function validReportsByIds(db: Db, accountId: string, ids: string[], now: number): Promise<ReportRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('reports').selectAll().where('id', 'in', [...new Set(ids)]).where('account_id', '=', accountId)
+    .where('expires', '>', now).execute();
+}
+
 /** Reports past their expiry at `now` (the account's, when one is given), earliest expiry first. */
 export function expiredReports(db: Db, now: number, limit: number, accountId?: string): Promise<Pick<ReportRow, 'id' | 'page_id'>[]> {
   let q = db.selectFrom('reports').select(['id', 'page_id']);
@@ -103,4 +110,11 @@ export function resourceNames(report: Pick<ReportRow, 'resources'>): string[] {
     throw new Error(`report resources are not a list of names: ${report.resources.slice(0, 100)}`);
   }
   return names;
+}
+
+/** How many reports the account made after `since` (the reports outlive their tests, which are kept 24 hours). */
+export async function countReportsSince(db: Db, accountId: string, since: number): Promise<number> {
+  const row = await db.selectFrom('reports').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId).where('created', '>', since).executeTakeFirstOrThrow();
+  return Number(row.n);
 }

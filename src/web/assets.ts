@@ -3,25 +3,22 @@
  * under a name that changes with its content, so browsers may keep it for a year.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 
 /** dist/web/client/app.js next to the built module; from the sources (tests under tsx), the built copy. */
 const CANDIDATES = ['./client/app.js', '../../dist/web/client/app.js'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 
-function loadScript(): Buffer {
-  for (const file of CANDIDATES) {
-    try {
-      return readFileSync(file);
-    } catch {
-      // next candidate
-    }
-  }
-  throw new Error(`the web app's script is not built (looked for ${CANDIDATES.join(', ')}); run npm run build`);
+function findScript(): string {
+  const file = CANDIDATES.find((f) => existsSync(f));
+  if (!file) throw new Error(`the web app's script is not built (looked for ${CANDIDATES.join(', ')}); run npm run build`);
+  return file;
 }
 
-const script = loadScript();
+/** The built script served to browsers. */
+export const CLIENT_SCRIPT_FILE = findScript();
+const script = readFileSync(CLIENT_SCRIPT_FILE);
 const hash = createHash('sha256').update(script).digest('hex').slice(0, 12);
 export const CLIENT_SCRIPT_PATH = `/assets/app.${hash}.js`;
 export const CLIENT_SCRIPT_BYTES = script.length;

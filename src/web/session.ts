@@ -80,7 +80,14 @@ export function clearSessionCookie(ctx: AppContext, req: FastifyRequest, reply: 
 export function sameOrigin(ctx: AppContext, req: FastifyRequest): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
-  return origin === linkOrigin(req, ctx.config);
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return false;
+  }
+  // Our public origin, or (behind a proxy that keeps Host but was not declared) the host the request was sent to.
+  return host === new URL(linkOrigin(req, ctx.config)).host || host === req.headers.host;
 }
 
 export function csrfValid(visitor: Visitor, form: FormFields): boolean {

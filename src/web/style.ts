@@ -57,4 +57,86 @@ section.part{margin:0 0 26px;scroll-margin-top:52px}.part-title{font-size:20px;b
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-weight:600}
 @media (max-width:600px){main.app{padding:16px 12px 32px}.wrap{padding:0 12px}.tabs ul{padding:6px 12px}
 .appnav .wrap{gap:4px 8px}.appnav a.nav{padding:6px 7px}}
+/* Account */
+.account-grid{columns:3 320px;column-gap:16px}
+.account-grid .account-part{break-inside:avoid;margin:0 0 16px}.account-part>:last-child{margin-bottom:0}.account-part h2{font-size:17px;margin:0 0 10px}.account-part p{margin:0 0 10px}
+.account-part dl.facts+p{margin-top:12px}
+.account-part dl.facts{grid-template-columns:minmax(0,max-content) minmax(0,1fr);overflow-wrap:anywhere}
+.account-figure{font-size:26px;font-weight:750}
+.account-part .key-once{display:block;font-size:15px}
+.account-part .actions{margin:14px 0 0}
+/* Pages list and page view (screens/pages.ts, charts.ts) */
+.visually-hidden{position:absolute!important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.pages-filter{margin:0 0 14px;padding-bottom:2px}.pages-filter .row>.field{flex:1 1 170px}.pages-filter .row>.field:first-child{flex:2 1 240px}
+.pages-filter .pages-apply{flex:0 0 auto}.pages-empty p{margin:0}
+.pages-list td.tags{white-space:normal;min-width:90px}
+.pages-list td,.pages-list th{vertical-align:middle}
+.pv-url{word-break:break-all;overflow-wrap:anywhere}
+.pv-facts{margin:-6px 0 14px}
+.pv-settings{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,300px),1fr));gap:14px;margin:0 0 22px}
+.pv-settings>section{margin:0}.pv-part h2,.pv-section h2{font-size:18px;margin:0 0 10px}
+.pv-part select{max-width:260px}.pv-part p{margin:10px 0 0}
+.pv-tags{border:0;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:8px 16px}
+.pv-section{margin:0 0 26px}
+.pv-compare{margin:12px 0 0}
+.chart{margin:0;min-width:0}.chart h3{display:flex;justify-content:space-between;gap:8px;align-items:baseline}
+.chart-latest{font-size:16px;font-weight:700}
+.chart svg .axis line{stroke:#c5ccd8;stroke-width:1}
+.chart svg .ticks text{fill:#5f6b7d;font-size:11px;font-family:inherit}
+.chart svg .line{fill:none;stroke:#2456d6;stroke-width:2;stroke-linejoin:round;stroke-linecap:round}
+.chart-plot{position:relative}.chart-plot svg.points{position:absolute;inset:0;width:100%;height:100%;overflow:visible}
+.chart svg.points circle{fill:#fff;stroke:#2456d6;stroke-width:2}
+.chart svg.points a:hover circle{fill:#2456d6}
+.chart svg.points a:focus-visible circle{fill:#f0b429;stroke:#0d1322;stroke-width:2.5;r:6px}
+/* Compare (screens/compare.ts) */
+.cmp-section{margin:0 0 24px}
+.cmp-inline-url{word-break:break-all}
+.cmp-note{color:var(--muted);font-size:13px;margin:0 0 8px}
+.cmp-table{min-width:100%;width:auto}
+.cmp-table thead th{text-transform:none;letter-spacing:0;color:var(--ink);font-size:13px;font-weight:400;vertical-align:bottom;min-width:150px;max-width:260px}
+.cmp-table thead th:first-child{min-width:0}
+.cmp-table th[scope=row]{text-transform:none;letter-spacing:0;font-size:13px;color:var(--ink);font-weight:600;white-space:nowrap}
+.cmp-table th:first-child{position:sticky;left:0;background:#fff;z-index:1}
+.cmp-table td.num{text-align:right;vertical-align:top}
+.cmp-name{font-weight:700;font-size:14px}
+.cmp-base{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:8px;padding:0 6px;color:var(--muted)}
+.cmp-url{display:block;word-break:break-all;color:var(--muted);font-size:12px}
+.cmp-when{display:block;color:var(--muted);font-size:12px;white-space:nowrap}
+.cmp-grade{display:block;margin-top:3px}
+.cmp-value{display:block;font-weight:600}
+.cmp-delta{display:block;font-size:12px;white-space:nowrap}
+.cmp-delta.better{color:#0a6b34}.cmp-delta.worse{color:#b42318}.cmp-delta.same,.cmp-delta.none{color:var(--muted)}
+.cmp-delta b{font-weight:700}
+.cmp-film{overflow-x:auto;padding:12px 14px}
+.cmp-film-inner{position:relative;min-width:100%;padding-right:104px}
+.cmp-axis{position:relative;height:20px;border-bottom:1px solid var(--line);margin-bottom:6px}
+.cmp-tick{position:absolute;top:2px;font-size:11px;color:var(--muted);white-space:nowrap;padding-left:3px;border-left:1px solid #98a2b3}
+.cmp-lane{margin:0 0 10px}
+.cmp-lane-name{position:sticky;left:0;display:inline-block;margin:0 0 4px;font-size:12px;background:#fff;padding-right:8px}
+.cmp-lane-name span{color:var(--muted)}
+.cmp-strip{position:relative;height:86px;background:linear-gradient(#e3e7ee,#e3e7ee) 0 33px/100% 1px no-repeat}
+.cmp-frame{position:absolute;top:0;margin:0;width:96px}
+.cmp-frame img{display:block;width:96px;height:64px;object-fit:contain;background:#fff;border:1px solid #c4cbd6;border-radius:3px}
+.cmp-frame figcaption{display:inline-block;background:#fff;padding-right:3px;font-size:11px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
+.cmp-end{position:absolute;top:0;bottom:0;border-left:2px dashed #c2189b}
+.cmp-none{position:absolute;top:24px;left:0;font-size:12px}
+.cmp-legend{position:sticky;left:0;margin:4px 0 0;font-size:12px;color:var(--muted)}
+.cmp-legend .cmp-end{position:static;display:inline-block;height:12px;margin-right:6px;vertical-align:-1px}
+@media (max-width:600px){.cmp-wrap{padding:10px 8px}.cmp-table th[scope=row]{white-space:normal;min-width:84px;max-width:104px}
+.cmp-table thead th{min-width:100px}.cmp-table td,.cmp-table th{padding:6px 4px}.cmp-delta,.cmp-when{white-space:normal}}
+/* Tags (screens/tags.ts) */
+.tag-table td{vertical-align:middle}
+.tag-new form,.tag-edit{max-width:760px}
+.tag-cell{min-width:0;word-break:break-word}
+.tag-name{display:inline-flex;align-items:center;flex-wrap:wrap;gap:4px 8px}
+.tag-swatch{display:inline-block;flex:0 0 auto;width:18px;height:18px;border-radius:5px;border:1px solid #0000004d}
+h1 .tag-swatch{width:22px;height:22px}
+.tag-hex{font-size:12px;color:var(--muted);font-variant-numeric:tabular-nums}
+.tag-desc{display:block;color:var(--muted);font-size:13px;margin-top:2px}
+.tag-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.tag-new{margin-top:24px}.tag-new h2,.tag-delete h2{font-size:17px}
+.tag-colour{flex:0 0 auto!important}
+.tag-edit{margin-bottom:24px}
+.tag-back{margin:0 0 8px}
+.tag-delete .actions,.tag-delete form{margin:0}
 `;

@@ -1,2 +1,349 @@
-import type { WebKit } from '../kit.js';
-export function registerPageScreens(_kit: WebKit): void {}
+/**
+ * Pages: the account's pages (filter by URL text and tag, sort, 50 a page) with their latest report's figures,
+ * and a page's view: history charts, its reports (to compare), monitoring, tags, retest and delete. Every rule
+ * (lists, monitoring, tags, tests) is core's, as the API applies it.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { assertOwnerRole } from '../../core/alerts.js';
+import { ApiError } from '../../core/errors.js';
+import { parseFrequency, setMonitoring, type Frequency } from '../../core/monitoring.js';
+import { tagIdsForPages } from '../../core/page-tags-lookup.js';
+import { deletePage, expireDueReports, getPage, listPageReports, listPages, type PageRow } from '../../core/pages.js';
+import { reportsByIds, type ReportRow } from '../../core/reports.js';
+import { readOptions } from '../../core/stored-options.js';
+import { linkTags, listTags, type TagRow } from '../../core/tags.js';
+import { requestTest } from '../../core/tests.js';
+import { couldBeId } from '../../api/schemas/common.js';
+import { bytes, ms } from '../../report/format.js';
+import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
+import { day, lineChart, when, type ChartMetric } from '../charts.js';
+import { actionButton, csrfField, errorBox, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
+import type { Visitor } from '../session.js';
+import { gradeBox, inkOn } from './figures.js';
+import { newestReports } from './report.js';
+
+export const PAGE_SIZE = 50;
+/** Reports a page view charts and lists: the newest. */
+export const HISTORY_SIZE = 100;
+const MAX_PAGE_NUMBER = 1_000_000;
+const MAX_FILTER_LENGTH = 2048;
+
+/**
+ * The sort choices: the API's sorts of GET /pages (latest_report_time, created) and the URL, which the list builder
+ * orders by as well (the API's list does not offer it: spec 4.3).
+ */
+export const SORTS: Record<string, { label: string; key: SortKey }> = {
+  '-latest_report_time': { label: 'Last test, newest first', key: { attr: 'latest_report_time', desc: true } },
+  latest_report_time: { label: 'Last test, oldest first', key: { attr: 'latest_report_time', desc: false } },
+  '-created': { label: 'Created, newest first', key: { attr: 'created', desc: true } },
+  created: { label: 'Created, oldest first', key: { attr: 'created', desc: false } },
+  url: { label: 'URL A–Z', key: { attr: 'url', desc: false } },
+};
+const DEFAULT_SORT = '-latest_report_time';
+
+export const FREQUENCY_NAMES: Record<Frequency, string> = { no: 'Off', hourly: 'Hourly', daily: 'Daily', weekly: 'Weekly', monthly: 'Monthly' };
+const frequencyName = (f: string) => FREQUENCY_NAMES[f as Frequency] ?? f;
+
+/** What the list shows, from the query string; anything unusable falls back to the default, never an error. */
+export interface PagesView {
+  url: string;
+  tag: string;
+  sort: string;
+  page: number;
+}
+
+const first = (v: unknown): string => (Array.isArray(v) ? first(v[0]) : typeof v === 'string' ? v : '');
+
+export function pagesViewOf(query: unknown): PagesView {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const n = Number(first(q.page));
+  return {
+    url: first(q.url).trim().slice(0, MAX_FILTER_LENGTH),
+    tag: first(q.tag).trim().slice(0, MAX_FILTER_LENGTH),
+    sort: Object.hasOwn(SORTS, first(q.sort)) ? first(q.sort) : DEFAULT_SORT,
+    page: Number.isInteger(n) && n >= 1 && n <= MAX_PAGE_NUMBER ? n : 1,
+  };
+}
+
+/** The list query of the view: the URL as one substring (commas included), one tag (an unknown one matches nothing). */
+export function listQueryOf(view: PagesView): ListQuery {
+  const filters: FilterTerm[] = [];
+  if (view.url) filters.push({ attr: 'url', type: 'fuzzy', op: 'eq', values: [view.url] });
+  if (view.tag) filters.push({ attr: 'page_tag', type: 'tag', op: 'eq', values: [view.tag] });
+  return { filters, bool: 'AND', sort: [SORTS[view.sort].key], filteredOrSorted: filters.length > 0, page: { size: PAGE_SIZE, number: view.page } };
+}
+
+/** /pages with the view's choices (defaults left out) on page `page`. */
+export function pagesHref(view: PagesView, page: number): string {
+  const p = new URLSearchParams();
+  if (view.url) p.set('url', view.url);
+  if (view.tag) p.set('tag', view.tag);
+  if (view.sort !== DEFAULT_SORT) p.set('sort', view.sort);
+  if (page > 1) p.set('page', String(page));
+  const s = p.toString();
+  return s ? `/pages?${s}` : '/pages';
+}
+
+const selected = (cond: boolean) => (cond ? ' selected' : '');
+const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${Math.round(v)}%`);
+const cls = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
+const timeTag = (t: number | null) => (t === null ? '–' : `<time datetime="${new Date(t).toISOString()}">${when(t)}</time>`);
+
+export function tagPill(t: Pick<TagRow, 'name' | 'color' | 'description'>): string {
+  const bg = `#${t.color}`;
+  return `<span class="pill" style="background:${esc(bg)};color:${inkOn(bg)}"${t.description ? ` title="${esc(t.description)}"` : ''}>${esc(t.name)}</span>`;
+}
+
+function filterForm(view: PagesView, tags: TagRow[]): string {
+  const tagOptions = `<option value="">All tags</option>` +
+    tags.map((t) => `<option value="${esc(t.id)}"${selected(t.id === view.tag)}>${esc(t.name)}</option>`).join('');
+  const sortOptions = Object.entries(SORTS).map(([k, s]) => `<option value="${esc(k)}"${selected(k === view.sort)}>${esc(s.label)}</option>`).join('');
+  return `<form method="get" action="/pages" role="search" aria-label="Filter pages" class="card pages-filter">
+<div class="row"><div class="field"><label for="f-url">Filter by URL</label><input id="f-url" name="url" type="search" value="${esc(view.url)}" placeholder="part of the URL"></div>
+<div class="field"><label for="f-tag">Tag</label><select id="f-tag" name="tag">${tagOptions}</select></div>
+<div class="field"><label for="f-sort">Sort by</label><select id="f-sort" name="sort">${sortOptions}</select></div>
+<div class="field pages-apply"><button class="btn" type="submit">Apply</button></div></div></form>`;
+}
+
+function pageRow(p: PageRow, r: ReportRow | undefined, tags: string): string {
+  return `<tr><td class="url"><a href="/pages/${esc(p.id)}">${esc(p.url)}</a></td>` +
+    `<td>${r ? gradeBox(r) : '–'}</td><td class="num">${pct(r?.performance_score)}</td><td class="num">${pct(r?.structure_score)}</td>` +
+    `<td class="num">${ms(r?.largest_contentful_paint)}</td><td class="num">${ms(r?.total_blocking_time)}</td>` +
+    `<td class="num">${cls(r?.cumulative_layout_shift)}</td><td class="num">${ms(r?.fully_loaded_time)}</td>` +
+    `<td>${timeTag(p.latest_report_time)}</td><td>${esc(frequencyName(p.monitored))}</td><td class="tags">${tags}</td></tr>`;
+}
+
+export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: PagesView): Promise<string> {
+  const { ctx } = kit;
+  const db = ctx.store.db;
+  const accountId = v.principal.accountId;
+  await expireDueReports(ctx.store, ctx.artifacts, accountId);
+  const [list, tags] = await Promise.all([listPages(db, accountId, listQueryOf(view)), listTags(db, accountId)]);
+  const ids = list.rows.map((p) => p.id);
+  const [latest, links] = await Promise.all([
+    reportsByIds(db, accountId, list.rows.map((p) => p.latest_report_id).filter((id): id is string => id !== null)),
+    tagIdsForPages(db, ids),
+  ]);
+  const tagById = new Map(tags.map((t) => [t.id, t]));
+  const filtered = view.url !== '' || view.tag !== '';
+  let content: string;
+  if (list.rows.length === 0) {
+    content = view.page > 1
+      ? `<p>There are no pages this far into the list. <a href="${esc(pagesHref(view, 1))}">Go to the first page</a>.</p>`
+      : filtered
+        ? `<p>No page matches these filters. <a href="/pages">Show all pages</a> or <a href="/">Analyze</a> a new one.</p>`
+        : `<p>No pages yet: a page appears here after its first test. <a href="/">Analyze</a> a URL to start.</p>`;
+    content = `<div class="card pages-empty">${content}</div>`;
+  } else {
+    const rows = list.rows.map((p) => {
+      const pills = (links.get(p.id) ?? []).map((id) => tagById.get(id)).filter((t): t is TagRow => t !== undefined).map(tagPill).join('');
+      return pageRow(p, p.latest_report_id ? latest.get(p.latest_report_id) : undefined, pills);
+    }).join('');
+    const from = (view.page - 1) * PAGE_SIZE + 1;
+    content = `<div class="card tablewrap"><table class="list pages-list"><caption class="visually-hidden">Pages ${from} to ${from + list.rows.length - 1}</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Grade</th><th scope="col" class="num">Performance</th><th scope="col" class="num">Structure</th>
+<th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th><th scope="col" class="num">Fully loaded</th>
+<th scope="col">Last test (UTC)</th><th scope="col">Monitoring</th><th scope="col">Tags</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  }
+  const pager = view.page > 1 || list.hasNext
+    ? `<nav class="pager" aria-label="Pages of the list">` +
+      (view.page > 1 ? `<a class="btn secondary" href="${esc(pagesHref(view, view.page - 1))}" rel="prev">Previous</a>` : '') +
+      `<span aria-current="page">Page ${view.page}</span>` +
+      (list.hasNext ? `<a class="btn secondary" href="${esc(pagesHref(view, view.page + 1))}" rel="next">Next</a>` : '') + '</nav>'
+    : '';
+  const body = `<h1>Pages</h1>${filterForm(view, tags)}${content}${pager}`;
+  return shell(v, nonce, { title: view.page > 1 ? `Pages (page ${view.page})` : 'Pages', active: 'pages', body });
+}
+
+/* The page view. */
+
+/** The charted figures: a report's value, or null when it has none. */
+const CHARTS: { metric: ChartMetric; value: (r: ReportRow) => number | null }[] = [
+  { metric: { title: 'Grade', label: 'grade', format: (v) => `${Math.round(v)}%`, max: 100 }, value: (r) => r.service_score },
+  { metric: { title: 'Performance', label: 'performance', format: (v) => `${Math.round(v)}%`, max: 100 }, value: (r) => r.performance_score },
+  { metric: { title: 'Structure', label: 'structure', format: (v) => `${Math.round(v)}%`, max: 100 }, value: (r) => r.structure_score },
+  { metric: { title: 'Largest Contentful Paint', label: 'LCP', format: ms, minTop: 1000 }, value: (r) => r.largest_contentful_paint },
+  { metric: { title: 'Total Blocking Time', label: 'TBT', format: ms, minTop: 100 }, value: (r) => r.total_blocking_time },
+  { metric: { title: 'Cumulative Layout Shift', label: 'CLS', format: (v) => v.toFixed(2), minTop: 0.1 }, value: (r) => r.cumulative_layout_shift },
+  // A negative fully loaded time is a test stopped at onload: no figure.
+  { metric: { title: 'Fully loaded', label: 'fully loaded', format: ms, minTop: 1000 }, value: (r) => (r.fully_loaded_time >= 0 ? r.fully_loaded_time : null) },
+  { metric: { title: 'Page size', label: 'page size', format: bytes, minTop: 1024 }, value: (r) => r.page_bytes },
+];
+
+/** The eight history charts of reports given newest first (as the list answers), drawn oldest to newest. */
+export function historyCharts(reports: ReportRow[]): string {
+  const oldestFirst = [...reports].reverse();
+  return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r) => ({
+    href: `/reports/${r.id}`, time: r.created, value: c.value(r),
+  })))).join('')}</div>`;
+}
+
+function reportsTable(reports: ReportRow[], total: number): string {
+  const compare = reports.length > 1;
+  const rows = reports.map((r) => {
+    const t = when(r.created);
+    const pick = compare
+      ? `<td><input type="checkbox" id="cmp-${esc(r.id)}" name="reports" value="${esc(r.id)}"><label for="cmp-${esc(r.id)}" class="visually-hidden">Select report of ${t}</label></td>`
+      : '';
+    return `<tr>${pick}<td><a href="/reports/${esc(r.id)}"><time datetime="${new Date(r.created).toISOString()}">${t}</time></a></td><td>${gradeBox(r)}</td>` +
+      `<td class="num">${pct(r.performance_score)}</td><td class="num">${ms(r.largest_contentful_paint)}</td><td class="num">${ms(r.total_blocking_time)}</td>` +
+      `<td class="num">${cls(r.cumulative_layout_shift)}</td><td class="num">${ms(r.fully_loaded_time)}</td></tr>`;
+  }).join('');
+  const note = total > reports.length ? `<p class="muted">The ${reports.length} newest of ${total} reports.</p>` : '';
+  const table = `<div class="tablewrap"><table class="list"><thead><tr>${compare ? '<th scope="col">Compare</th>' : ''}<th scope="col">Tested (UTC)</th><th scope="col">Grade</th>` +
+    `<th scope="col" class="num">Performance</th><th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th>` +
+    `<th scope="col" class="num">Fully loaded</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  if (!compare) return `<div class="card">${table}${note}</div>`;
+  return `<form method="get" action="/compare" class="card">${table}${note}` +
+    `<div class="actions pv-compare"><button class="btn" type="submit">Compare selected</button><span class="hint">Choose 2 to 4 reports.</span></div></form>`;
+}
+
+export interface PageNotice {
+  /** Which form failed, and the API's words. */
+  error?: { part: 'monitoring' | 'tags'; message: string };
+  /** Which form was just saved (after its redirect). */
+  saved?: string;
+}
+
+function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice): string {
+  const next = page.monitored !== 'no' && page.monitor_next_run !== null
+    ? `<p>Next test: ${timeTag(page.monitor_next_run)} (UTC).</p>` : '';
+  const skipped = page.monitored !== 'no' && page.monitor_skipped_at !== null && page.monitor_skip_reason
+    ? `<p class="muted">Skipped at ${when(page.monitor_skipped_at)}: ${esc(page.monitor_skip_reason)}</p>` : '';
+  const head = `<h2>Monitoring</h2>`;
+  if (v.principal.role === 'viewer') {
+    return `<section class="card pv-part" aria-labelledby="pv-monitoring">${head.replace('<h2>', '<h2 id="pv-monitoring">')}` +
+      `<p>Monitoring: <b>${esc(frequencyName(page.monitored))}</b></p>${next}${skipped}</section>`;
+  }
+  const offered: Frequency[] = ['no', ...(v.principal.plan.hourlyMonitoring || page.monitored === 'hourly' ? ['hourly' as const] : []), 'daily', 'weekly', 'monthly'];
+  const options = offered.map((f) => `<option value="${f}"${selected(f === page.monitored)}>${FREQUENCY_NAMES[f]}</option>`).join('');
+  const error = notice.error?.part === 'monitoring' ? errorBox(notice.error.message) : '';
+  const saved = notice.saved === 'monitoring' ? `<div class="ok" role="status">Monitoring saved.</div>` : '';
+  return `<section class="card pv-part" aria-labelledby="pv-monitoring"><h2 id="pv-monitoring">Monitoring</h2>${error}${saved}
+<form method="post" action="/pages/${esc(page.id)}/monitoring">${csrfField(v)}
+<div class="field"><label for="f-monitoring">Monitoring</label>
+<select id="f-monitoring" name="frequency" aria-describedby="f-monitoring-hint">${options}</select>
+<span class="hint" id="f-monitoring-hint">Tests the page again at this interval; each test uses credits as any test does.</span></div>
+<button class="btn" type="submit">Save monitoring</button></form>${next}${skipped}</section>`;
+}
+
+function tagsPart(v: Visitor, page: PageRow, tags: TagRow[], attached: Set<string>, notice: PageNotice): string {
+  const manage = `<p><a href="/tags">Manage tags</a></p>`;
+  if (v.principal.role === 'viewer') {
+    const pills = tags.filter((t) => attached.has(t.id)).map(tagPill).join('');
+    return `<section class="card pv-part" aria-labelledby="pv-tags"><h2 id="pv-tags">Tags</h2>${pills ? `<p>${pills}</p>` : '<p class="muted">No tags.</p>'}${manage}</section>`;
+  }
+  const error = notice.error?.part === 'tags' ? errorBox(notice.error.message) : '';
+  const saved = notice.saved === 'tags' ? `<div class="ok" role="status">Tags saved.</div>` : '';
+  if (tags.length === 0) {
+    return `<section class="card pv-part" aria-labelledby="pv-tags"><h2 id="pv-tags">Tags</h2>${error}` +
+      `<p class="muted">This account has no tags yet.</p>${manage}</section>`;
+  }
+  const boxes = tags.map((t) => `<label class="check" for="tag-${esc(t.id)}"><input type="checkbox" id="tag-${esc(t.id)}" name="tags" value="${esc(t.id)}"` +
+    `${attached.has(t.id) ? ' checked' : ''}> ${tagPill(t)}</label>`).join('');
+  return `<section class="card pv-part" aria-labelledby="pv-tags"><h2 id="pv-tags">Tags</h2>${error}${saved}
+<form method="post" action="/pages/${esc(page.id)}/tags">${csrfField(v)}
+<fieldset class="pv-tags"><legend class="visually-hidden">Tags</legend>${boxes}</fieldset>
+<button class="btn" type="submit">Save tags</button></form>${manage}</section>`;
+}
+
+export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: PageRow, notice: PageNotice = {}): Promise<string> {
+  const { ctx } = kit;
+  const db = ctx.store.db;
+  const accountId = v.principal.accountId;
+  const [history, tags, links] = await Promise.all([
+    listPageReports(db, accountId, page.id, newestReports(HISTORY_SIZE)),
+    listTags(db, accountId),
+    tagIdsForPages(db, [page.id]),
+  ]);
+  const reports = history.rows;
+  const attached = new Set(links.get(page.id) ?? []);
+  const owner = v.principal.role !== 'viewer';
+  const location = ctx.catalog.location(page.location)?.name ?? page.location;
+  const browser = ctx.catalog.browser(page.browser)?.name ?? page.browser;
+  const facts = `<p class="muted pv-facts">${page.report_count} report${page.report_count === 1 ? '' : 's'} · first tested ${day(page.created)} ` +
+    `${new Date(page.created).getUTCFullYear()} · ${esc(location)} · ${esc(browser)}</p>`;
+  const actions = `<div class="actions">${owner ? actionButton(v, `/pages/${page.id}/retest`, 'Retest') : ''}` +
+    `${page.latest_report_id ? `<a class="btn secondary" href="/reports/${esc(page.latest_report_id)}">Latest report</a>` : ''}` +
+    `${owner ? actionButton(v, `/pages/${page.id}/delete`, 'Delete page', {
+      style: 'danger', confirm: `Delete this page and its ${page.report_count} report${page.report_count === 1 ? '' : 's'}? This cannot be undone.`,
+    }) : ''}</div>`;
+  const body = `<h1 class="pv-url">${esc(page.url)}</h1>${facts}${actions}
+<div class="pv-settings">${monitoringPart(v, page, notice)}${tagsPart(v, page, tags, attached, notice)}</div>
+<section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
+<p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
+${historyCharts(reports)}</section>
+<section class="pv-section" aria-labelledby="pv-reports"><h2 id="pv-reports">Reports</h2>${reportsTable(reports, page.report_count)}</section>`;
+  return shell(v, nonce, { title: page.url, active: 'pages', body });
+}
+
+export function registerPageScreens(kit: WebKit): void {
+  const { ctx } = kit;
+
+  /** The account's page, as GET /pages/{id} finds it (expired reports removed first), or 404. */
+  const loadPage = async (v: Visitor, id: string): Promise<PageRow> => {
+    const accountId = v.principal.accountId;
+    await expireDueReports(ctx.store, ctx.artifacts, accountId);
+    const page = couldBeId(id) ? await getPage(ctx.store.db, accountId, id) : undefined;
+    if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
+    return page;
+  };
+  const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
+
+  kit.screen('/pages', async (req, _reply, v, nonce) => pagesScreen(kit, v, nonce, pagesViewOf(req.query)));
+
+  kit.screen('/pages/:id', async (req, _reply, v, nonce) => {
+    const saved = first((req.query as Record<string, unknown> | undefined)?.saved);
+    return pageScreen(kit, v, nonce, await loadPage(v, idOf(req)), { saved });
+  });
+
+  kit.action('/pages/:id/retest', async (req, reply, v) => {
+    const page = await loadPage(v, idOf(req));
+    // The page's options are those of the last test that produced a report for it (as POST /pages/{id}/retest).
+    const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, readOptions(ctx.store.box, page.options), 'on-demand');
+    ctx.notifyQueued();
+    return seeOther(reply, `/tests/${started.test.id}`);
+  });
+
+  kit.action('/pages/:id/delete', async (req, reply, v) => {
+    const page = await loadPage(v, idOf(req));
+    assertOwnerRole(v.principal, 'delete pages');
+    await deletePage(ctx.store, ctx.artifacts, page);
+    return seeOther(reply, '/pages');
+  });
+
+  /** A form's failure shown on the page view with the API's title and detail; a missing page stays a 404 screen. */
+  const refuse = async (reply: FastifyReply, v: Visitor, nonce: string, pageId: string, part: 'monitoring' | 'tags', err: unknown) => {
+    // A missing page, or a viewer's post (who has no form to show it in), is an error screen.
+    if (!(err instanceof ApiError) || err.code === 'E40402' || v.principal.role === 'viewer') throw err;
+    const html = await pageScreen(kit, v, nonce, await loadPage(v, pageId), { error: { part, message: `${err.title}: ${err.detail ?? ''}` } });
+    return sendHtml(reply, nonce, html, err.status);
+  };
+
+  kit.action('/pages/:id/monitoring', async (req, reply, v, form, nonce) => {
+    const page = await loadPage(v, idOf(req));
+    try {
+      const frequency = parseFrequency({ data: { type: 'performance_monitor', attributes: { frequency: form.get('frequency') } } });
+      await setMonitoring(ctx.store, ctx.catalog, v.principal, page.id, frequency);
+    } catch (err) {
+      return refuse(reply, v, nonce, page.id, 'monitoring', err);
+    }
+    return seeOther(reply, `/pages/${page.id}?saved=monitoring`);
+  });
+
+  kit.action('/pages/:id/tags', async (req, reply, v, form, nonce) => {
+    const page = await loadPage(v, idOf(req));
+    try {
+      const wanted = new Set(form.all('tags'));
+      const current = new Set((await tagIdsForPages(ctx.store.db, [page.id])).get(page.id) ?? []);
+      const attach = [...wanted].filter((id) => !current.has(id));
+      const detach = [...current].filter((id) => !wanted.has(id));
+      // Attach runs even with nothing to attach: core checks the role (and the page) there.
+      await linkTags(ctx.store, v.principal, 'attach', { pageIds: [page.id], tagIds: attach });
+      if (detach.length) await linkTags(ctx.store, v.principal, 'detach', { pageIds: [page.id], tagIds: detach });
+    } catch (err) {
+      return refuse(reply, v, nonce, page.id, 'tags', err);
+    }
+    return seeOther(reply, `/pages/${page.id}?saved=tags`);
+  });
+}

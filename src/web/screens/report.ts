@@ -32,9 +32,12 @@ const DOWNLOADS: Record<string, { artifact: string; type: string; label: string 
   'lighthouse.json': { artifact: ARTIFACT.lighthouse, type: 'application/json', label: 'Lighthouse JSON' },
 };
 
-function section(id: string, title: string, content: string): string {
-  return `<section id="${id.toLowerCase()}" class="part" aria-labelledby="part-${id.toLowerCase()}" tabindex="-1">` +
-    `<h2 class="part-title" id="part-${id.toLowerCase()}">${title}</h2>${content}</section>`;
+/** A tab's part; a report section that brings its own heading of that name (Structure, Waterfall, Video) keeps it. */
+function section(title: string, content: string): string {
+  const id = title.toLowerCase();
+  if (content.startsWith('<section') && content.includes(`<h2>${title}`)) return `<div id="${id}" class="part" tabindex="-1">${content}</div>`;
+  return `<section id="${id}" class="part" aria-labelledby="part-${id}" tabindex="-1">` +
+    `<h2 class="part-title" id="part-${id}">${title}</h2>${content}</section>`;
 }
 
 function history(report: ReportRow, rows: ReportRow[]): string {
@@ -70,12 +73,12 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
   const structure = p.structure || `<div class="card"><p class="muted">No structure audits: this report did not run Lighthouse.</p></div>`;
   const waterfall = p.waterfall || `<div class="card"><p class="muted">No waterfall: this report has no HAR.</p></div>`;
   const body = `${actions}
-${section('Summary', 'Summary', p.summary)}
-${section('Performance', 'Performance', p.timings + p.runs + p.details + p.filmstrip)}
-${section('Structure', 'Structure', structure)}
-${section('Waterfall', 'Waterfall', waterfall)}
-${section('Video', 'Video', video)}
-${section('History', 'History', history(report, others))}
+${section('Summary', p.summary)}
+${section('Performance', p.timings + p.runs + p.details + p.filmstrip)}
+${section('Structure', structure)}
+${section('Waterfall', waterfall)}
+${section('Video', video)}
+${section('History', history(report, others))}
 ${p.screenshot}${p.settings}${p.footer}`;
   return shell(v, nonce, { title: p.title, active: 'pages', bare: true, before: p.header + tabs, body });
 }

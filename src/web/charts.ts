@@ -1,0 +1,116 @@
+/**
+ * Small line charts drawn as SVG on the server (no script, no library): one metric over a page's reports, each
+ * point a link to its report, named for screen readers and reachable with the keyboard. Pure functions.
+ */
+import { esc } from '../report/format.js';
+
+export interface ChartPoint {
+  /** The report the point opens. */
+  href: string;
+  /** When (ms since the epoch). */
+  time: number;
+  /** The figure, or null when the report has none (no Lighthouse): the point is left out. */
+  value: number | null;
+}
+
+export interface ChartMetric {
+  /** As the caption shows it: "Performance". */
+  title: string;
+  /** As a point's name says it: "performance". */
+  label: string;
+  format: (v: number) => string;
+  /** A fixed top of the axis (scores: 100); otherwise a round number at or above the largest value. */
+  max?: number;
+  /** The smallest top of a free axis (so a metric that is always 0 still has a scale). */
+  minTop?: number;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** "14:02 25 Nov 2026" (UTC), as the app writes a report's time. */
+export function when(ms: number): string {
+  const d = new Date(ms);
+  return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/** "25 Nov" (UTC). */
+export function day(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+}
+
+/** The time axis's end labels: days, or times of day when the reports span less than two days. */
+export function axisEnds(from: number, to: number): [string, string] {
+  if (to - from >= 2 * 86_400_000) return [day(from), day(to)];
+  const hm = (t: number) => when(t).slice(0, 5);
+  return day(from) === day(to) ? [hm(from), `${hm(to)} ${day(to)}`] : [`${hm(from)} ${day(from)}`, `${hm(to)} ${day(to)}`];
+}
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k that is at least `v` (v > 0). */
+export function niceCeil(v: number): number {
+  const exp = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * exp >= v * (1 - 1e-12)) return m * exp;
+  return 10 * exp;
+}
+
+/* The drawing: a fixed viewBox that scales with the figure's width. */
+export const VIEW = { width: 320, height: 136, left: 50, right: 10, top: 12, bottom: 26 } as const;
+const plotW = VIEW.width - VIEW.left - VIEW.right;
+const plotH = VIEW.height - VIEW.top - VIEW.bottom;
+const r1 = (n: number) => Math.round(n * 10) / 10;
+
+/** The points that have a value, oldest first, placed in the viewBox. */
+export function layout(metric: ChartMetric, points: ChartPoint[]): { top: number; placed: (ChartPoint & { value: number; x: number; y: number })[] } {
+  const valued = points.filter((p): p is ChartPoint & { value: number } => p.value !== null && Number.isFinite(p.value))
+    .sort((a, b) => a.time - b.time);
+  const largest = Math.max(0, ...valued.map((p) => p.value));
+  const top = metric.max ?? niceCeil(Math.max(largest, metric.minTop ?? 1));
+  const t0 = valued.length ? valued[0].time : 0;
+  const span = valued.length ? valued[valued.length - 1].time - t0 : 0;
+  const placed = valued.map((p) => ({
+    ...p,
+    x: r1(span > 0 ? VIEW.left + ((p.time - t0) / span) * plotW : VIEW.left + plotW / 2),
+    y: r1(VIEW.top + plotH - (Math.min(Math.max(p.value, 0), top) / top) * plotH),
+  }));
+  return { top, placed };
+}
+
+/**
+ * One metric as a `<figure>`: a caption with the metric and its latest value, then the chart (axis ends, a line,
+ * a linked point per report, named "14:02 25 Nov 2026: performance 87%"). Reports without the figure are skipped; with none at all the figure says so.
+ */
+export function lineChart(metric: ChartMetric, points: ChartPoint[]): string {
+  const { top, placed } = layout(metric, points);
+  const latest = placed[placed.length - 1];
+  const caption = `<figcaption><h3>${esc(metric.title)} <span class="chart-latest">${latest ? esc(metric.format(latest.value)) : '–'}</span></h3></figcaption>`;
+  if (!latest) {
+    return `<figure class="chart card">${caption}<p class="muted">No ${esc(metric.label)} figures: these reports did not measure it.</p></figure>`;
+  }
+  const values = placed.map((p) => p.value);
+  const summary = `${metric.title} over ${placed.length} report${placed.length === 1 ? '' : 's'}` +
+    (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
+    `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}`;
+  const bottomY = VIEW.top + plotH;
+  const x1 = VIEW.left + plotW;
+  const axes = `<g class="axis"><line x1="${VIEW.left}" y1="${VIEW.top}" x2="${x1}" y2="${VIEW.top}"/>` +
+    `<line x1="${VIEW.left}" y1="${bottomY}" x2="${x1}" y2="${bottomY}"/></g>` +
+    `<g class="ticks"><text x="${VIEW.left - 6}" y="${VIEW.top + 4}" text-anchor="end">${esc(metric.format(top))}</text>` +
+    `<text x="${VIEW.left - 6}" y="${bottomY + 4}" text-anchor="end">${esc(metric.format(0))}</text>` +
+    (latest.time > placed[0].time
+      ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${axisEnds(placed[0].time, latest.time)[0]}</text>` +
+        `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${axisEnds(placed[0].time, latest.time)[1]}</text>`
+      : `<text x="${VIEW.left + plotW / 2}" y="${VIEW.height - 6}" text-anchor="middle">${when(latest.time)}</text>`) + '</g>';
+  const line = placed.length > 1 ? `<polyline class="line" points="${placed.map((p) => `${p.x},${p.y}`).join(' ')}"/>` : '';
+  const radius = placed.length > 40 ? 2.5 : 3.5;
+  const dots = placed.map((p) => {
+    const name = `${when(p.time)}: ${metric.label} ${metric.format(p.value)}`;
+    return `<a href="${esc(p.href)}" aria-label="${esc(name)}"><title>${esc(name)}</title><circle cx="${p.x}" cy="${p.y}" r="${radius}"/></a>`;
+  }).join('');
+  // Two layers of one viewBox: the drawing, an image with its summary; over it the points, a group of links (links
+  // inside role="img" would be presentational children: axe's nested-interactive).
+  const box = `viewBox="0 0 ${VIEW.width} ${VIEW.height}"`;
+  return `<figure class="chart card">${caption}<div class="chart-plot">` +
+    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${line}</svg>` +
+    `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each report`)}" ${box}>${dots}</svg></div></figure>`;
+}
