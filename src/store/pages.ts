@@ -72,3 +72,10 @@ export async function pageIdFor(db: Db, accountId: string, url: string, fingerpr
     .executeTakeFirst();
   return page?.id;
 }
+
+/** How many of the account's pages are live (as getLivePage: with at least one valid report). */
+export async function countLivePages(db: Db, accountId: string): Promise<number> {
+  const row = await db.selectFrom('pages').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId).where('report_count', '>', 0).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -184,3 +184,20 @@ export async function queuedTestsByLocation(db: Db): Promise<Map<string, number>
     .execute();
   return new Map(rows.map((r) => [r.location, Number(r.n)]));
 }
+
+/**
+ * An account's tests created after `since` (one indexed read): how many, and the credits they were charged. A
+ * failed test was refunded (core/tests.ts failTest), so its charge does not count.
+ */
+export async function testUsageSince(db: Db, accountId: string, since: number): Promise<{ tests: number; chargedTenths: number }> {
+  const row = await db
+    .selectFrom('tests')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.sum<number | string | null>(eb.case().when('state', '<>', 'error').then(eb.ref('credits_tenths')).else(0).end()).as('charged'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('created', '>', since)
+    .executeTakeFirstOrThrow();
+  return { tests: Number(row.n), chargedTenths: Number(row.charged ?? 0) };
+}

@@ -37,7 +37,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;border:1px solid #0002;margin:1px 2px 1px 0}
 .gradebox{display:inline-block;min-width:28px;text-align:center;border-radius:5px;color:#fff;font-weight:700;padding:0 4px}
 .pager{display:flex;gap:10px;align-items:center;margin-top:12px;flex-wrap:wrap}
-.state{font-size:20px;font-weight:650}
+.state{font-size:20px;font-weight:650;margin-top:0}
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 16px}
 .actions form{margin:0}
 .tabs{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line)}

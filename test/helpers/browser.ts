@@ -1,0 +1,141 @@
+/**
+ * Driving the web app in a real Chromium (puppeteer-core on Debian's browser), as a person would: elements are
+ * found by their accessible names, and every screen is checked the same way (checkScreen): no serious or
+ * critical axe-core violation, no Content-Security-Policy violation, a CSP without 'unsafe-inline' scripts, and no
+ * sideways scrolling at 375 px wide.
+ *
+ * The functions handed to the page are strings: tsx compiles test files with names kept (`__name(...)` calls),
+ * which do not exist inside the page.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 375, height: 800 };
+
+/** The browser that drives the app (as root Chromium needs --no-sandbox; it loads only our own test server). */
+export function launchBrowser(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+  });
+}
+
+/** A tab at desktop size that records every CSP violation of the documents it shows (window.__csp). */
+export async function newTab(owner: Browser | BrowserContext): Promise<Page> {
+  const page = await owner.newPage();
+  page.setDefaultTimeout(30_000);
+  await page.setViewport(DESKTOP);
+  await page.evaluateOnNewDocument(`window.__csp = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline')));`);
+  return page;
+}
+
+/** `::-p-aria` selector of the element with this accessible name (and role). */
+export const aria = (name: string, role?: string): string =>
+  role ? `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])` : `::-p-aria(${name})`;
+
+/** Click what the selector finds and wait for the navigation it starts; the final response. */
+export async function clickAndWait(page: Page, selector: string): Promise<HTTPResponse> {
+  const [res] = await Promise.all([page.waitForNavigation(), page.locator(selector).click()]);
+  assert.ok(res, `clicking ${selector} on ${page.url()} started no navigation`);
+  return res;
+}
+
+export async function goto(page: Page, url: string): Promise<HTTPResponse> {
+  const res = await page.goto(url, { waitUntil: 'load' });
+  assert.ok(res, `no response for ${url}`);
+  return res;
+}
+
+export const textOf = (page: Page, css: string): Promise<string> =>
+  page.evaluate(`(document.querySelector(${JSON.stringify(css)})?.textContent ?? '').replace(/\\s+/g, ' ').trim()`) as Promise<string>;
+
+/** The <h1> of the screen. */
+export const heading = (page: Page): Promise<string> => textOf(page, 'h1');
+
+export interface AxNode {
+  role: string;
+  name: string;
+}
+
+/** Every node of the accessibility tree of the page (role and accessible name), in document order. */
+export async function accessibleNodes(page: Page): Promise<AxNode[]> {
+  const out: AxNode[] = [];
+  const walk = (n: { role?: string; name?: string; children?: unknown[] } | null) => {
+    if (!n) return;
+    out.push({ role: n.role ?? '', name: n.name ?? '' });
+    for (const c of n.children ?? []) walk(c as typeof n);
+  };
+  walk(await page.accessibility.snapshot());
+  return out;
+}
+
+/** The CSP of a response lets no inline script run (its script-src, or default-src without one). */
+export function assertStrictCsp(res: HTTPResponse, name: string): void {
+  const csp = res.headers()['content-security-policy'];
+  assert.ok(csp, `${name}: ${res.url()} has no Content-Security-Policy header`);
+  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([k, ...v]) => [k!, v]));
+  const scripts = directives.get('script-src') ?? directives.get('default-src');
+  assert.ok(scripts, `${name}: the CSP has neither script-src nor default-src: ${csp}`);
+  assert.ok(!scripts.includes("'unsafe-inline'") && !scripts.includes("'unsafe-eval'"), `${name}: the CSP lets inline scripts run: ${csp}`);
+}
+
+/** Names of the screens checkScreen passed, in order (printed at the end of a run). */
+export const checkedScreens: string[] = [];
+
+/** With WEBGAUGE_WEB_SHOTS=DIR, checkScreen saves each screen there at both widths (to look at them). */
+const SHOTS = process.env.WEBGAUGE_WEB_SHOTS;
+async function shot(page: Page, name: string, width: number): Promise<void> {
+  if (!SHOTS) return;
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: `${SHOTS}/${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-${width}.png`, fullPage: true });
+}
+
+/**
+ * The checks every screen passes: no CSP violation so far, no serious/critical axe-core violation, and at 375 px
+ * wide no sideways scrolling (after a reload at that width unless `reload: false`, for a screen that answered a
+ * POST: reloading would send the form again). The tab goes back to its former size.
+ */
+export async function checkScreen(page: Page, name: string, o: { reload?: boolean } = {}): Promise<void> {
+  const where = `${name} (${page.url()})`;
+  const csp = (await page.evaluate('window.__csp ?? []')) as string[];
+  assert.deepEqual(csp, [], `${where}: the page broke its Content-Security-Policy: ${csp.join('; ')}`);
+
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ') + (n.failureSummary ? ' — ' + n.failureSummary.replace(/\\s+/g, ' ') : '')) })))`)) as
+    { id: string; impact: string; help: string; nodes: string[] }[];
+  assert.equal(violations.length, 0, `${where}: axe-core found serious or critical violations: ${violations.map((v) => v.id).join(', ')}\n` +
+    violations.map((v) => `  ${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.join('\n    ')}`).join('\n'));
+
+  const before = page.viewport() ?? DESKTOP;
+  await shot(page, name, before.width);
+  await page.setViewport(PHONE);
+  try {
+    if (o.reload !== false) {
+      const res = await page.reload({ waitUntil: 'load' });
+      assert.ok(res, `${where}: the reload at 375 px got no response`);
+      assertStrictCsp(res, name);
+    }
+    const wide = (await page.evaluate(`(() => {
+      const width = document.documentElement.scrollWidth;
+      const over = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 375.5)
+        .filter((e) => ![...e.children].some((c) => c.getBoundingClientRect().right > 375.5))
+        .slice(0, 5).map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '') + ' right=' + Math.round(e.getBoundingClientRect().right));
+      return { width, over };
+    })()`)) as { width: number; over: string[] };
+    await shot(page, name, PHONE.width);
+    assert.ok(wide.width <= PHONE.width, `${where}: at 375 px wide the page is ${wide.width} px wide (sideways scrolling); widest: ${wide.over.join(', ')}`);
+  } finally {
+    await page.setViewport(before);
+  }
+  checkedScreens.push(name);
+}
