@@ -1,7 +1,8 @@
 /**
  * Screenshots of the web app's screens at desktop and phone width, for looking at them and for the README:
  *   node --import tsx scripts/screenshots.ts BASE_URL API_KEY OUT_DIR path [path...]
- * Signs in with the key, then saves OUT_DIR/<name>-1366.png and -375.png per path (full page).
+ * Signs in with the key, then saves OUT_DIR/<name>-1366.png and -375.png per path (full page; SHOTS_FULL_PAGE=0 keeps
+ * to the first screenful, as the README's pictures do).
  */
 import puppeteer from 'puppeteer-core';
 
@@ -23,7 +24,7 @@ try {
       await page.setViewport({ width, height: width > 500 ? 900 : 800 });
       await page.goto(`${base}${path}`, { waitUntil: 'networkidle0' });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      await page.screenshot({ path: `${out}/${name}-${width}.png`, fullPage: true });
+      await page.screenshot({ path: `${out}/${name}-${width}.png`, fullPage: process.env.SHOTS_FULL_PAGE !== '0' });
       process.stdout.write(`${out}/${name}-${width}.png${overflow > 0 ? `  (scrolls sideways by ${overflow} px)` : ''}\n`);
     }
   }

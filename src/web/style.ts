@@ -41,7 +41,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 16px}
 .actions form{margin:0}
 .tabs{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line)}
-.tabs ul{display:flex;gap:4px;list-style:none;margin:0 auto;padding:6px 24px;overflow-x:auto;max-width:1160px}
+.tabs ul{display:flex;flex-wrap:wrap;gap:2px 4px;list-style:none;margin:0 auto;padding:6px 24px;max-width:1160px}
 .tabs a{display:block;padding:6px 10px;border-radius:6px;text-decoration:none;font-weight:600;white-space:nowrap}
 .tabs a:hover{background:#eef2fb}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(320px,1fr));gap:14px}
@@ -55,7 +55,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .key-once{font-family:"Liberation Mono",monospace;background:#f6f8fb;border:1px dashed #98a2b3;padding:8px 10px;border-radius:6px;word-break:break-all}
 section.part{margin:0 0 26px;scroll-margin-top:52px}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-weight:600}
-@media (max-width:600px){main.app{padding:16px 12px 32px}.wrap{padding:0 12px}.tabs ul{padding:6px 12px}
+@media (max-width:600px){main.app,main.wrap{padding:16px 12px 32px}.summary>*{min-width:0}.tabs a{padding:5px 8px}.wrap{padding:0 12px}.tabs ul{padding:6px 12px}
 .appnav .wrap{gap:4px 8px}.appnav a.nav{padding:6px 7px}}
 /* Account */
 .account-grid{columns:3 320px;column-gap:16px}
