@@ -28,10 +28,10 @@ export interface ChartMetric {
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const two = (n: number) => String(n).padStart(2, '0');
 
-/** "14:02 25 Nov 2026" (UTC), as the app writes a report's time. */
+/** "14:02:07 25 Nov 2026" (UTC), as the app writes a report's time (to the second: two tests of one minute differ). */
 export function when(ms: number): string {
   const d = new Date(ms);
-  return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
 /** "25 Nov" (UTC). */

@@ -1,17 +1,22 @@
 /**
  * The web app in a real Chromium (puppeteer-core on Debian's browser), driven as a person would: elements found by
  * their accessible names, keyboard where it matters. One server on SQLite, one browser, one real test of the
- * fixture page; the steps run in order and share what they made. Every screen visited passes checkScreen
- * (axe-core, CSP, 375 px wide).
+ * fixture page (the later retests that make more reports of that page load nothing: their result is a stub, see
+ * `loads`); the steps run in order and share what they made. Every screen visited passes checkScreen (axe-core,
+ * CSP, 375 px wide).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { authenticate, setPassword } from '../../src/core/accounts.js';
 import { SIGN_IN_LIMIT } from '../../src/core/sessions.js';
+import { runTest } from '../../src/runner/run.js';
+import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { creditsOf } from '../helpers/assertions.js';
+import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { stubResult } from '../helpers/stub-result.js';
 import {
   accessibleNodes, aria, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, goto, heading, launchBrowser, newTab, textOf,
 } from '../helpers/browser.js';
@@ -37,7 +42,22 @@ describe('the web app in a real browser (sqlite)', () => {
   let ownerKey: string;
   let testId = '';
   let reportPath = '';
+  /** The fixture page's own screen, /pages/{id} (step 7b). */
+  let pagePath = '';
   const t0 = Date.now();
+  /**
+   * The agent's loads: real until `stub` is set, then a stub result made without a browser (one real load is what
+   * the browser suite can afford; the retests only need more reports of the same page).
+   */
+  const loads = { stub: false, real: 0, stubbed: 0 };
+  const run = async (spec: RunSpec): Promise<RunResult> => {
+    if (!loads.stub) {
+      loads.real++;
+      return runTest(spec);
+    }
+    loads.stubbed++;
+    return stubResult(spec.options.url);
+  };
 
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
   /** A form post as a script (not the browser) sends it. */
@@ -54,9 +74,49 @@ describe('the web app in a real browser (sqlite)', () => {
     return false;
   }
 
+  /**
+   * The `aria()` selector of the one element (of `role`, if given) whose accessible name is `prefix`, or `prefix`
+   * and more after a space: a label that carries a hint ("Name up to 45 characters, unique in the account").
+   */
+  async function named(p: Page, prefix: string, role?: string): Promise<string> {
+    const found = (await accessibleNodes(p)).filter((n) => n.role !== 'StaticText' && (n.name === prefix || n.name.startsWith(`${prefix} `)) &&
+      (!role || n.role === role));
+    assert.equal(found.length, 1, `${p.url()}: one ${role ?? 'element'} named "${prefix}…" expected; found ${JSON.stringify(found)}`);
+    return role ? aria(found[0]!.name, role) : `::-p-aria([name=${JSON.stringify(found[0]!.name)}])`;
+  }
+
+  /** Wait until the tab shows a path matching `re` (after redirects and script navigations) and has loaded it. */
+  async function waitForPath(p: Page, re: RegExp, what: string, ms = 20_000): Promise<string> {
+    const deadline = Date.now() + ms;
+    while (!re.test(new URL(p.url()).pathname)) {
+      if (Date.now() > deadline) assert.fail(`${what}: still at ${p.url()} ("${await heading(p).catch(() => '?')}") after ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await p.waitForFunction('document.readyState === "complete"');
+    return new URL(p.url()).pathname;
+  }
+
+  /** Text of the cells of the table row that links to `href` (the Pages list, the reports of a page view). */
+  const rowWith = (p: Page, href: string) => p.evaluate(`(() => {
+    const row = [...document.querySelectorAll('main tr')].find((tr) => tr.querySelector('a[href=' + JSON.stringify(${JSON.stringify(href)}) + ']'));
+    return row ? [...row.querySelectorAll('td')].map((td) => td.textContent.replace(/\\s+/g, ' ').trim()) : null;
+  })()`) as Promise<string[] | null>;
+
+  /** The value of the option of a <select> (found by accessible name) whose text is `label`. */
+  const optionValue = (p: Page, select: string, label: string) =>
+    p.$eval(select, (s, l) => [...(s as HTMLSelectElement).options].find((o) => o.text === l)?.value ?? null, label);
+
+  /** Accept (or dismiss) the next confirm dialog; its message. */
+  const nextDialog = (p: Page, accept: boolean) => new Promise<string>((resolve) => {
+    p.once('dialog', (d) => {
+      const message = d.message();
+      void (accept ? d.accept() : d.dismiss()).then(() => resolve(message));
+    });
+  });
+
   before(async () => {
     site = await startFixtureSite();
-    server = await startServer({ engine: 'sqlite', agentSlots: 1 });
+    server = await startServer({ engine: 'sqlite', agentSlots: 1, overrides: { run } });
     ownerKey = server.key;
     const owner = await authenticate(server.app.store.db, server.config.plans, ownerKey);
     assert.ok(owner, 'the test server made an owner account');
@@ -274,7 +334,7 @@ describe('the web app in a real browser (sqlite)', () => {
   it("7b. the report's page: Pages lists it, and \"Page history\" opens the page's own screen", async () => {
     const res = await clickAndWait(page, aria('Page history', 'link'));
     assert.equal(res.status(), 200);
-    const pagePath = new URL(page.url()).pathname;
+    pagePath = new URL(page.url()).pathname;
     assert.match(pagePath, /^\/pages\/[^/]+$/, 'Page history opens /pages/{id}');
     await checkScreen(page, 'page view');
     await clickAndWait(page, aria('Pages', 'link'));
@@ -394,5 +454,324 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(res?.status(), 200);
     assert.equal(new URL(page.url()).pathname, '/account', 'signed in, and back at /account');
     assert.equal(await heading(page), 'Account');
+  });
+
+  /* The flows of pages, tags and compare. The tag made in step 12 and the reports made in step 17 are used after. */
+  const TAG = 'Checkout';
+  const RENAMED = 'Checkout flow';
+  let tagId = '';
+  /** Another page of the account, without the tag and on another host (step 13): what the filters must leave out. */
+  let otherPagePath = '';
+  /** The fixture page's reports: the real one (step 6), then two retests with stub loads (step 17), oldest first. */
+  const reports: string[] = [];
+  const pageIdOf = () => pagePath.split('/')[2]!;
+  const apiPage = async () => {
+    const res = await call(server, 'GET', `/pages/${pageIdOf()}`, { key: ownerKey });
+    assert.equal(res.status, 200, `GET /pages/${pageIdOf()}: ${res.text}`);
+    return res.body.data.attributes as { monitored: string; page_tags: string[]; report_count: number; latest_report: string };
+  };
+  const apiTag = async () => {
+    const res = await call(server, 'GET', `/page_tags/${tagId}`, { key: ownerKey });
+    assert.equal(res.status, 200, `GET /page_tags/${tagId}: ${res.text}`);
+    return res.body.data.attributes as { name: string; color: string; description: string | null };
+  };
+  const inputValue = (p: Page, selector: string) => p.$eval(selector, (e) => (e as HTMLInputElement).value);
+
+  it('12. Tags: a tag made with the form is listed; a second one of that name gets the API\'s own message and status; "Save" renames it', async () => {
+    const res = await clickAndWait(page, aria('Tags', 'link'));
+    assert.equal(res.status(), 200);
+    assert.equal(await heading(page), 'Tags');
+    await page.locator(await named(page, 'Name', 'textbox')).fill(TAG);
+    await page.locator(await named(page, 'Colour')).fill('#e4572e');
+    await page.locator(await named(page, 'Description', 'textbox')).fill('The steps of buying');
+    const created = await clickAndWait(page, aria('Create tag', 'button'));
+    assert.equal(created.status(), 200);
+    tagId = new URL(page.url()).searchParams.get('created') ?? '';
+    assert.ok(tagId, `"Create tag" lands on /tags?created={id}: ${page.url()}`);
+    assert.equal(await textOf(page, '[role=status]'), `Created the tag “${TAG}”.`);
+    assert.ok(await page.$(aria(`Edit tag ${TAG}`, 'link')), `the tag is listed, with a link named "Edit tag ${TAG}"`);
+    assert.deepEqual(await apiTag(), { name: TAG, color: 'E4572E', description: 'The steps of buying' }, 'the API has the tag as the form gave it');
+    await checkScreen(page, 'tags, one tag');
+
+    // The same name again: what the API answers for it, in the form.
+    const api = await call(server, 'POST', '/page_tags', { key: ownerKey, body: { data: { type: 'tag', attributes: { name: TAG } } } });
+    const apiError = errorOf(api);
+    assert.ok(api.status >= 400 && apiError?.detail, `the API refuses a second tag named "${TAG}": ${api.status} ${api.text}`);
+    await page.locator(await named(page, 'Name', 'textbox')).fill(TAG);
+    const dup = await clickAndWait(page, aria('Create tag', 'button'));
+    assert.equal(dup.status(), api.status, `the app answers a duplicate name with the API's status ${api.status}`);
+    assert.equal(await textOf(page, '[role=alert]'), apiError.detail, "and shows the API's own message");
+    assert.equal(await inputValue(page, await named(page, 'Name', 'textbox')), TAG, 'the form keeps what was typed');
+    await checkScreen(page, 'tags, duplicate name', { reload: false });
+    const all = await call(server, 'GET', '/page_tags', { key: ownerKey });
+    assert.equal(all.body?.data?.length, 1, `no second tag was made: ${all.text}`);
+
+    const edit = await clickAndWait(page, aria(`Edit tag ${TAG}`, 'link'));
+    assert.equal(edit.status(), 200);
+    assert.equal(new URL(page.url()).pathname, `/tags/${tagId}`);
+    assert.equal(await heading(page), `Edit tag ${TAG}`);
+    assert.equal(await inputValue(page, await named(page, 'Name', 'textbox')), TAG, 'the edit form shows the name');
+    assert.equal(await inputValue(page, await named(page, 'Colour')), '#e4572e', 'and the colour');
+    await checkScreen(page, 'tag edit');
+    await page.locator(await named(page, 'Name', 'textbox')).fill(RENAMED);
+    const saved = await clickAndWait(page, aria('Save', 'button'));
+    assert.equal(saved.status(), 200);
+    assert.equal(new URL(page.url()).pathname, '/tags', '"Save" goes back to the list');
+    assert.equal(await textOf(page, '[role=status]'), `Saved the tag “${RENAMED}”.`);
+    assert.ok(await page.$(aria(`Edit tag ${RENAMED}`, 'link')), 'the new name is listed');
+    assert.equal(await page.$(aria(`Edit tag ${TAG}`, 'link')), null, 'the old name is not');
+    assert.deepEqual(await apiTag(), { name: RENAMED, color: 'E4572E', description: 'The steps of buying' }, 'renamed; colour and description kept');
+  });
+
+  it('13. the page view attaches the tag ("Tags", "Save tags"); the Pages list shows it on the page and filters by it', async () => {
+    otherPagePath = `/pages/${(await seedPage(server.app.store, await accountIdOf(server.app.store, ownerKey))).pageId}`;
+    await goto(page, server.base + pagePath);
+    const box = `${aria('Tags', 'group')} ${aria(RENAMED, 'checkbox')}`;
+    const checked = () => page.$eval(box, (e) => (e as HTMLInputElement).checked);
+    assert.equal(await checked(), false, `the "Tags" fieldset has an unchecked checkbox named "${RENAMED}"`);
+    await page.locator(box).click();
+    const res = await clickAndWait(page, aria('Save tags', 'button'));
+    assert.equal(res.status(), 200);
+    assert.equal(new URL(page.url()).pathname, pagePath, '"Save tags" stays on the page view');
+    assert.equal(await textOf(page, '[role=status]'), 'Tags saved.');
+    assert.equal(await checked(), true, 'the tag is checked after saving');
+    assert.deepEqual((await apiPage()).page_tags, [tagId], "the API's page carries the tag");
+    await checkScreen(page, 'page view, tag saved');
+
+    await clickAndWait(page, aria('Pages', 'link'));
+    const row = await rowWith(page, pagePath);
+    assert.ok(row, `the Pages list has the page's row: ${await textOf(page, 'main')}`);
+    assert.equal(row.at(-1), RENAMED, `the Tags column of the page shows the tag: ${JSON.stringify(row)}`);
+    assert.equal((await rowWith(page, otherPagePath))?.at(-1), '', 'the other page is listed, without tags');
+
+    const tagSelect = aria('Tag', 'combobox');
+    const value = await optionValue(page, tagSelect, RENAMED);
+    assert.equal(value, tagId, `the "Tag" filter offers "${RENAMED}"`);
+    await page.locator(tagSelect).fill(value);
+    const filtered = await clickAndWait(page, aria('Apply', 'button'));
+    assert.equal(filtered.status(), 200);
+    assert.equal(new URL(page.url()).searchParams.get('tag'), tagId, '"Apply" filters by the tag');
+    assert.ok(await rowWith(page, pagePath), 'filtered by its tag, the page is listed');
+    assert.equal(await rowWith(page, otherPagePath), null, 'and the page without the tag is not');
+    assert.equal(await page.$eval(tagSelect, (e) => (e as HTMLSelectElement).selectedOptions[0]?.text), RENAMED, 'the filter shows what it filters by');
+    await checkScreen(page, 'pages, filtered by tag');
+
+    // The Tags list counts the page, and its count opens the same filtered list.
+    await clickAndWait(page, aria('Tags', 'link'));
+    await clickAndWait(page, aria(`1 page tagged ${RENAMED}`, 'link'));
+    assert.equal(new URL(page.url()).searchParams.get('tag'), tagId, `"1 page tagged ${RENAMED}" opens Pages filtered by the tag`);
+    assert.ok(await rowWith(page, pagePath) && !(await rowWith(page, otherPagePath)), 'with the tagged page only');
+  });
+
+  it('14. the Pages filter with the keyboard alone: Tab to "Filter by URL", type, Enter; text no URL has shows no page', async () => {
+    await goto(page, `${server.base}/pages`);
+    assert.ok(await tabTo(page, "e.id === 'f-url'"), 'Tab reaches "Filter by URL"');
+    const focusedName = "(() => { const e = document.activeElement; return (e.labels?.[0]?.textContent ?? e.textContent).trim(); })()";
+    const order = [(await page.evaluate(focusedName)) as string];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      order.push((await page.evaluate(focusedName)) as string);
+    }
+    assert.deepEqual(order, ['Filter by URL', 'Tag', 'Sort by', 'Apply'], 'the filter form is in Tab order');
+    await page.keyboard.down('Shift');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+    await page.keyboard.up('Shift');
+    assert.equal(await page.evaluate(focusedName), 'Filter by URL', 'Shift+Tab goes back to it');
+
+    await page.keyboard.type('no-such-page');
+    const [none] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    assert.equal(none?.status(), 200);
+    assert.equal(new URL(page.url()).searchParams.get('url'), 'no-such-page', 'Enter in the field applies the filter');
+    assert.equal(await rowWith(page, pagePath), null, 'no page has "no-such-page" in its URL');
+    assert.match(await textOf(page, 'main'), /No page matches these filters\./);
+    await checkScreen(page, 'pages, nothing matches');
+
+    const host = new URL(site.url('/')).host;
+    assert.ok(await tabTo(page, "e.id === 'f-url'"), 'Tab reaches "Filter by URL" again');
+    assert.equal(await inputValue(page, '#f-url'), 'no-such-page', 'the field keeps the filter');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
+    await page.keyboard.type(host);
+    const [some] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    assert.equal(some?.status(), 200);
+    assert.equal(new URL(page.url()).searchParams.get('url'), host);
+    assert.ok(await rowWith(page, pagePath), `filtered by "${host}", the fixture page is listed`);
+    assert.equal(await rowWith(page, otherPagePath), null, 'and the page of another host is not');
+  });
+
+  it('15. "Monitoring" Daily and "Save monitoring" is what the API\'s page says; Off again stops it', async () => {
+    await goto(page, server.base + pagePath);
+    const select = aria('Monitoring', 'combobox');
+    const chosen = () => page.$eval(select, (e) => (e as HTMLSelectElement).selectedOptions[0]?.text);
+    assert.equal(await chosen(), 'Off');
+    for (const [label, monitored] of [['Daily', 'daily'], ['Off', 'no']] as const) {
+      const value = await optionValue(page, select, label);
+      assert.ok(value, `"Monitoring" offers ${label}`);
+      await page.locator(select).fill(value);
+      const res = await clickAndWait(page, aria('Save monitoring', 'button'));
+      assert.equal(res.status(), 200);
+      assert.equal(new URL(page.url()).pathname, pagePath, '"Save monitoring" stays on the page view');
+      assert.equal(await textOf(page, '[role=status]'), 'Monitoring saved.');
+      assert.equal(await chosen(), label, `"Monitoring" shows ${label} after saving`);
+      assert.equal((await apiPage()).monitored, monitored, `after ${label}, the API's page has monitored "${monitored}"`);
+      const next = /Next test: /.test(await textOf(page, 'main'));
+      assert.equal(next, label !== 'Off', `the next test's time is shown only while monitored (${label})`);
+      if (label === 'Daily') await checkScreen(page, 'page view, monitored daily');
+    }
+  });
+
+  it('16. a point of a chart is a link reached with Tab; Enter opens its report', async () => {
+    await goto(page, server.base + pagePath);
+    assert.ok(await tabTo(page, "e.tagName.toLowerCase() === 'a' && !!e.closest('svg')", 60), 'Tab reaches a point of a chart');
+    const point = (await page.evaluate(`(() => { const e = document.activeElement;
+      return { href: e.getAttribute('href'), name: e.getAttribute('aria-label'), chart: e.closest('svg').getAttribute('aria-label') }; })()`)) as
+      { href: string; name: string; chart: string };
+    assert.equal(point.href, reportPath, `the point links to the fixture page's report: ${JSON.stringify(point)}`);
+    assert.match(point.name, /^\d\d:\d\d:\d\d \d{1,2} [A-Z][a-z]{2} \d{4}: [a-zA-Z ]+ \S+/, `the point is named with its time and figure: ${JSON.stringify(point)}`);
+    const [res] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    assert.equal(res?.status(), 200);
+    assert.equal(new URL(page.url()).pathname, reportPath, 'Enter on the point opens its report');
+  });
+
+  it('17. "Retest" on a report and on the page view: the progress screen opens the new report by itself (stub loads)', async () => {
+    loads.stub = true;
+    reports.push(reportPath.split('/')[2]!);
+    assert.equal(new URL(page.url()).pathname, reportPath, 'step 16 left the tab on the report');
+    for (const where of ['report', 'page view']) {
+      if (where === 'page view') await goto(page, server.base + pagePath);
+      const res = await clickAndWait(page, aria('Retest', 'button'));
+      assert.ok(res.status() === 200, `"Retest" on the ${where} answers ${res.status()} at ${page.url()}`);
+      const path = await waitForPath(page, /^\/reports\/[^/]+$/, `"Retest" on the ${where}`);
+      const id = path.split('/')[2]!;
+      assert.ok(!reports.includes(id), `"Retest" on the ${where} made a new report: ${id}`);
+      reports.push(id);
+      assert.ok(await page.$(aria('Delete report', 'button')), `the new report opened in the app (${where})`);
+      const test = await call(server, 'GET', `/tests/${id}`, { key: ownerKey });
+      assert.deepEqual([test.body?.data?.attributes?.state, test.body?.data?.attributes?.source], ['completed', 'on-demand'], test.text);
+    }
+    assert.deepEqual(loads, { stub: true, real: 1, stubbed: 2 }, 'one load in a browser (step 6), the two retests by the stub');
+    const p = await apiPage();
+    assert.deepEqual([p.report_count, p.latest_report], [3, reports[2]], 'both retests are reports of the same page');
+  });
+
+  it('18. "Compare selected" on the page view: one report is refused with the reason; two side by side, with differences, a filmstrip lane each and two waterfalls', async () => {
+    const [real, stub] = reports as [string, string, string];
+    await goto(page, server.base + pagePath);
+    const boxes = (await accessibleNodes(page)).filter((n) => n.role === 'checkbox' && n.name.startsWith('Select report of '));
+    assert.equal(boxes.length, 3, `each of the 3 reports has a checkbox named "Select report of …": ${JSON.stringify(boxes)}`);
+    assert.ok(await page.$(aria('Compare selected', 'button')), 'and a "Compare selected" button');
+    await checkScreen(page, 'page view, three reports');
+
+    // By the checkbox's id: the names ("Select report of 14:50:07 25 Nov 2026") tell reports apart by the second, and
+    // the two stub retests may even share that.
+    await page.locator(`#cmp-${real}`).click();
+    const one = await clickAndWait(page, aria('Compare selected', 'button'));
+    assert.equal(one.status(), 400, 'one report is not enough to compare');
+    assert.equal(new URL(page.url()).pathname, '/compare');
+    assert.match(await textOf(page, '[role=alert]'), /^Give 2 to 4 report IDs to compare/, 'and the screen says why');
+    await checkScreen(page, 'compare, one report');
+
+    await goto(page, server.base + pagePath);
+    for (const id of [real, stub]) await page.locator(`#cmp-${id}`).click();
+    const res = await clickAndWait(page, aria('Compare selected', 'button'));
+    assert.equal(res.status(), 200);
+    const url = new URL(page.url());
+    assert.equal(url.pathname, '/compare');
+    assert.deepEqual(url.searchParams.getAll('reports').sort(), [real, stub].sort(), `the form sends both reports: ${url.search}`);
+    assert.equal(await heading(page), 'Compare');
+    const columns = await page.$$eval('table.cmp-table thead th', (ths) => ths.map((th) => ({ text: (th.textContent ?? '').trim(), href: th.querySelector('a')?.getAttribute('href') ?? '' })));
+    assert.equal(columns.length, 3, `a column of figure names and one per report: ${JSON.stringify(columns)}`);
+    assert.equal(columns[0]!.text, 'Figure');
+    assert.deepEqual(columns.slice(1).map((c) => c.href).sort(), [`/reports/${real}`, `/reports/${stub}`].sort(), 'each report has its column, linked to it');
+    assert.match(columns[1]!.text, /^Report 1 baseline/, 'the first column is the baseline');
+    const deltas = (await page.evaluate(`Object.fromEntries([...document.querySelectorAll('table.cmp-table tbody tr')]
+      .map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td')[1]?.querySelector('.cmp-delta')?.textContent ?? null]))`)) as Record<string, string | null>;
+    // The stub's load took 12 ms; the real one longer.
+    assert.match(deltas['Fully loaded'] ?? '', /^[+\u2212]\S+ m?s (better|worse)$/, `report 2's "Fully loaded" shows its difference: ${JSON.stringify(deltas)}`);
+    assert.equal(deltas['Performance'], 'not comparable', 'a figure one report lacks (the stub ran no Lighthouse) is not compared');
+
+    assert.ok(await page.$(aria('Filmstrips on one time axis', 'region')), 'the filmstrips are one region');
+    const lanes = await page.$$eval('.cmp-lane', (ls) => ls.map((l) => ({ name: l.querySelector('.cmp-lane-name b')?.textContent ?? '', frames: l.querySelectorAll('img').length })));
+    assert.deepEqual(lanes.map((l) => l.name), ['Report 1', 'Report 2'], `a filmstrip lane per report: ${JSON.stringify(lanes)}`);
+    const realLane = lanes[columns[1]!.href === `/reports/${real}` ? 0 : 1]!;
+    assert.ok(realLane.frames > 0, `the real report's lane has its frames: ${JSON.stringify(lanes)}`);
+    for (const n of [1, 2]) assert.ok(await page.$(await named(page, `Waterfall of report ${n}`, 'heading')), `a waterfall of report ${n}`);
+    assert.equal((await accessibleNodes(page)).filter((a) => a.role === 'heading' && a.name.startsWith('Waterfall of report')).length, 2, 'two waterfalls');
+    await checkScreen(page, 'compare');
+  });
+
+  it('19. "Compare with previous" on the newer report compares the two; another account\'s report is a 404, for either account', async () => {
+    const [real, stub] = reports as [string, string, string];
+    await goto(page, `${server.base}/reports/${stub}`);
+    const res = await clickAndWait(page, aria('Compare with previous', 'link'));
+    assert.equal(res.status(), 200);
+    const url = new URL(page.url());
+    assert.deepEqual([url.pathname, url.searchParams.get('reports')], ['/compare', `${real},${stub}`], 'the previous report first, then this one');
+    assert.equal(await heading(page), 'Compare');
+    const order = await page.$$eval('table.cmp-table thead th a', (as) => as.map((a) => a.getAttribute('href')));
+    assert.deepEqual(order, [`/reports/${real}`, `/reports/${stub}`]);
+    await goto(page, server.base + reportPath);
+    assert.equal(await page.$(aria('Compare with previous', 'link')), null, 'the oldest report has no "Compare with previous"');
+
+    const typed = await goto(page, `${server.base}/compare?reports=${real}`);
+    assert.equal(typed.status(), 400, '/compare with one report ID answers 400');
+    assert.match(await textOf(page, '[role=alert]'), /^Give 2 to 4 report IDs to compare/);
+
+    const foreign = (await seedPage(server.app.store, await accountIdOf(server.app.store, otherKey))).reportId;
+    const notOurs = await goto(page, `${server.base}/compare?reports=${real},${foreign}`);
+    assert.equal(notOurs.status(), 404, "a report of another account is not found");
+    assert.equal(await heading(page), 'Report not found');
+    assert.match(await textOf(page, '[role=alert]'), new RegExp(`^No report with ID ${foreign} in this account`));
+    await checkScreen(page, "compare, another account's report");
+    const theirs = await goto(other, `${server.base}/compare?reports=${real},${stub}`);
+    assert.equal(theirs.status(), 404, "the other account cannot compare this account's reports");
+    assert.ok(!(await textOf(other, 'main')).includes(site.url('/')), 'and sees nothing of them');
+  });
+
+  it('20. "Delete report" asks first: dismissed, nothing is deleted; accepted, the report is gone (API 404) and the page view shows the others', async () => {
+    const newest = reports[2]!;
+    await goto(page, `${server.base}/reports/${newest}`);
+    const dismissed = nextDialog(page, false);
+    await page.locator(aria('Delete report', 'button')).click();
+    assert.equal(await dismissed, 'Delete this report and its files? This cannot be undone.', '"Delete report" asks first');
+    const moved = await page.waitForNavigation({ timeout: 500 }).then(() => true, () => false);
+    assert.equal(moved, false, 'dismissed, the form is not sent');
+    assert.equal((await call(server, 'GET', `/reports/${newest}`, { key: ownerKey })).status, 200, 'and the report is still there');
+
+    const accepted = nextDialog(page, true);
+    const res = await clickAndWait(page, aria('Delete report', 'button'));
+    await accepted;
+    assert.equal(res.status(), 200);
+    assert.equal(new URL(page.url()).pathname, pagePath, 'accepted, the report is deleted and the page view opens');
+    assert.equal((await call(server, 'GET', `/reports/${newest}`, { key: ownerKey })).status, 404, 'the API no longer has the report');
+    assert.equal(await page.$(`main a[href="/reports/${newest}"]`), null, 'the page view no longer links to it');
+    assert.match(await textOf(page, '.pv-facts'), /^2 reports /);
+    assert.equal((await apiPage()).report_count, 2);
+    reports.pop();
+  });
+
+  it('21. "Delete tag" asks, then no page carries it; "Delete page" asks, then the page and its reports are gone', async () => {
+    await goto(page, `${server.base}/tags/${tagId}`);
+    const tagAsked = nextDialog(page, true);
+    const tagGone = await clickAndWait(page, aria('Delete tag', 'button'));
+    assert.equal(await tagAsked, `Delete the tag “${RENAMED}”? It is removed from every page that carries it.`);
+    assert.equal(tagGone.status(), 200);
+    assert.equal(new URL(page.url()).pathname, '/tags');
+    assert.match(await textOf(page, '[role=status]'), /^Deleted the tag/);
+    assert.equal(await page.$(aria(`Edit tag ${RENAMED}`, 'link')), null, 'the tag is no longer listed');
+    assert.equal((await call(server, 'GET', `/page_tags/${tagId}`, { key: ownerKey })).status, 404, 'nor in the API');
+    assert.deepEqual((await apiPage()).page_tags, [], 'and the page carries it no more');
+
+    await goto(page, server.base + pagePath);
+    const pageAsked = nextDialog(page, true);
+    const pageGone = await clickAndWait(page, aria('Delete page', 'button'));
+    assert.equal(await pageAsked, 'Delete this page and its 2 reports? This cannot be undone.');
+    assert.equal(pageGone.status(), 200);
+    assert.equal(new URL(page.url()).pathname, '/pages', '"Delete page" goes back to Pages');
+    assert.equal(await rowWith(page, pagePath), null, 'the page is no longer listed');
+    assert.ok(await rowWith(page, otherPagePath), 'the other page still is');
+    assert.equal((await call(server, 'GET', `/pages/${pageIdOf()}`, { key: ownerKey })).status, 404, 'the API no longer has the page');
+    for (const id of reports) assert.equal((await call(server, 'GET', `/reports/${id}`, { key: ownerKey })).status, 404, `nor its report ${id}`);
   });
 });

@@ -113,7 +113,7 @@ describe('web app: Pages and the page view (sqlite)', () => {
     assert.equal(html.match(/<figure class="chart/g)?.length, 8);
     // The seeded reports have no Lighthouse figures (null), and zero timings and sizes.
     assert.match(html, /No performance figures/);
-    assert.equal(html.match(/aria-label="\d\d:\d\d \d+ \w+ \d{4}: fully loaded 0 ms"/g)?.length, 3);
+    assert.equal(html.match(/aria-label="\d\d:\d\d:\d\d \d+ \w+ \d{4}: fully loaded 0 ms"/g)?.length, 3);
     assert.match(html, /<form method="get" action="\/compare"/);
     assert.equal(html.match(/<input type="checkbox" id="cmp-[^"]+" name="reports"/g)?.length, 3);
     assert.match(html, /<label for="f-monitoring">Monitoring<\/label>/);

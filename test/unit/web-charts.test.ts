@@ -9,9 +9,9 @@ const T = Date.UTC(2026, 10, 25, 14, 2);
 const H = 3_600_000;
 
 describe('web charts', () => {
-  it('writes times in UTC as "14:02 25 Nov 2026"', () => {
-    assert.equal(when(T), '14:02 25 Nov 2026');
-    assert.equal(when(Date.UTC(2027, 0, 3, 4, 5)), '04:05 3 Jan 2027');
+  it('writes times in UTC to the second as "14:02:00 25 Nov 2026"', () => {
+    assert.equal(when(T), '14:02:00 25 Nov 2026');
+    assert.equal(when(Date.UTC(2027, 0, 3, 4, 5, 9)), '04:05:09 3 Jan 2027');
     assert.equal(day(T), '25 Nov');
   });
 
@@ -56,11 +56,11 @@ describe('web charts', () => {
       { href: '/reports/b', time: T, value: 87 },
     ]);
     assert.match(html, /^<figure class="chart card"><figcaption><h3>Performance <span class="chart-latest">87%<\/span><\/h3><\/figcaption>/);
-    assert.match(html, /<svg role="img" aria-label="Performance over 2 reports, from 13:02 25 Nov 2026 to 14:02 25 Nov 2026: latest 87%, lowest 70%, highest 87%" viewBox="0 0 320 136">/);
+    assert.match(html, /<svg role="img" aria-label="Performance over 2 reports, from 13:02:00 25 Nov 2026 to 14:02:00 25 Nov 2026: latest 87%, lowest 70%, highest 87%" viewBox="0 0 320 136">/);
     assert.match(html, />100%<\/text>/);
     assert.match(html, />0%<\/text>/);
     assert.match(html, /<polyline class="line" points="[\d., ]+"\/>/);
-    assert.match(html, /<a href="\/reports\/b" aria-label="14:02 25 Nov 2026: performance 87%"><title>14:02 25 Nov 2026: performance 87%<\/title><circle /);
+    assert.match(html, /<a href="\/reports\/b" aria-label="14:02:00 25 Nov 2026: performance 87%"><title>14:02:00 25 Nov 2026: performance 87%<\/title><circle /);
     assert.equal(html.match(/<a /g)?.length, 2);
     // The links are not inside the image (axe: nested-interactive), but in a group over it.
     assert.match(html, /<svg role="img"[^>]*>(?:(?!<a ).)*<\/svg><svg class="points" role="group" aria-label="Performance of each report"/);
@@ -71,7 +71,7 @@ describe('web charts', () => {
     assert.match(html, /<svg role="img"/);
     assert.doesNotMatch(html, /polyline/);
     assert.match(html, new RegExp(`<circle cx="${VIEW.left + (VIEW.width - VIEW.left - VIEW.right) / 2}" cy="`));
-    assert.match(html, /over 1 report, 14:02 25 Nov 2026/);
+    assert.match(html, /over 1 report, 14:02:00 25 Nov 2026/);
   });
 
   it('says so when no report has the figure', () => {

@@ -218,11 +218,13 @@ export function registerCompare(kit: WebKit): void {
       if (!report) throw new ApiError('E40401', `No report with ID ${id} in this account (it may have expired or been deleted).`);
       reports.push(report);
     }
+    // The oldest is the baseline, whichever order the IDs came in: a page that got faster reads as better.
+    reports.sort((a, b) => a.created - b.created);
     const data = await Promise.all(reports.map((r) => loadReportData(ctx.artifacts, ctx.store.box, r, 'web', `/reports/${r.id}`)));
     const samePage = reports.every((r) => r.page_id === reports[0].page_id);
     const body = `<h1>Compare</h1>
 <p class="muted">${reports.length} reports${samePage ? ` of <span class="cmp-inline-url">${esc(reports[0].url)}</span>` : ''}. ` +
-      `Differences are from report 1; lower is better for times, sizes, requests and layout shift, higher for scores.` +
+      `Report 1 is the oldest; differences are from it; lower is better for times, sizes, requests and layout shift, higher for scores.` +
       `${samePage ? ` <a href="/pages/${esc(reports[0].page_id)}">Page history</a>` : ''}</p>
 <section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports)}</section>
 <section class="cmp-section" aria-labelledby="cmp-film"><h2 id="cmp-film">Filmstrips <small>on one time axis, from navigation start to the longest load</small></h2>${filmstrips(data)}</section>
