@@ -30,6 +30,7 @@ const MAX_PAGE_NUMBER = 1_000_000_000;
 const TIME_MAX = 8_640_000_000_000;
 /** No column holds control characters (PostgreSQL text cannot hold NUL at all), so no filter value has one. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
+export const hasControlCharacter = (s: string): boolean => CONTROL.test(s);
 
 const FILTER_KEY = /^filter\[([^\][]*)\]$/;
 const NUMBER = /^-?\d+(\.\d+)?$/;

@@ -106,10 +106,9 @@ export async function accountByPassword(db: Db, email: string, password: string)
 }
 
 export async function regenerateKey(db: RootDb, email: string): Promise<string> {
-  const apiKey = newApiKey();
-  if (!(await updateAccountByEmail(db, email.trim().toLowerCase(), { api_key_hash: hashApiKey(apiKey) }))) throw new AccountInputError(`no account with e-mail ${email}`);
-  accountsChanged();
-  return apiKey;
+  const account = await accountByEmail(db, email.trim().toLowerCase());
+  if (!account) throw new AccountInputError(`no account with e-mail ${email}`);
+  return regenerateKeyOf(db, account.id);
 }
 
 export interface AccountSummary {

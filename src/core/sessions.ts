@@ -66,9 +66,10 @@ export type Credentials = { email: string; password: string } | { apiKey: string
 export async function signIn(db: RootDb, plans: PlanRegistry, limiter: RateLimiter, credentials: Credentials, client: string):
   Promise<SignInOutcome> {
   const { perEmail, perClient, windowSeconds } = SIGN_IN_LIMIT;
-  const byClient = await limiter.hit(`sign-in client ${client}`, perClient, windowSeconds);
+  // Counted under a hash: whatever was typed, the counter's key has one size.
+  const byClient = await limiter.hit(`sign-in client ${sha256(client)}`, perClient, windowSeconds);
   const byEmail = 'email' in credentials
-    ? await limiter.hit(`sign-in email ${credentials.email.trim().toLowerCase()}`, perEmail, windowSeconds)
+    ? await limiter.hit(`sign-in email ${sha256(credentials.email.trim().toLowerCase())}`, perEmail, windowSeconds)
     : undefined;
   if (byClient.exceeded || byEmail?.exceeded) {
     return { ok: false, reason: 'limited', retryAfterSeconds: Math.max(byClient.exceeded ? byClient.reset : 0, byEmail?.exceeded ? byEmail.reset : 0) };

@@ -8,11 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { authenticate } from '../../src/core/accounts.js';
 import { refreshPage } from '../../src/core/reports.js';
 import { addReport, accountIdOf, seedPage, type Seeded } from '../helpers/seed.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { engines, startServer, type TestServer } from '../helpers/server.js';
 
 const HOUR = 3_600_000;
 
-describe('web app: Pages and the page view (sqlite)', () => {
+for (const engine of engines()) describe(`web app: Pages and the page view (${engine})`, () => {
   let server: TestServer;
   let owner: string;
   let viewer: string;
@@ -50,7 +50,7 @@ describe('web app: Pages and the page view (sqlite)', () => {
   let basicCookie: string;
 
   before(async () => {
-    server = await startServer({ engine: 'sqlite', agentSlots: 0 });
+    server = await startServer({ engine, agentSlots: 0 });
     const store = server.app.store;
     const accountId = await accountIdOf(store, server.key);
     const now = Date.now();

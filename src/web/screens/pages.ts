@@ -14,6 +14,7 @@ import { readOptions } from '../../core/stored-options.js';
 import { linkTags, listTags, type TagRow } from '../../core/tags.js';
 import { requestTest } from '../../core/tests.js';
 import { couldBeId } from '../../api/schemas/common.js';
+import { hasControlCharacter } from '../../api/query.js';
 import { bytes, ms } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartMetric } from '../charts.js';
@@ -118,7 +119,11 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
   const db = ctx.store.db;
   const accountId = v.principal.accountId;
   await expireDueReports(ctx.store, ctx.artifacts, accountId);
-  const [list, tags] = await Promise.all([listPages(db, accountId, listQueryOf(view)), listTags(db, accountId)]);
+  // No URL or tag ID holds a control character (PostgreSQL text cannot even hold NUL): such a filter matches nothing.
+  const impossible = hasControlCharacter(view.url + view.tag);
+  const [list, tags] = await Promise.all([
+    impossible ? { rows: [], hasNext: false } : listPages(db, accountId, listQueryOf(view)), listTags(db, accountId),
+  ]);
   const ids = list.rows.map((p) => p.id);
   const [latest, links] = await Promise.all([
     reportsByIds(db, accountId, list.rows.map((p) => p.latest_report_id).filter((id): id is string => id !== null)),
