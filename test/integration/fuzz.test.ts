@@ -4,7 +4,8 @@
  * spec's `{errors:[{status,code,title,detail}]}` with `status` equal to the HTTP status.
  *
  * The routes come from the OpenAPI document (built from the router's registry, so a new route is fuzzed
- * without touching this file) plus the public report page. Deterministic: a fixed seed (FUZZ_SEED overrides
+ * without touching this file) plus the public report page; then the web app's screens and forms, signed in, with
+ * and without the CSRF token. Deterministic: a fixed seed (FUZZ_SEED overrides
  * it, FUZZ_RUNS the number of requests per engine); a failure prints the seed, the path to replay and the
  * shrunk request. No test is ever run (no agent slots) and no PDF rendered (no browser configured), and no
  * generated URL has a host name to look up: nothing leaves 127.0.0.1.
@@ -18,6 +19,17 @@ import { accountIdOf, seedPage } from '../helpers/seed.js';
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 // Under the pro plan's 960 requests a minute, so the rate limit does not answer for the routes.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 700);
+
+const WEB_RUNS = Number(process.env.FUZZ_WEB_RUNS ?? 400);
+
+/** The app's screens and forms (not sign-out, the key's regeneration or the endless progress stream). */
+const WEB_GETS = ['/', '/tests/{id}', '/reports/{id}', '/reports/{id}/download/{name}', '/pages', '/pages/{id}', '/compare', '/tags', '/tags/{id}', '/account'];
+const WEB_POSTS = ['/analyze', '/reports/{id}/retest', '/reports/{id}/delete', '/pages/{id}/retest', '/pages/{id}/delete', '/pages/{id}/monitoring',
+  '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in'];
+const WEB_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'connection', 'down', 'up', 'latency', 'adblock', 'video', 'cookies',
+  'allow_url', 'block_url', 'dns', 'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
+  'httpauth_username', 'httpauth_password', 'name', 'color', 'description', 'monitoring', 'frequency', 'tags', 'tag', 'confirm', 'reports',
+  'next', 'sort', 'page', 'email', 'password'];
 
 /** Percent-encodes every byte of the UTF-8 form but the unreserved characters (lone surrogates included). */
 const pct = (s: string) =>
@@ -207,5 +219,53 @@ for (const engine of engines()) {
       // The inputs reach the handlers, not only the gates in front of them.
       for (const status of [200, 400, 404]) assert.ok((statuses.get(status) ?? 0) > RUNS / 50, `few ${status} answers: ${[...statuses]}`);
     });
+
+    test(`${WEB_RUNS} generated requests over the web app's screens and forms, signed in: no 5xx (seed ${SEED})`, async (t) => {
+      const signIn = await fetch(`${s.base}/sign-in`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.base },
+        body: `api_key=${s.key}`,
+      });
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+      assert.ok(cookie, 'signed in');
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${s.base}/account`, { headers: { cookie } })).text())?.[1];
+      assert.ok(csrf, 'a form carries the CSRF token');
+      const statuses = new Map<number, number>();
+      const run = await fc.check(
+        fc.asyncProperty(webRequest(ids, csrf), async (r) => {
+          const url = `${s.base}${r.path}${r.query.length ? `?${r.query.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')}` : ''}`;
+          const body = r.method === 'POST' ? r.fields.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&') : undefined;
+          const res = await fetch(url, {
+            method: r.method, redirect: 'manual', body,
+            headers: { cookie, origin: s.base, ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+          });
+          const text = await res.text();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          assert.ok(res.status < 500, `5xx: ${r.method} ${url.slice(0, 300)} ${JSON.stringify(body?.slice(0, 300))} -> ${res.status} ${text.slice(0, 300)}`);
+        }),
+        { seed: SEED, numRuns: WEB_RUNS, endOnFailure: true },
+      );
+      if (run.failed) {
+        assert.fail(`${String((run.errorInstance as Error)?.message ?? run.errorInstance)}\n` +
+          `replay: FUZZ_SEED=${SEED} (fc path ${run.counterexamplePath}), run ${run.numRuns} of ${WEB_RUNS}`);
+      }
+      t.diagnostic(`statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([k, n]) => `${k}×${n}`).join(' ')}`);
+      for (const status of [200, 400, 403, 404]) assert.ok((statuses.get(status) ?? 0) > WEB_RUNS / 50, `few ${status} answers: ${[...statuses]}`);
+    });
   });
+}
+
+function webRequest(ids: Ids, csrf: string) {
+  const id = fc.oneof({ weight: 2, arbitrary: fc.constantFrom(ids.report, ids.page, ids.tag) }, { weight: 3, arbitrary: hostile });
+  const value = fc.oneof({ weight: 2, arbitrary: hostile }, fc.constantFrom(ids.report, ids.page, ids.tag, 'custom', 'daily', 'hourly', 'yes', '1', 'http://127.0.0.1:9/'));
+  // The url field never names a host to look up (nothing leaves 127.0.0.1).
+  const field = fc.tuple(fc.constantFrom(...WEB_FIELDS), value).map(([k, v]) => [k, k === 'url' ? `http://127.0.0.1:9/${pct(v)}` : v] as [string, string]);
+  const fields = fc.tuple(fc.boolean(), fc.array(field, { maxLength: 8 })).map(([withToken, f]) => (withToken ? [['csrf', csrf] as [string, string], ...f] : f));
+  const path = (p: string, i: string, name: string) => p.replace('{id}', pct(i)).replace('{name}', pct(name));
+  return fc.oneof(
+    fc.record({ method: fc.constant('GET'), route: fc.constantFrom(...WEB_GETS), id, name: fc.oneof(fc.constantFrom('net.har', 'lighthouse.json'), hostile),
+      query: fc.array(fc.tuple(fc.constantFrom('url', 'tag', 'sort', 'page', 'reports', 'next'), value), { maxLength: 4 }) })
+      .map((r) => ({ method: r.method, path: path(r.route, r.id, r.name), query: r.query, fields: [] as [string, string][] })),
+    fc.record({ method: fc.constant('POST'), route: fc.constantFrom(...WEB_POSTS), id, fields })
+      .map((r) => ({ method: r.method, path: path(r.route, r.id, ''), query: [] as [string, string][], fields: r.fields })),
+  );
 }
