@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core';
 
@@ -109,10 +109,14 @@ export async function checkScreen(page: Page, name: string, o: { reload?: boolea
   assert.deepEqual(csp, [], `${where}: the page broke its Content-Security-Policy: ${csp.join('; ')}`);
 
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ') + (n.failureSummary ? ' — ' + n.failureSummary.replace(/\\s+/g, ' ') : '')) })))`)) as
-    { id: string; impact: string; help: string; nodes: string[] }[];
+  const all = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, count: v.nodes.length, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ') + (n.failureSummary ? ' — ' + n.failureSummary.replace(/\\s+/g, ' ') : '')) })))`)) as
+    { id: string; impact: string; help: string; count: number; nodes: string[] }[];
+  // WEBGAUGE_AXE_LOG=file: every screen's violations of any impact, one JSON line each (for the record).
+  if (process.env.WEBGAUGE_AXE_LOG) {
+    await appendFile(process.env.WEBGAUGE_AXE_LOG, JSON.stringify({ screen: name, violations: all.map(({ id, impact, count }) => ({ id, impact, count })) }) + '\n');
+  }
+  const violations = all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.equal(violations.length, 0, `${where}: axe-core found serious or critical violations: ${violations.map((v) => v.id).join(', ')}\n` +
     violations.map((v) => `  ${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.join('\n    ')}`).join('\n'));
 
