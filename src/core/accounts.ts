@@ -6,7 +6,8 @@ import {
 import type { AccountsTable } from '../store/schema.js';
 import { accountsChanged } from './auth-cache.js';
 import { clock } from './clock.js';
-import { hashApiKey, newApiKey, newId } from './ids.js';
+import { hashApiKey, hashSessionToken, newApiKey, newId } from './ids.js';
+import { deleteSessionsOf } from '../store/sessions.js';
 import { ApiError } from './errors.js';
 import { hashPassword, PasswordError, verifyPassword } from './passwords.js';
 import type { Plan, PlanName, PlanRegistry, Role } from './plans.js';
@@ -95,7 +96,11 @@ export async function setPassword(db: RootDb, email: string, password: string): 
     if (err instanceof PasswordError) throw new AccountInputError(err.message);
     throw err;
   }
-  if (!(await updateAccountByEmail(db, email.trim().toLowerCase(), { password_hash: hash }))) throw new AccountInputError(`no account with e-mail ${email}`);
+  const account = await accountByEmail(db, email.trim().toLowerCase());
+  if (!account) throw new AccountInputError(`no account with e-mail ${email}`);
+  await updateAccountByEmail(db, email.trim().toLowerCase(), { password_hash: hash });
+  // Whoever signed in with the old password (or a leaked one) is signed out.
+  await deleteSessionsOf(db, account.id);
 }
 
 /** The account whose e-mail and password these are; undefined otherwise (no password set counts as wrong). */
@@ -171,10 +176,14 @@ async function principalOfRow(db: RootDb, plans: PlanRegistry, row: AccountsTabl
   };
 }
 
-/** A new API key for the account that holds this ID (the web app's "Regenerate"); the old key stops at once here. */
-export async function regenerateKeyOf(db: RootDb, accountId: string): Promise<string> {
+/**
+ * A new API key for the account that holds this ID; the old key stops at once here, and the account's web app
+ * sessions end (one may have been opened with the old key), but the one of the person asking (`keepSession`).
+ */
+export async function regenerateKeyOf(db: RootDb, accountId: string, keepSession?: string): Promise<string> {
   const apiKey = newApiKey();
   await updateAccountKey(db, accountId, hashApiKey(apiKey));
+  await deleteSessionsOf(db, accountId, keepSession === undefined ? undefined : hashSessionToken(keepSession));
   accountsChanged();
   return apiKey;
 }

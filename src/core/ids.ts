@@ -11,9 +11,11 @@ export function newApiKey(): string {
 }
 
 /**
- * Keys are stored as SHA-256: they are 128-bit random secrets, so a fast hash is enough (no dictionary to
- * brute-force) and lets us look an account up by the hash in one indexed query.
+ * Keys (and web app session tokens) are stored as SHA-256: they are random secrets of 128 bits or more, so a fast
+ * hash is enough (no dictionary to brute-force) and lets us look them up by the hash in one indexed query.
  */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
+
+export const hashSessionToken = hashApiKey;

@@ -2,7 +2,8 @@
  * Web app sign-in: sessions, their CSRF token, and the limit on sign-in attempts.
  *
  * - A session is a random 256-bit token in an HttpOnly cookie; the store keeps only its SHA-256, so a copy of the
- *   database signs no one in. Sessions last SESSION_TTL_MS from sign-in; signing out deletes the row.
+ *   database signs no one in. Sessions last SESSION_TTL_MS from sign-in; signing out deletes the row. A new API key
+ *   or password ends the account's other sessions (core/accounts.ts): a leaked credential's session goes with it.
  * - The CSRF token of a session is derived from its token (HMAC), so it needs no storage and changes with the
  *   session; every state-changing form carries it.
  * - Sign-in attempts are counted per e-mail address and per client address (shared through the store by every
@@ -10,6 +11,7 @@
  *   so guessing a password costs hours, not seconds.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashSessionToken } from './ids.js';
 import type { RootDb } from '../store/db.js';
 import { deleteExpiredSessions, deleteSession, insertSession, sessionByHash } from '../store/sessions.js';
 import { accountByPassword, authenticate, principalOfAccount, type Principal } from './accounts.js';
@@ -26,19 +28,19 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 export async function createSession(db: RootDb, accountId: string): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const now = clock.now();
-  await insertSession(db, { token_hash: sha256(token), account_id: accountId, created: now, expires: now + SESSION_TTL_MS });
+  await insertSession(db, { token_hash: hashSessionToken(token), account_id: accountId, created: now, expires: now + SESSION_TTL_MS });
   return token;
 }
 
 /** The principal of a live session; null for an unknown, expired or malformed token, or a deleted account. */
 export async function sessionPrincipal(db: RootDb, plans: PlanRegistry, token: string): Promise<Principal | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const row = await sessionByHash(db, sha256(token), clock.now());
+  const row = await sessionByHash(db, hashSessionToken(token), clock.now());
   return row ? principalOfAccount(db, plans, row.account_id) : null;
 }
 
 export async function endSession(db: RootDb, token: string): Promise<void> {
-  await deleteSession(db, sha256(token));
+  await deleteSession(db, hashSessionToken(token));
 }
 
 export async function sweepSessions(db: RootDb): Promise<void> {

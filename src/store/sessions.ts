@@ -17,3 +17,10 @@ export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
 export async function deleteExpiredSessions(db: Db, now: number): Promise<void> {
   await db.deleteFrom('sessions').where('expires', '<=', now).execute();
 }
+
+/** End the account's sessions, but the one whose token hash is `keep` (the person who made the change). */
+export async function deleteSessionsOf(db: Db, accountId: string, keep?: string): Promise<void> {
+  let q = db.deleteFrom('sessions').where('account_id', '=', accountId);
+  if (keep) q = q.where('token_hash', '!=', keep);
+  await q.execute();
+}

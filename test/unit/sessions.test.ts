@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createAccount, setPassword } from '../../src/core/accounts.js';
+import { createAccount, regenerateKeyOf, setPassword } from '../../src/core/accounts.js';
 import { clock } from '../../src/core/clock.js';
 import { PlanRegistry } from '../../src/core/plans.js';
 import { RateLimiter } from '../../src/core/ratelimit.js';
@@ -119,5 +119,20 @@ describe('web app sessions', () => {
     const r = await signIn(store.db, plans, limiter, { apiKey }, 'busy');
     assert.equal(!r.ok && r.reason, 'limited');
     clock.reset();
+  });
+
+  test('a new API key ends the account\'s other sessions (the asker\'s stays); a new password ends them all', async () => {
+    const mine = await createSession(store.db, accountId);
+    const other = await createSession(store.db, accountId);
+    const { id: elsewhere } = await createAccount(store.db, plans, { email: 'bystander@example.com', plan: 'basic' });
+    const bystander = await createSession(store.db, elsewhere);
+    apiKey = await regenerateKeyOf(store.db, accountId, mine);
+    assert.ok(await sessionPrincipal(store.db, plans, mine), 'the session that asked stays');
+    assert.equal(await sessionPrincipal(store.db, plans, other), null, 'another session (maybe opened with the old key) ends');
+    assert.ok(await sessionPrincipal(store.db, plans, bystander), 'other accounts are untouched');
+    await setPassword(store.db, 'web@example.com', 'another long password');
+    assert.equal(await sessionPrincipal(store.db, plans, mine), null);
+    assert.ok(await sessionPrincipal(store.db, plans, bystander));
+    await setPassword(store.db, 'web@example.com', 'long enough password');
   });
 });

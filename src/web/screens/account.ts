@@ -120,7 +120,7 @@ export function registerAccountScreen(kit: WebKit): void {
 
   kit.action('/account/key', async (_req, _reply, v, form, nonce) => {
     if (form.get('confirm') !== 'yes') return confirmScreen(v, nonce);
-    const key = await regenerateKeyOf(kit.ctx.store.db, v.principal.keyAccountId);
+    const key = await regenerateKeyOf(kit.ctx.store.db, v.principal.keyAccountId, v.sessionToken);
     return newKeyScreen(v, nonce, key);
   });
 }
