@@ -108,9 +108,6 @@ export async function requireCondition(db: Db, accountId: string, pageId: string
   return c;
 }
 
-export function assertOwnerRole(p: Principal, what: string): void {
-  if (p.role === 'viewer') throw new ApiError('E40301', `The Viewer role cannot ${what}; ask the team owner for a key with the Owner role.`);
-}
 
 export async function createCondition(db: Db, p: Principal, pageId: string, input: ConditionInput): Promise<AlertConditionRow> {
   const existing = await listConditions(db, p.accountId, pageId);

@@ -3,6 +3,7 @@
  * match after trimming), 1-45 characters; description up to 255, absent when not set; colour six hex digits,
  * upper case, default FFFFFF; at most `plan.maxTags` tags per account.
  */
+import { assertOwnerRole } from './roles.js';
 import type { Store } from '../store/db.js';
 import type { Principal } from './accounts.js';
 import type { Db } from '../store/db.js';
@@ -116,9 +117,6 @@ export async function requireTag(db: Db, accountId: string, id: string): Promise
   return tag;
 }
 
-function assertWriter(p: Principal): void {
-  if (p.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot change tags; ask the team owner for a key with the Owner role.');
-}
 
 function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -132,7 +130,7 @@ const duplicateName = (name: string) => new ApiError('E40009', `A tag named "${n
  * and whether it was created. The account row is locked on PostgreSQL so the tag limit holds under concurrency.
  */
 export async function saveTag(store: Store, p: Principal, input: TagInput, existingId?: string): Promise<{ tag: TagRow; created: boolean }> {
-  assertWriter(p);
+  assertOwnerRole(p, 'change tags');
   const targetId = existingId ?? input.id;
   try {
     return await store.db.transaction().execute(async (trx) => {
@@ -177,7 +175,7 @@ export async function saveTag(store: Store, p: Principal, input: TagInput, exist
 
 /** Delete a tag and detach it from every page. */
 export async function deleteTag(store: Store, p: Principal, id: string): Promise<void> {
-  assertWriter(p);
+  assertOwnerRole(p, 'change tags');
   await store.db.transaction().execute(async (trx) => {
     await requireTag(trx, p.accountId, id);
     await deleteTagWithLinks(trx, id);
@@ -208,7 +206,7 @@ export async function linkTags(
   op: 'attach' | 'detach',
   pairs: { pageIds: string[]; tagIds: string[] },
 ): Promise<void> {
-  assertWriter(p);
+  assertOwnerRole(p, 'change tags');
   await store.db.transaction().execute(async (trx) => {
     await requireTags(trx, p.accountId, pairs.tagIds);
     await requirePages(trx, p.accountId, pairs.pageIds);

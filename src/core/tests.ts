@@ -4,6 +4,7 @@ import { adjustCredits, fromTenths, spendCredits, type Principal } from './accou
 import type { Db, Trx } from '../store/db.js';
 import { clock } from './clock.js';
 import { testsChanged } from './test-signal.js';
+import { assertOwnerRole } from './roles.js';
 import { assertAllowedTarget } from './targets.js';
 import type { TargetPolicy } from '../net/policy.js';
 import { ApiError } from './errors.js';
@@ -31,19 +32,13 @@ export interface StartedTest {
   creditsUsed: number;
 }
 
-function assertMayStartTests(principal: Principal): void {
-  if (principal.role === 'viewer') {
-    throw new ApiError('E40301', 'The Viewer role cannot start tests; ask the team owner for a key with the Owner role.');
-  }
-}
-
 /**
  * A test asked for by a person (API, web app): the role, then the target policy (a page that resolves to an
  * address the operator did not allow is refused before anything is charged), then startTest.
  */
 export async function requestTest(store: Store, policy: TargetPolicy, principal: Principal, options: AnalysisOptions, source: TestSource):
   Promise<StartedTest> {
-  assertMayStartTests(principal);
+  assertOwnerRole(principal, 'start tests');
   await assertAllowedTarget(options.url, policy, options.dns);
   return startTest(store, principal, options, source);
 }
@@ -60,7 +55,7 @@ export async function startTest(
   /** Runs first in the transaction (the monitor claims its slot here, so claim and test commit together); throw to abort. */
   before?: (trx: Trx) => Promise<void>,
 ): Promise<StartedTest> {
-  assertMayStartTests(principal);
+  assertOwnerRole(principal, 'start tests');
   options = withRunsUpTo(options, principal.plan.maxRuns);
   const cost = testCostTenths(options);
   const fingerprint = storedFingerprint(store.box, options);

@@ -1,6 +1,7 @@
+import { assertOwnerRole } from '../../core/roles.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  assertOwnerRole, changeCondition, createCondition, deleteCondition, listConditions, parseConditionBody, requireCondition,
+  changeCondition, createCondition, deleteCondition, listConditions, parseConditionBody, requireCondition,
   type AlertConditionRow, type AlertEventRow,
 } from '../../core/alerts.js';
 import { toSeconds } from '../../core/clock.js';

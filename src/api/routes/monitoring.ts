@@ -4,14 +4,14 @@ import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import type { Router } from '../router.js';
 import { requirePage, sendPage } from './page-response.js';
-import { assertOwner } from './tags.js';
+import { assertOwnerRole } from '../../core/roles.js';
 
 /** POST /pages/{id}/performance_monitor (spec 3, 4.3): 404 page, 403 role, 415, 400 E4001, 403 E40303; 200 the page. */
 export function registerMonitoringRoutes(r: Router, ctx: AppContext): void {
   r.post('/pages/:id/performance_monitor', async (req, reply, links) => {
     const p = principalOf(req);
     const pageId = (await requirePage(ctx, p.accountId, (req.params as { id: string }).id)).id;
-    assertOwner(p, 'change monitoring');
+    assertOwnerRole(p, 'change monitoring');
     const frequency = jsonApiBody(req, parseFrequency);
     await setMonitoring(ctx.store, ctx.catalog, p, pageId, frequency);
     return sendPage(ctx, reply, links, p.accountId, pageId);

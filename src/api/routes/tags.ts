@@ -1,6 +1,5 @@
+import { assertOwnerRole } from '../../core/roles.js';
 import type { FastifyReply } from 'fastify';
-import type { Principal } from '../../core/accounts.js';
-import { ApiError } from '../../core/errors.js';
 import { expireDueReports } from '../../core/pages.js';
 import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/tags.js';
 import { principalOf } from '../auth.js';
@@ -26,9 +25,6 @@ export function tagResource(t: TagRow, links: Links) {
   return { type: 'tag', id: t.id, attributes, links: { self: tagLink(links, t.id) } };
 }
 
-export function assertOwner(p: Principal, what: string): void {
-  if (p.role === 'viewer') throw new ApiError('E40301', `The Viewer role cannot ${what}; ask the team owner for a key with the Owner role.`);
-}
 
 const sendTag = (reply: FastifyReply, links: Links, tag: TagRow, status = 200) => {
   const data = tagResource(tag, links);
@@ -49,7 +45,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
   // Create, or update when data.id names an existing tag (then 200; omitted description/color keep their values).
   r.post('/page_tags', async (req, reply, links) => {
     const p = principalOf(req);
-    assertOwner(p, 'create or change tags');
+    assertOwnerRole(p, 'create or change tags');
     const input = jsonApiBody(req, (body) => parseTagBody(body, 'create'));
     const { tag, created } = await saveTag(store, p, input);
     return sendTag(reply, links, tag, created ? 201 : 200);
@@ -62,7 +58,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
   r.post('/page_tags/:id', async (req, reply, links) => {
     const p = principalOf(req);
     const tag = await requireTag(store.db, p.accountId, idParam(req.params));
-    assertOwner(p, 'change tags');
+    assertOwnerRole(p, 'change tags');
     const input = jsonApiBody(req, (body) => parseTagBody(body, 'patch'));
     return sendTag(reply, links, (await saveTag(store, p, input, tag.id)).tag);
   });
@@ -70,7 +66,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
   r.delete('/page_tags/:id', async (req, reply) => {
     const p = principalOf(req);
     const tag = await requireTag(store.db, p.accountId, idParam(req.params));
-    assertOwner(p, 'delete tags');
+    assertOwnerRole(p, 'delete tags');
     await deleteTag(store, p, tag.id);
     return reply.type(JSONAPI).send({ data: { type: 'tag', id: tag.id } });
   });
@@ -79,7 +75,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
     r.post(`/page_tags/:id/${op}`, async (req, reply, links) => {
       const p = principalOf(req);
       const tag = await requireTag(store.db, p.accountId, idParam(req.params));
-      assertOwner(p, `${op} tags`);
+      assertOwnerRole(p, `${op} tags`);
       const pageIds = jsonApiBody(req, (body) => parseIdList(body, 'page_ids'));
       await expireDueReports(store, ctx.artifacts, p.accountId); // pages whose last report expired are gone
       await linkTags(store, p, op, { pageIds, tagIds: [tag.id] });
@@ -89,7 +85,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
     r.post(`/pages/:id/${op}_tags`, async (req, reply, links) => {
       const p = principalOf(req);
       const pageId = (await requirePage(ctx, p.accountId, idParam(req.params))).id;
-      assertOwner(p, `${op} tags`);
+      assertOwnerRole(p, `${op} tags`);
       const tagIds = jsonApiBody(req, (body) => parseIdList(body, 'page_tags'));
       await linkTags(store, p, op, { pageIds: [pageId], tagIds });
       return sendPage(ctx, reply, links, p.accountId, pageId);

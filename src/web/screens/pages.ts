@@ -4,7 +4,7 @@
  * (lists, monitoring, tags, tests) is core's, as the API applies it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { assertOwnerRole } from '../../core/alerts.js';
+import { assertOwnerRole } from '../../core/roles.js';
 import { ApiError } from '../../core/errors.js';
 import { parseFrequency, setMonitoring, type Frequency } from '../../core/monitoring.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';

@@ -84,7 +84,7 @@ ${p.screenshot}${p.settings}${p.footer}`;
 }
 
 export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined> {
-  const { app, ctx } = kit;
+  const { ctx } = kit;
   const owned = async (v: Visitor, id: string) => (couldBeId(id) ? getReport(ctx.store.db, v.principal.accountId, id) : undefined);
   const missing = (id: string) => new ApiError('E40401', `No report with ID ${id} in this account (it may have expired or been deleted).`);
 

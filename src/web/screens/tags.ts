@@ -12,7 +12,7 @@ import {
   tagNotFound, type TagInput, type TagRow,
 } from '../../core/tags.js';
 import { couldBeId } from '../../api/schemas/common.js';
-import { assertOwner } from '../../api/routes/tags.js';
+import { assertOwnerRole } from '../../core/roles.js';
 import type { FormFields, Visitor } from '../session.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
 
@@ -132,7 +132,7 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
   async function ownedTag(v: Visitor, id: string, what: string): Promise<TagRow> {
     if (!couldBeId(id)) throw tagNotFound(id);
     const tag = await requireTag(store.db, v.principal.accountId, id);
-    assertOwner(v.principal, what);
+    assertOwnerRole(v.principal, what);
     return tag;
   }
 
@@ -150,7 +150,7 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
   kit.screen('/tags', async (req, _reply, v, nonce) => listScreen(v, nonce, req.query as Record<string, unknown>));
 
   kit.action('/tags', async (_req, reply, v, form, nonce) => {
-    assertOwner(v.principal, 'create or change tags');
+    assertOwnerRole(v.principal, 'create or change tags');
     return attempt(reply, nonce, async () => {
       const input: TagInput = parseTagBody(tagBodyFromForm(form), 'create');
       const { tag } = await saveTag(store, v.principal, input);

@@ -1,0 +1,7 @@
+import type { Principal } from './accounts.js';
+import { ApiError } from './errors.js';
+
+/** The Viewer role reads; only the Owner role changes anything or spends credits (spec 5). */
+export function assertOwnerRole(p: Pick<Principal, 'role'>, what: string): void {
+  if (p.role === 'viewer') throw new ApiError('E40301', `The Viewer role cannot ${what}; ask the team owner for a key with the Owner role.`);
+}
