@@ -12,7 +12,9 @@
 import { gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { authenticate } from '../src/core/accounts.js';
-import { CLIENT_SCRIPT_FILE, CLIENT_SCRIPT_PATH } from '../src/web/assets.js';
+import { CLIENT_SCRIPT_FILE, CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from '../src/web/assets.js';
+import { REPORT_CSS } from '../src/report/style.js';
+import { APP_CSS } from '../src/web/style.js';
 import { readFileSync } from 'node:fs';
 import { engines, startServer, type EngineName } from '../test/helpers/server.js';
 import { seedReports } from './lib/seed-reports.js';
@@ -92,6 +94,8 @@ async function benchEngine(engine: EngineName): Promise<string[]> {
 
 const script = readFileSync(CLIENT_SCRIPT_FILE);
 console.log(`script ${CLIENT_SCRIPT_PATH}: ${script.length} B, ${gzipSync(script).length} B gzip (the same on every screen; the only script)`);
+const css = Buffer.from(REPORT_CSS + APP_CSS);
+console.log(`stylesheet ${STYLESHEET_PATH}: ${css.length} B, ${gzipSync(css).length} B gzip (the same on every screen, cached for a year)`);
 const rows: string[] = [];
 for (const e of engines()) rows.push(...(await benchEngine(e)));
 console.log(`\n${RENDERS} requests each, one at a time; times in ms at the client; floor: a bare Fastify route answering as many bytes\n`);

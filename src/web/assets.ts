@@ -1,11 +1,14 @@
 /**
- * The app's script, compiled from client/app.ts by `npm run build` (tsconfig.web.json) and served by the service
- * under a name that changes with its content, so browsers may keep it for a year.
+ * The app's script (compiled from client/app.ts by `npm run build`, tsconfig.web.json) and stylesheet (the report
+ * page's and the app's), served by the service under names that change with their content, so browsers keep them
+ * for a year and each screen sends only its HTML.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { REPORT_CSS } from '../report/style.js';
+import { APP_CSS } from './style.js';
 
 /** dist/web/client/app.js next to the built module; from the sources (tests under tsx), the built copy. */
 const CANDIDATES = ['./client/app.js', '../../dist/web/client/app.js'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
@@ -16,15 +19,18 @@ function findScript(): string {
   return file;
 }
 
+const hashed = (body: Buffer, ext: string) => `/assets/app.${createHash('sha256').update(body).digest('hex').slice(0, 12)}.${ext}`;
+
 /** The built script served to browsers. */
 export const CLIENT_SCRIPT_FILE = findScript();
 const script = readFileSync(CLIENT_SCRIPT_FILE);
-const hash = createHash('sha256').update(script).digest('hex').slice(0, 12);
-export const CLIENT_SCRIPT_PATH = `/assets/app.${hash}.js`;
-export const CLIENT_SCRIPT_BYTES = script.length;
+export const CLIENT_SCRIPT_PATH = hashed(script, 'js');
+const stylesheet = Buffer.from(REPORT_CSS + APP_CSS);
+export const STYLESHEET_PATH = hashed(stylesheet, 'css');
 
 export function registerAssets(app: FastifyInstance): void {
-  app.get(CLIENT_SCRIPT_PATH, async (_req, reply) =>
-    reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff')
-      .type('text/javascript; charset=utf-8').send(script));
+  const asset = (path: string, type: string, body: Buffer) => app.get(path, async (_req, reply) =>
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(type).send(body));
+  asset(CLIENT_SCRIPT_PATH, 'text/javascript; charset=utf-8', script);
+  asset(STYLESHEET_PATH, 'text/css; charset=utf-8', stylesheet);
 }

@@ -8,10 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { AppContext } from '../api/context.js';
 import { esc } from '../report/format.js';
-import { REPORT_CSS } from '../report/style.js';
-import { APP_CSS } from './style.js';
 import { csrfValid, FormFields, newNonce, sameOrigin, secureHeaders, visitorOf, type Visitor } from './session.js';
-import { CLIENT_SCRIPT_PATH } from './assets.js';
+import { CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from './assets.js';
 
 export { esc };
 export type NavItem = 'analyze' | 'pages' | 'tags' | 'account';
@@ -42,7 +40,7 @@ export function shell(v: Visitor | null, nonce: string, s: Shell): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex,nofollow"><title>${esc(s.title)} · Webgauge</title>
-<style nonce="${nonce}">${REPORT_CSS}${APP_CSS}</style>${s.head ?? ''}</head><body>
+<link rel="stylesheet" nonce="${nonce}" href="${STYLESHEET_PATH}">${s.head ?? ''}</head><body>
 <a class="skip" href="#main">Skip to content</a>
 <nav class="appnav" aria-label="Main"><div class="wrap"><a class="logo" href="/">Webgauge</a><ul>${links}</ul></div></nav>
 ${s.before ?? ''}<main id="main" class="wrap${s.bare ? '' : ' app'}">${s.body}</main>

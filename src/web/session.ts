@@ -25,7 +25,7 @@ export function newNonce(): string {
 }
 
 /**
- * The app's CSP: nothing from elsewhere; script and style elements only with this response's nonce (the report
+ * The app's CSP: nothing from elsewhere; the script and the stylesheet only with this response's nonce (the report
  * part sets a few colours in style attributes); forms post only here.
  */
 export function appCsp(nonce: string): string {
