@@ -100,7 +100,7 @@ function confirmScreen(v: Visitor, nonce: string): string {
   const body = `<h1>Regenerate your API key?</h1>
 <div class="card account-part"><p>A new key replaces your current one. The current key stops working <strong>at once</strong>:
 the API, scripts and CI jobs that use it are refused until they are given the new key.</p>
-<p>Your web app session stays signed in.</p>
+<p>This web app session stays signed in; the account’s other sessions (other browsers, maybe opened with the old key) are signed out.</p>
 <div class="actions">${actionButton(v, '/account/key', 'Yes, regenerate', { style: 'danger', hidden: { confirm: 'yes' } })}
 <a class="btn secondary" href="/account">Cancel</a></div></div>`;
   return shell(v, nonce, { title: 'Regenerate API key', active: 'account', body });
