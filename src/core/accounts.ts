@@ -1,7 +1,7 @@
 import type { Db, RootDb } from '../store/db.js';
 import {
   accountByEmail, accountById, accountByKeyHash, addCredits, countAccountRows, creditBalance, insertAccount, listAccountRows,
-  passwordHashByEmail, setCreditBalance, updateAccountByEmail, updateAccountKey,
+  passwordHashByEmail, setAccountSecrets, setCreditBalance, updateAccountByEmail,
 } from '../store/accounts.js';
 import type { AccountsTable } from '../store/schema.js';
 import { accountsChanged } from './auth-cache.js';
@@ -98,7 +98,7 @@ export async function setPassword(db: RootDb, email: string, password: string): 
   }
   const account = await accountByEmail(db, email.trim().toLowerCase());
   if (!account) throw new AccountInputError(`no account with e-mail ${email}`);
-  await updateAccountByEmail(db, email.trim().toLowerCase(), { password_hash: hash });
+  await setAccountSecrets(db, account.id, { password_hash: hash });
   // Whoever signed in with the old password (or a leaked one) is signed out.
   await deleteSessionsOf(db, account.id);
 }
@@ -182,7 +182,7 @@ async function principalOfRow(db: RootDb, plans: PlanRegistry, row: AccountsTabl
  */
 export async function regenerateKeyOf(db: RootDb, accountId: string, keepSession?: string): Promise<string> {
   const apiKey = newApiKey();
-  await updateAccountKey(db, accountId, hashApiKey(apiKey));
+  await setAccountSecrets(db, accountId, { api_key_hash: hashApiKey(apiKey) });
   await deleteSessionsOf(db, accountId, keepSession === undefined ? undefined : hashSessionToken(keepSession));
   accountsChanged();
   return apiKey;

@@ -108,7 +108,6 @@ export async function requireCondition(db: Db, accountId: string, pageId: string
   return c;
 }
 
-
 export async function createCondition(db: Db, p: Principal, pageId: string, input: ConditionInput): Promise<AlertConditionRow> {
   const existing = await listConditions(db, p.accountId, pageId);
   if (existing.length >= CONDITIONS_PER_PAGE_MAX) {

@@ -10,12 +10,13 @@ export function newApiKey(): string {
   return randomBytes(16).toString('hex');
 }
 
+export function sha256Hex(s: string): string {
+  return createHash('sha256').update(s).digest('hex');
+}
+
 /**
  * Keys (and web app session tokens) are stored as SHA-256: they are random secrets of 128 bits or more, so a fast
  * hash is enough (no dictionary to brute-force) and lets us look them up by the hash in one indexed query.
  */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
-
-export const hashSessionToken = hashApiKey;
+export const hashApiKey = sha256Hex;
+export const hashSessionToken = sha256Hex;

@@ -51,6 +51,18 @@ export async function expireDueReports(store: Store, artifacts: ArtifactStore, a
 }
 
 /** A page of the account that has at least one valid report (call expireDueReports first). */
+/** The account's page as GET /pages/{id} finds it (reports due to expire removed first), or 404 E40402. */
+export async function requirePage(store: Store, artifacts: ArtifactStore, accountId: string, id: string): Promise<PageRow> {
+  await expireDueReports(store, artifacts, accountId);
+  const page = await getPage(store.db, accountId, id);
+  if (!page) throw pageNotFound(id);
+  return page;
+}
+
+export function pageNotFound(id: string): ApiError {
+  return new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
+}
+
 export async function getPage(db: Db, accountId: string, id: string): Promise<PageRow | undefined> {
   return getLivePage(db, accountId, id);
 }

@@ -12,6 +12,7 @@ import { newId } from './ids.js';
 import { secretScrubber, testSecrets } from './secrets.js';
 import { readOptions } from './stored-options.js';
 import type { TestRow } from './tests.js';
+import { ApiError } from './errors.js';
 import { loadFigures } from './report-figures.js';
 import { runsMeta, type RunsFile } from './runs.js';
 import { findTest, markTestCompleted, setTestPage } from '../store/tests.js';
@@ -225,6 +226,17 @@ export async function refreshPage(trx: Db, pageId: string): Promise<boolean> {
 /** A valid (not expired) report of this account. */
 export async function getReport(db: Db, accountId: string, id: string): Promise<ReportWithTags | undefined> {
   return getValidReport(db, id, clock.now(), accountId);
+}
+
+/** The account's valid report, or 404 (E40401; the retest routes answer E40402, as the spec assigns). */
+export async function requireReport(db: Db, accountId: string, id: string, code: 'E40401' | 'E40402' = 'E40401'): Promise<ReportWithTags> {
+  const report = await getReport(db, accountId, id);
+  if (!report) throw reportNotFound(id, code);
+  return report;
+}
+
+export function reportNotFound(id: string, code: 'E40401' | 'E40402' = 'E40401'): ApiError {
+  return new ApiError(code, `No report with ID ${id} in this account (it may have expired or been deleted).`);
 }
 
 /** Valid reports of this account by ID, in one query, keyed by ID (the latest reports of a page list). */

@@ -10,8 +10,8 @@
  *   process, core/ratelimit.ts): past the limit every attempt is refused until the window ends, right or wrong,
  *   so guessing a password costs hours, not seconds.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { hashSessionToken } from './ids.js';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashSessionToken, sha256Hex } from './ids.js';
 import type { RootDb } from '../store/db.js';
 import { deleteExpiredSessions, deleteSession, insertSession, sessionByHash } from '../store/sessions.js';
 import { accountByPassword, authenticate, principalOfAccount, type Principal } from './accounts.js';
@@ -22,8 +22,6 @@ import type { RateLimiter } from './ratelimit.js';
 export const SESSION_TTL_MS = 14 * 86_400_000;
 /** Sign-in attempts allowed per e-mail address, and per client address, in one window. */
 export const SIGN_IN_LIMIT = { perEmail: 10, perClient: 30, windowSeconds: 900 } as const;
-
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 export async function createSession(db: RootDb, accountId: string): Promise<string> {
   const token = randomBytes(32).toString('base64url');
@@ -69,9 +67,9 @@ export async function signIn(db: RootDb, plans: PlanRegistry, limiter: RateLimit
   Promise<SignInOutcome> {
   const { perEmail, perClient, windowSeconds } = SIGN_IN_LIMIT;
   // Counted under a hash: whatever was typed, the counter's key has one size.
-  const byClient = await limiter.hit(`sign-in client ${sha256(client)}`, perClient, windowSeconds);
+  const byClient = await limiter.hit(`sign-in client ${sha256Hex(client)}`, perClient, windowSeconds);
   const byEmail = 'email' in credentials
-    ? await limiter.hit(`sign-in email ${sha256(credentials.email.trim().toLowerCase())}`, perEmail, windowSeconds)
+    ? await limiter.hit(`sign-in email ${sha256Hex(credentials.email.trim().toLowerCase())}`, perEmail, windowSeconds)
     : undefined;
   if (byClient.exceeded || byEmail?.exceeded) {
     return { ok: false, reason: 'limited', retryAfterSeconds: Math.max(byClient.exceeded ? byClient.reset : 0, byEmail?.exceeded ? byEmail.reset : 0) };

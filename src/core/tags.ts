@@ -3,13 +3,13 @@
  * match after trimming), 1-45 characters; description up to 255, absent when not set; colour six hex digits,
  * upper case, default FFFFFF; at most `plan.maxTags` tags per account.
  */
-import { assertOwnerRole } from './roles.js';
 import type { Store } from '../store/db.js';
 import type { Principal } from './accounts.js';
 import type { Db } from '../store/db.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
+import { assertOwnerRole } from './roles.js';
 import { lockAccount } from '../store/locks.js';
 import { livePageIds } from '../store/pages.js';
 import {
@@ -116,7 +116,6 @@ export async function requireTag(db: Db, accountId: string, id: string): Promise
   if (!tag) throw tagNotFound(id);
   return tag;
 }
-
 
 function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;

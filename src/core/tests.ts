@@ -107,6 +107,11 @@ export async function getTest(db: Db, accountId: string, id: string): Promise<Te
   return getRetainedTest(db, accountId, id, clock.now() - TEST_RETENTION_MS);
 }
 
+/** 404 for a test this account does not have (any more). */
+export function testNotFound(id: string): ApiError {
+  return new ApiError('E40400', `No test with ID ${id} in this account (tests are kept for 24 hours).`);
+}
+
 /** How many tests of its location are ahead of a queued test (0: it is next). */
 export function queuePosition(db: Db, test: Pick<TestRow, 'location' | 'queued_at' | 'created'>): Promise<number> {
   return countQueuedBefore(db, test.location, test.queued_at ?? test.created);
@@ -128,15 +133,14 @@ export async function renewLease(db: Db, testId: string, agentId: string, leaseM
  * Returns false when the agent no longer held the test.
  */
 export async function failTest(store: Store, testId: string, agentId: string | null, message: string): Promise<boolean> {
-  return store.db.transaction().execute(async (trx) => {
+  const failed = await store.db.transaction().execute(async (trx) => {
     if (!(await markTestFailed(trx, testId, agentId, message, clock.now()))) return false;
     const test = await testCharge(trx, testId);
     await adjustCredits(trx, test.account_id, test.credits_tenths);
     return true;
-  }).then((failed) => {
-    if (failed) testsChanged.notify();
-    return failed;
   });
+  if (failed) testsChanged.notify();
+  return failed;
 }
 
 /** Give a test back to the queue without counting the attempt (the server is stopping, not the test failing). */

@@ -23,12 +23,13 @@ export async function insertAccount(db: Db, account: AccountsTable): Promise<voi
   await db.insertInto('accounts').values(account).execute();
 }
 
-export async function updateAccountKey(db: Db, id: string, apiKeyHash: string): Promise<void> {
-  await db.updateTable('accounts').set({ api_key_hash: apiKeyHash }).where('id', '=', id).execute();
+/** Replace the account's credentials (a new API key's hash, a new password's hash). */
+export async function setAccountSecrets(db: Db, id: string, set: Partial<Pick<AccountsTable, 'api_key_hash' | 'password_hash'>>): Promise<void> {
+  await db.updateTable('accounts').set(set).where('id', '=', id).execute();
 }
 
 /** Change the account of this e-mail; false when there is none. */
-export async function updateAccountByEmail(db: Db, email: string, set: Partial<Pick<AccountsTable, 'api_key_hash' | 'plan' | 'credits_tenths' | 'password_hash'>>):
+export async function updateAccountByEmail(db: Db, email: string, set: Partial<Pick<AccountsTable, 'plan' | 'credits_tenths'>>):
   Promise<boolean> {
   const res = await db.updateTable('accounts').set(set).where('email', '=', email).executeTakeFirst();
   return Number(res.numUpdatedRows) !== 0;

@@ -1,10 +1,10 @@
-import { assertOwnerRole } from '../../core/roles.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   changeCondition, createCondition, deleteCondition, listConditions, parseConditionBody, requireCondition,
   type AlertConditionRow, type AlertEventRow,
 } from '../../core/alerts.js';
 import { toSeconds } from '../../core/clock.js';
+import { assertOwnerRole } from '../../core/roles.js';
 import { queryAlertEvents } from '../../store/alerts.js';
 import { ALERT_EVENTS_LIST } from '../../store/list-query.js';
 import { principalOf } from '../auth.js';

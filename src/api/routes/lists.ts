@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clock } from '../../core/clock.js';
-import { ApiError } from '../../core/errors.js';
-import { expireDueReports, getPage, listPageReports, listPages, listTests, withReportListLock } from '../../core/pages.js';
+import { expireDueReports, listPageReports, listPages, listTests, requirePage, withReportListLock } from '../../core/pages.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, type ListQuery, type ListTable, type ListSpec } from '../../store/list-query.js';
 import { principalOf } from '../auth.js';
@@ -49,9 +48,7 @@ export function registerListRoutes(r: Router, ctx: AppContext): void {
     const q = queryOf(req, REPORTS_LIST);
     const accountId = principalOf(req).accountId;
     const { id } = req.params as { id: string };
-    await expireDueReports(ctx.store, ctx.artifacts, accountId);
-    const pageRow = await getPage(ctx.store.db, accountId, id);
-    if (!pageRow) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
+    await requirePage(ctx.store, ctx.artifacts, accountId, id);
     const run = () => listPageReports(ctx.store.db, accountId, id, q);
     // Only queries with a filter or a sort take the account's report-list lock (spec 4.3).
     const page = q.filteredOrSorted ? await withReportListLock(ctx.store.db, accountId, run) : await run();

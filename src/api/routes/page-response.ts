@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import { expireDueReports, getPage, type PageRow } from '../../core/pages.js';
+import { getPage, requirePage as requireAccountPage, type PageRow } from '../../core/pages.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import type { AppContext } from '../context.js';
 import { JSONAPI } from '../errors.js';
@@ -8,11 +8,8 @@ import { pageResource } from '../jsonapi.js';
 import type { Links } from '../links.js';
 
 /** The page in the path of attach_tags, detach_tags and performance_monitor, loaded as GET /pages/{id} does. */
-export async function requirePage(ctx: AppContext, accountId: string, id: string): Promise<PageRow> {
-  await expireDueReports(ctx.store, ctx.artifacts, accountId);
-  const page = await getPage(ctx.store.db, accountId, id);
-  if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
-  return page;
+export function requirePage(ctx: AppContext, accountId: string, id: string): Promise<PageRow> {
+  return requireAccountPage(ctx.store, ctx.artifacts, accountId, id);
 }
 
 /** 200 with the page as it is now (spec: those endpoints answer the updated page). */

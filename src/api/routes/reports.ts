@@ -4,7 +4,7 @@ import { readOptions } from '../../core/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { publicOptions } from '../../core/options.js';
-import { ARTIFACT, artifactKey, deleteReport, getReport, pagespeedFilesState, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports.js';
+import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports.js';
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
@@ -52,11 +52,8 @@ const RESOURCE_NAMES: Record<string, string> = {
   runs: 'runs.json',
 };
 
-async function loadReport(ctx: AppContext, accountId: string, id: string, code: ErrorCode = 'E40401'): Promise<ReportWithTags> {
-  const report = await getReport(ctx.store.db, accountId, id);
-  if (!report) throw new ApiError(code, `No report with ID ${id} in this account (it may have expired or been deleted).`);
-  return report;
-}
+const loadReport = (ctx: AppContext, accountId: string, id: string, code?: 'E40401' | 'E40402'): Promise<ReportWithTags> =>
+  requireReport(ctx.store.db, accountId, id, code);
 
 async function sendArtifact(
   ctx: AppContext,

@@ -1,6 +1,6 @@
-import { assertOwnerRole } from '../../core/roles.js';
 import type { FastifyReply } from 'fastify';
 import { expireDueReports } from '../../core/pages.js';
+import { assertOwnerRole } from '../../core/roles.js';
 import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/tags.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
@@ -24,7 +24,6 @@ export function tagResource(t: TagRow, links: Links) {
   attributes.color = t.color;
   return { type: 'tag', id: t.id, attributes, links: { self: tagLink(links, t.id) } };
 }
-
 
 const sendTag = (reply: FastifyReply, links: Links, tag: TagRow, status = 200) => {
   const data = tagResource(tag, links);

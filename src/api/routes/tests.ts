@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnalysisOptions } from '../../core/analysis-options.js';
-import { ApiError } from '../../core/errors.js';
 import { parseTestAttributes } from '../../core/options.js';
-import { getTest, requestTest, type TestSource } from '../../core/tests.js';
+import { getTest, requestTest, testNotFound, type TestSource } from '../../core/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -52,7 +51,7 @@ export function registerTestRoutes(r: Router, ctx: AppContext): void {
   r.get('/tests/:id', async (req, reply, links) => {
     const { id } = req.params as { id: string };
     const test = await getTest(ctx.store.db, principalOf(req).accountId, id);
-    if (!test) throw new ApiError('E40400', `No test with ID ${id} in this account (tests are kept for 24 hours).`);
+    if (!test) throw testNotFound(id);
     const data = testResource(test, links);
     if (test.state === 'completed' && test.report_id) {
       // COMPAT: the 303 body stands alone; several clients never follow the redirect.
