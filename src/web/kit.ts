@@ -47,6 +47,10 @@ ${s.before ?? ''}<main id="main" class="wrap${s.bare ? '' : ' app'}">${s.body}</
 <script nonce="${nonce}" src="${CLIENT_SCRIPT_PATH}" defer></script></body></html>`;
 }
 
+/** The attribute that marks the chosen option or box of a form shown again. */
+export const selected = (cond: boolean): string => (cond ? ' selected' : '');
+export const checked = (cond: boolean): string => (cond ? ' checked' : '');
+
 export const csrfField = (v: Visitor): string => `<input type="hidden" name="csrf" value="${esc(v.csrf)}">`;
 
 /** A one-button form posting to `action` (retest, delete...); `confirm` asks first (client script). */

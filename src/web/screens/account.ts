@@ -10,10 +10,10 @@ import type { Plan } from '../../core/plans.js';
 import { accountUsage } from '../../core/usage.js';
 import type { Visitor } from '../session.js';
 import { actionButton, esc, shell, type WebKit } from '../kit.js';
+import { plural, utcMinute } from './figures.js';
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 const credits = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 1 })} credit${n === 1 ? '' : 's'}`;
-const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const utc = (ms: number) => `${utcMinute(ms)} UTC`;
 
 /** "in 5 h 12 min" from now. */
 function inTime(ms: number): string {

@@ -10,7 +10,7 @@ import { requestTest } from '../../core/tests.js';
 import { ApiError } from '../../core/errors.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
-import { csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
+import { checked, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 
 /** Connection presets (Kbit/s down, up, latency ms), as the throttle attribute writes them. */
 export const CONNECTIONS: [string, string][] = [
@@ -52,8 +52,6 @@ export function attributesFromForm(form: FormFields): Record<string, unknown> {
   return a;
 }
 
-const selected = (cond: boolean) => (cond ? ' selected' : '');
-const checked = (cond: boolean) => (cond ? ' checked' : '');
 
 function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
   return `<div class="field"><label for="f-${name}">${label}${o.hint ? `<span class="hint">${o.hint}</span>` : ''}</label>` +

@@ -1,17 +1,17 @@
 /**
  * Compare: 2 to 4 reports of the account side by side (`/compare?reports=ID1,ID2[,ID3,ID4]`, or `reports` repeated
  * as a form of checkboxes sends it). Scores and every timing with the difference from the first report, the
- * filmstrips on one time axis, and each report's waterfall. The reports are read through the core (getReport: the
- * account's own, not expired) and drawn with the report page's own parts.
+ * filmstrips on one time axis, and each report's waterfall. The reports are read as the report screen reads them
+ * (ownReport: the account's own, not expired) and drawn with the report page's own parts.
  */
-import { getReport, type ReportRow } from '../../core/reports.js';
+import type { ReportRow } from '../../core/reports.js';
 import { ApiError } from '../../core/errors.js';
-import { couldBeId } from '../../api/schemas/common.js';
 import { bytes, ms } from '../../report/format.js';
 import { loadReportData, type ReportData } from '../../report/view.js';
 import { renderWaterfall } from '../../report/waterfall.js';
 import { esc, shell, type WebKit } from '../kit.js';
-import { gradeBox } from './figures.js';
+import { gradeBox, plural, utcMinute } from './figures.js';
+import { ownReport } from './report.js';
 
 export const COMPARE_MIN = 2;
 export const COMPARE_MAX = 4;
@@ -81,7 +81,6 @@ export interface Delta {
 }
 
 const MINUS = '\u2212';
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** A difference's size in the figure's unit, rounded as it is shown (0 reads as "same"). */
 function magnitude(kind: FigureKind, d: number): string {
@@ -129,7 +128,7 @@ export function shortUrl(url: string, max = 48): string {
   return bare.length > max ? `${bare.slice(0, max - 1)}…` : bare;
 }
 
-const tested = (t: number) => `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const tested = (t: number) => `${utcMinute(t)} UTC`;
 
 /** One second and a tenth, for the frames' alt text: "report 1 at 1.2 s". */
 const seconds = (t: number) => `${(t / 1000).toFixed(1)} s`;
@@ -214,9 +213,7 @@ export function registerCompare(kit: WebKit): void {
     const ids = compareIds((req.query as Record<string, unknown>).reports);
     const reports: ReportRow[] = [];
     for (const id of ids) {
-      const report = couldBeId(id) ? await getReport(ctx.store.db, v.principal.accountId, id) : undefined;
-      if (!report) throw new ApiError('E40401', `No report with ID ${id} in this account (it may have expired or been deleted).`);
-      reports.push(report);
+      reports.push(await ownReport(ctx, v, id));
     }
     // The oldest is the baseline, whichever order the IDs came in: a page that got faster reads as better.
     reports.sort((a, b) => a.created - b.created);

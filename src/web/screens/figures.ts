@@ -20,3 +20,9 @@ export function gradeBox(r: { service_grade: string | null; service_score: numbe
   return `<span class="gradebox" style="background:${bg};color:${inkOn(bg)}" title="${r.service_score}%">${esc(r.service_grade)}</span>` +
     `<span class="muted"> ${r.service_score}%</span>`;
 }
+
+/** "2026-11-25 14:02" (UTC, to the minute): when, in the app's tables and headings. */
+export const utcMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+/** "1 page", "1,200 pages". */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;

@@ -8,7 +8,7 @@ import { assertOwnerRole } from '../../core/roles.js';
 import { ApiError } from '../../core/errors.js';
 import { parseFrequency, setMonitoring, type Frequency } from '../../core/monitoring.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
-import { deletePage, expireDueReports, getPage, listPageReports, listPages, type PageRow } from '../../core/pages.js';
+import { deletePage, expireDueReports, listPageReports, listPages, pageNotFound, requirePage, type PageRow } from '../../core/pages.js';
 import { reportsByIds, type ReportRow } from '../../core/reports.js';
 import { readOptions } from '../../core/stored-options.js';
 import { linkTags, listTags, type TagRow } from '../../core/tags.js';
@@ -18,7 +18,7 @@ import { hasControlCharacter } from '../../api/query.js';
 import { bytes, ms } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartMetric } from '../charts.js';
-import { actionButton, csrfField, errorBox, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
+import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { gradeBox, inkOn } from './figures.js';
 import { newestReports } from './report.js';
@@ -85,7 +85,6 @@ export function pagesHref(view: PagesView, page: number): string {
   return s ? `/pages?${s}` : '/pages';
 }
 
-const selected = (cond: boolean) => (cond ? ' selected' : '');
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${Math.round(v)}%`);
 const cls = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
 const timeTag = (t: number | null) => (t === null ? '–' : `<time datetime="${new Date(t).toISOString()}">${when(t)}</time>`);
@@ -287,11 +286,8 @@ export function registerPageScreens(kit: WebKit): void {
 
   /** The account's page, as GET /pages/{id} finds it (expired reports removed first), or 404. */
   const loadPage = async (v: Visitor, id: string): Promise<PageRow> => {
-    const accountId = v.principal.accountId;
-    await expireDueReports(ctx.store, ctx.artifacts, accountId);
-    const page = couldBeId(id) ? await getPage(ctx.store.db, accountId, id) : undefined;
-    if (!page) throw new ApiError('E40402', `No page with ID ${id} in this account (a page goes when its last report expires or is deleted).`);
-    return page;
+    if (!couldBeId(id)) throw pageNotFound(id);
+    return requirePage(ctx.store, ctx.artifacts, v.principal.accountId, id);
   };
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
 
@@ -321,8 +317,8 @@ export function registerPageScreens(kit: WebKit): void {
   const refuse = async (reply: FastifyReply, v: Visitor, nonce: string, pageId: string, part: 'monitoring' | 'tags', err: unknown) => {
     // A missing page, or a viewer's post (who has no form to show it in), is an error screen.
     if (!(err instanceof ApiError) || err.code === 'E40402' || v.principal.role === 'viewer') throw err;
-    const html = await pageScreen(kit, v, nonce, await loadPage(v, pageId), { error: { part, message: `${err.title}: ${err.detail ?? ''}` } });
-    return sendHtml(reply, nonce, html, err.status);
+    reply.code(err.status);
+    return pageScreen(kit, v, nonce, await loadPage(v, pageId), { error: { part, message: `${err.title}: ${err.detail ?? ''}` } });
   };
 
   kit.action('/pages/:id/monitoring', async (req, reply, v, form, nonce) => {

@@ -4,12 +4,11 @@
  * moment this process sees it (core/test-signal.ts) and re-reads the test every few seconds for changes made by
  * another node. Without script the screen reloads itself every 5 s.
  */
-import { getTest, queuePosition, type TestRow } from '../../core/tests.js';
+import { getTest, queuePosition, testNotFound, type TestRow } from '../../core/tests.js';
 import { testsChanged } from '../../core/test-signal.js';
 import { couldBeId } from '../../api/schemas/common.js';
-import { secureHeaders, visitorOf } from '../session.js';
-import { esc, seeOther, shell, errorScreen, type WebKit } from '../kit.js';
-import { newNonce } from '../session.js';
+import { newNonce, secureHeaders, visitorOf } from '../session.js';
+import { esc, seeOther, shell, type WebKit } from '../kit.js';
 import type { Db } from '../../store/db.js';
 
 /** How often a follower re-reads its test when nothing in this process said it changed. */
@@ -42,12 +41,11 @@ export async function testStateEvent(db: Db, t: TestRow): Promise<TestStateEvent
 
 export function registerProgress(kit: WebKit): void {
   const { app, ctx } = kit;
-  const notFound = (id: string) => `No test with ID ${id} in this account (tests are kept for 24 hours).`;
 
   kit.screen('/tests/:id', async (req, reply, v, nonce) => {
     const { id } = req.params as { id: string };
     const test = couldBeId(id) ? await getTest(ctx.store.db, v.principal.accountId, id) : undefined;
-    if (!test) return errorScreen(reply, v, nonce, 404, 'Test not found', notFound(id));
+    if (!test) throw testNotFound(id);
     if (test.state === 'completed' && test.report_id) return seeOther(reply, `/reports/${test.report_id}`);
     const ev = await testStateEvent(ctx.store.db, test);
     const running = ev.state === 'queued' || ev.state === 'started';
@@ -65,7 +63,7 @@ export function registerProgress(kit: WebKit): void {
     const v = await visitorOf(ctx, req);
     const { id } = req.params as { id: string };
     const test = v && couldBeId(id) ? await getTest(ctx.store.db, v.principal.accountId, id) : undefined;
-    if (!v || !test) return secureHeaders(reply, newNonce()).code(404).type('text/plain').send(v ? notFound(id) : 'Sign in first.');
+    if (!v || !test) return secureHeaders(reply, newNonce()).code(404).type('text/plain').send(v ? testNotFound(id).detail : 'Sign in first.');
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {

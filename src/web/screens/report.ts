@@ -4,7 +4,10 @@
  * Anyone else who holds the link still sees the public report page.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ARTIFACT, artifactKey, deleteReport, getReport, reportResources, type ReportRow } from '../../core/reports.js';
+import {
+  ARTIFACT, artifactKey, deleteReport, reportNotFound, reportResources, requireReport, type ReportRow, type ReportWithTags,
+} from '../../core/reports.js';
+import type { AppContext } from '../../api/context.js';
 import { listPageReports, getPage } from '../../core/pages.js';
 import { readOptions } from '../../core/stored-options.js';
 import { requestTest } from '../../core/tests.js';
@@ -18,7 +21,7 @@ import { ms } from '../../report/format.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { newNonce, visitorOf, type Visitor } from '../session.js';
 import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
-import { gradeBox } from './figures.js';
+import { gradeBox, utcMinute } from './figures.js';
 
 export const REPORT_TABS = ['Summary', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
 
@@ -42,7 +45,7 @@ function section(title: string, content: string): string {
 
 function history(report: ReportRow, rows: ReportRow[]): string {
   if (rows.length === 0) return '<p class="muted">No other reports of this page.</p>';
-  const items = rows.map((r) => `<tr${r.id === report.id ? ' aria-current="true"' : ''}><td><a href="/reports/${esc(r.id)}">${esc(new Date(r.created).toISOString().slice(0, 16).replace('T', ' '))}</a>` +
+  const items = rows.map((r) => `<tr${r.id === report.id ? ' aria-current="true"' : ''}><td><a href="/reports/${esc(r.id)}">${esc(utcMinute(r.created))}</a>` +
     `${r.id === report.id ? ' <span class="muted">(this report)</span>' : ''}</td><td>${gradeBox(r)}</td>` +
     `<td class="num">${r.performance_score ?? '–'}</td><td class="num">${ms(r.largest_contentful_paint)}</td><td class="num">${ms(r.fully_loaded_time)}</td></tr>`).join('');
   return `<div class="card tablewrap"><table class="list"><thead><tr><th>Tested (UTC)</th><th>Grade</th><th class="num">Performance</th>` +
@@ -83,15 +86,18 @@ ${p.screenshot}${p.settings}${p.footer}`;
   return shell(v, nonce, { title: p.title, active: 'pages', bare: true, before: p.header + tabs, body });
 }
 
+/** The signed-in account's report named in a path; 404 for any other, a string that is no ID included. */
+export function ownReport(ctx: AppContext, v: Visitor, id: string): Promise<ReportWithTags> {
+  if (!couldBeId(id)) throw reportNotFound(id);
+  return requireReport(ctx.store.db, v.principal.accountId, id);
+}
+
 export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined> {
   const { ctx } = kit;
-  const owned = async (v: Visitor, id: string) => (couldBeId(id) ? getReport(ctx.store.db, v.principal.accountId, id) : undefined);
-  const missing = (id: string) => new ApiError('E40401', `No report with ID ${id} in this account (it may have expired or been deleted).`);
 
   kit.action('/reports/:id/retest', async (req, reply, v) => {
     const { id } = req.params as { id: string };
-    const report = await owned(v, id);
-    if (!report) throw missing(id);
+    const report = await ownReport(ctx, v, id);
     const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, readOptions(ctx.store.box, report.options), 'on-demand');
     ctx.notifyQueued();
     return seeOther(reply, `/tests/${started.test.id}`);
@@ -99,8 +105,7 @@ export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply:
 
   kit.action('/reports/:id/delete', async (req, reply, v) => {
     const { id } = req.params as { id: string };
-    const report = await owned(v, id);
-    if (!report) throw missing(id);
+    const report = await ownReport(ctx, v, id);
     if (v.principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete reports.');
     await deleteReport(ctx.store, ctx.artifacts, report);
     const page = await getPage(ctx.store.db, v.principal.accountId, report.page_id);
@@ -109,8 +114,7 @@ export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply:
 
   kit.screen('/reports/:id/download/:name', async (req, reply, v) => {
     const { id, name } = req.params as { id: string; name: string };
-    const report = await owned(v, id);
-    if (!report) throw missing(id);
+    const report = await ownReport(ctx, v, id);
     if (name === 'report.pdf') {
       if (v.principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot create PDF reports.');
       const pageUrl = new Links(req, ctx.config).keptReportPage(report.id);

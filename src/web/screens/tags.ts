@@ -14,7 +14,7 @@ import {
 import { couldBeId } from '../../api/schemas/common.js';
 import { assertOwnerRole } from '../../core/roles.js';
 import type { FormFields, Visitor } from '../session.js';
-import { actionButton, csrfField, errorBox, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
+import { actionButton, csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
 
 /** The colour a new tag starts with in the form (the API's own default, white, is there to keep). */
 export const FORM_DEFAULT_COLOR = '2456D6';
@@ -137,13 +137,14 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
   }
 
   /** Run a save; an ApiError (the API's message) shows the form again with it. */
-  async function attempt(reply: FastifyReply, nonce: string, run: () => Promise<FastifyReply>, again: (message: string) => Promise<string>): Promise<FastifyReply> {
+  async function attempt(reply: FastifyReply, run: () => Promise<FastifyReply>, again: (message: string) => Promise<string>): Promise<FastifyReply | string> {
     try {
       return await run();
     } catch (err) {
       // Not allowed at all (the Viewer role): the kit's error screen says so.
       if (!(err instanceof ApiError) || err.code === 'E40301') throw err;
-      return sendHtml(reply, nonce, await again(err.detail ?? err.title), err.status);
+      reply.code(err.status);
+      return again(err.detail ?? err.title);
     }
   }
 
@@ -151,7 +152,7 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
 
   kit.action('/tags', async (_req, reply, v, form, nonce) => {
     assertOwnerRole(v.principal, 'create or change tags');
-    return attempt(reply, nonce, async () => {
+    return attempt(reply, async () => {
       const input: TagInput = parseTagBody(tagBodyFromForm(form), 'create');
       const { tag } = await saveTag(store, v.principal, input);
       return seeOther(reply, `/tags?created=${encodeURIComponent(tag.id)}#tag-${encodeURIComponent(tag.id)}`);
@@ -165,7 +166,7 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
 
   kit.action('/tags/:id', async (req, reply, v, form, nonce) => {
     const tag = await ownedTag(v, (req.params as { id: string }).id, 'change tags');
-    return attempt(reply, nonce, async () => {
+    return attempt(reply, async () => {
       const input = parseTagBody(tagBodyFromForm(form), 'patch');
       await saveTag(store, v.principal, input, tag.id);
       return seeOther(reply, `/tags?saved=${encodeURIComponent(tag.id)}#tag-${encodeURIComponent(tag.id)}`);
