@@ -113,7 +113,8 @@ function parseFilter(spec: ListSpec, key: string, inner: string, raw: string | s
   if (distinct > MAX_FILTER_VALUES) {
     throw new ApiError('E40005', `${key} takes at most ${MAX_FILTER_VALUES} ${attr.type === 'tag' ? 'tag IDs' : 'values'}, got ${distinct}.`);
   }
-  return { attr: name, type: attr.type, op, values: values.map((v) => parseValue(name, attr, v)) };
+  // A value given twice (or spelled twice: "Completed" and "completed") is one term: repeats never reach SQL.
+  return { attr: name, type: attr.type, op, values: [...new Set(values.map((v) => parseValue(name, attr, v)))] };
 }
 
 function parseSort(spec: ListSpec, raw: string | string[]): SortKey[] {
