@@ -24,7 +24,7 @@ export interface LoadWaitOptions {
   mainFrameId: string;
   stopOnload: boolean;
   maxWaitMs: number;
-  /** Runs right before the navigation (after Lighthouse prepared the page): network throttling. */
+  /** Runs right before the navigation (after Lighthouse prepared the page): the host's CPU sample. */
   beforeNavigate?(): Promise<void>;
   /** Called once when the load cannot succeed; the caller ends the run with this message. */
   onFailure(message: string): void;

@@ -3,16 +3,15 @@
  * load we record a screencast and the devtools log, and afterwards read navigation timings, RUM SpeedIndex,
  * a screenshot and the image bodies from the page, and encode the video from the screencast, so every figure
  * and file of the report describes the same load. The test's options act on that load: emulation (device,
- * viewport, UA) and cookies before it, the request interceptor (allow/block lists, adblock, latency, HTTP auth)
- * and network throttling during it, stop_onload on where it ends. Every connection of the browser goes through
- * the connection guard (the operator's target policy, the test's dns entries, addresses pinned), which is
- * sealed when the load is over.
+ * viewport, UA) and cookies before it, the request interceptor (allow/block lists, adblock, HTTP auth) during it,
+ * stop_onload on where it ends. Every connection of the browser goes through the connection guard (the operator's
+ * target policy, the test's dns entries, addresses pinned, and the throttle's emulated link), which is sealed
+ * when the load is over.
  */
 import type { Browser, Protocol } from 'puppeteer-core';
 import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
 import { closeBrowser, launchBrowser } from './browser.js';
 import { resolveEmulation, userAgentMetadata } from './conditions/emulation.js';
-import { applyThroughput } from './conditions/throttle.js';
 import { adblockEngine, adblockJudge } from './conditions/adblock.js';
 import { setCookies } from './conditions/cookies.js';
 import { needsInterceptor, startInterceptor } from './conditions/interceptor.js';
@@ -55,11 +54,10 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     allowUrl: conditions.allowUrl,
     blockUrl: conditions.blockUrl,
     adblock,
-    latencyMs: throttle?.latencyMs ?? 0,
     auth: conditions.auth,
   };
-  // Every connection of the browser goes through it: the operator's target policy, addresses pinned.
-  const connections = await GuardThread.start(spec.policy, conditions.dns);
+  // Every connection of the browser goes through it: the operator's target policy, addresses pinned, the link.
+  const connections = await GuardThread.start(spec.policy, conditions.dns, throttle);
   const guard = new RunGuard(spec.signal, spec.timeoutMs);
   try {
     const work = execute();
@@ -122,10 +120,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const loadWait = createLoadWait({
       session, page, url: options.url, mainFrameId, stopOnload: options.stop_onload === 1, maxWaitMs,
       onFailure: (message) => (failure ??= message),
-      // Lighthouse clears network conditions while it prepares the load: throttle right before navigating.
       beforeNavigate: async () => {
         if (spec.measureHost) cpuAtStart = await sampleCpu(browserPid);
-        await applyThroughput(session, throttle);
       },
       isStopped: () => guard.error !== undefined,
       // Named after the last hop of the main document's redirects: that is the one that failed.

@@ -168,8 +168,8 @@ describe('HTTP auth is answered for the tested host and its redirects, not for a
 
   async function load(url: string, until: (seen: RecordedRequest[]) => boolean): Promise<RecordedRequest[]> {
     const from = site.requests.length;
-    const guard = await ConnectionGuard.start(ALLOW_ALL,
-      ['fixture.test:127.0.0.1', 'other.test:127.0.0.1', 'third.test:127.0.0.1'].map(dnsOverride));
+    const guard = await ConnectionGuard.start({ policy: ALLOW_ALL,
+      dns: ['fixture.test:127.0.0.1', 'other.test:127.0.0.1', 'third.test:127.0.0.1'].map(dnsOverride) });
     const browser = await launchBrowser({ chromePath: CHROME, protocolTimeoutMs: 30_000, flags: guard.browserFlags(),
       sameProcessFrames: true });
     try {
@@ -178,7 +178,7 @@ describe('HTTP auth is answered for the tested host and its redirects, not for a
       await session.send('Page.enable');
       await session.send('Network.enable');
       const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
-      await startInterceptor({ session, mainFrameId, testedUrl: url, allowUrl: [], blockUrl: [], latencyMs: 0, auth });
+      await startInterceptor({ session, mainFrameId, testedUrl: url, allowUrl: [], blockUrl: [], auth });
       await session.send('Page.navigate', { url });
       for (let i = 0; i < 100 && !until(site.requests.slice(from)); i++) await sleep(50);
       await sleep(300);

@@ -13,10 +13,14 @@
  * SOCKS (not an HTTP proxy) keeps the load as it is: one browser connection is one upstream connection, bytes
  * relayed untouched (TLS end to end, HTTP/2, keep-alive), and the browser's connect time still contains the
  * real DNS lookup and TCP connect, because success is only answered once the upstream connection is open.
+ * A throttled load's connections also cross the emulated link here (link.ts): the guard is the link.
+ * Unthrottled, the guard costs a connection one local round trip: the answer to the greeting is sent as soon as
+ * the browser connects, so the browser finds it waiting, and only the CONNECT request waits for an answer.
  */
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer, connect, isIP, type Server, type Socket } from 'node:net';
 import { normalHost, type TargetPolicy } from '../../net/policy.js';
 import { resolveHost, type DnsOverride, type Resolution } from '../../net/resolve.js';
+import { EmulatedLink, type LinkShape } from './link.js';
 
 /** How the guard resolves a host: net/resolve.ts, or a stand-in DNS in tests (e.g. one that rebinds). */
 export type Resolver = (host: string, dns: readonly DnsOverride[]) => Promise<Resolution>;
@@ -92,6 +96,7 @@ type Pin = { ok: true; addresses: string[] } | { ok: false; refusal: Omit<Refuse
 const VERSION = 5;
 const NO_AUTH = 0;
 const NO_ACCEPTABLE_METHOD = 0xff;
+const GREETING_ANSWER = Buffer.from([VERSION, NO_AUTH]);
 const CMD_CONNECT = 1;
 const ATYP_IPV4 = 1;
 const ATYP_DOMAIN = 3;
@@ -101,29 +106,41 @@ const REP = { success: 0, notAllowed: 2, hostUnreachable: 4, refused: 5, command
 const CONNECT_TIMEOUT_MS = 30_000;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
+export interface GuardOptions<E extends GuardEvents> {
+  /** What the load may reach. */
+  policy: TargetPolicy;
+  /** The test's `dns` entries. */
+  dns: readonly DnsOverride[];
+  /** The throttle's link (link.ts): every connection crosses it. None: bytes are relayed as they come. */
+  link?: LinkShape;
+  /** How hosts are resolved: net/resolve.ts, or a stand-in DNS in tests (e.g. one that rebinds). */
+  resolve?: Resolver;
+  /** Where what the guard learns goes: by default a ledger of its own, read as `guard.events`. */
+  events?: E;
+}
+
 export class ConnectionGuard {
   private readonly pins = new Map<string, Promise<Pin>>();
   private readonly open = new Set<Socket>();
   private sealed = false;
 
   private constructor(private readonly server: Server, readonly port: number, private readonly policy: TargetPolicy,
-    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver, readonly events: GuardEvents) {}
+    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver, readonly events: GuardEvents,
+    private readonly link: EmulatedLink | undefined) {}
 
-  /**
-   * Runs in the calling thread (a test's load uses guard-thread.ts, which runs this in a thread of its own).
-   * What it learns goes to `events`: by default a ledger of its own, read as `guard.events`.
-   */
-  static async start<E extends GuardEvents = GuardLedger>(policy: TargetPolicy, dns: readonly DnsOverride[],
-    resolve: Resolver = resolveHost, events: E = new GuardLedger() as unknown as E): Promise<ConnectionGuard & { events: E }> {
+  /** Runs in the calling thread (a test's load uses guard-thread.ts, which runs this in a thread of its own). */
+  static async start<E extends GuardEvents = GuardLedger>(o: GuardOptions<E>): Promise<ConnectionGuard & { events: E }> {
     let guard: ConnectionGuard | undefined;
-    const server = createServer((client) => guard?.accept(client));
+    const server = createServer({ noDelay: true }, (client) => guard?.accept(client));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('the connection guard has no port');
-    guard = new ConnectionGuard(server, address.port, policy, dns, resolve, events);
+    const events = o.events ?? (new GuardLedger() as unknown as E);
+    guard = new ConnectionGuard(server, address.port, o.policy, o.dns, o.resolve ?? resolveHost, events,
+      o.link ? new EmulatedLink(o.link) : undefined);
     return guard as ConnectionGuard & { events: E };
   }
 
@@ -144,7 +161,10 @@ export class ConnectionGuard {
     ];
   }
 
-  /** Resolves (once per run) and judges the host; every later connection to it goes to the same addresses. */
+  /**
+   * Resolves (once per run) and judges the host; every later connection to it goes to the same addresses. On a
+   * throttled link the lookup of a name costs a round trip (an address needs none).
+   */
   pin(rawHost: string): Promise<Pin> {
     const host = normalHost(rawHost);
     let pin = this.pins.get(host);
@@ -152,6 +172,7 @@ export class ConnectionGuard {
       pin = (async (): Promise<Pin> => {
         const started = performance.now();
         const { addresses, source } = await this.resolve(host, this.dns);
+        if (this.link && !isIP(host)) await this.link.roundTrip();
         this.events.lookup(host, performance.now() - started);
         if (addresses.length === 0) return { ok: false, refusal: { reason: 'unresolved' } };
         // Every address must pass: round-robin DNS must not pick a private one for us later.
@@ -172,6 +193,7 @@ export class ConnectionGuard {
    */
   seal(): void {
     this.sealed = true;
+    this.link?.close();
     for (const socket of this.open) socket.destroy();
     this.open.clear();
   }
@@ -186,7 +208,9 @@ export class ConnectionGuard {
     this.open.add(client);
     client.on('close', () => this.open.delete(client));
     client.on('error', () => client.destroy());
-    client.setNoDelay(true);
+    // The browser offers "no authentication" (Chromium always does): answered before it asks, it finds the answer
+    // waiting and sends its request at once. A greeting without that method is refused below all the same.
+    client.write(GREETING_ANSWER);
     let buffer = Buffer.alloc(0);
     let stage: 'greeting' | 'request' | 'busy' = 'greeting';
     const onData = (chunk: Buffer): void => {
@@ -199,7 +223,6 @@ export class ConnectionGuard {
           client.end(Buffer.from([VERSION, NO_ACCEPTABLE_METHOD]));
           return;
         }
-        client.write(Buffer.from([VERSION, NO_AUTH]));
         buffer = buffer.subarray(2 + n);
         stage = 'request';
       }
@@ -234,33 +257,41 @@ export class ConnectionGuard {
       return reply(client, pin.refusal.reason === 'unresolved' ? REP.hostUnreachable : REP.notAllowed);
     }
     let upstream: Socket | undefined;
+    let address = pin.addresses[0]!;
     let error = 'ECONNREFUSED';
-    for (const address of pin.addresses) {
-      const attempt = await openUpstream(address, port);
+    for (const candidate of pin.addresses) {
+      const attempt = await openUpstream(candidate, port);
       if (typeof attempt !== 'string') {
-        upstream = attempt;
-        this.events.connected(host, address);
+        [upstream, address] = [attempt, candidate];
         break;
       }
       error = attempt;
     }
     if (!upstream) {
-      this.events.failure({ host, port, reason: 'connect-failed', address: pin.addresses[0], error }, false);
+      this.events.failure({ host, port, reason: 'connect-failed', address, error }, false);
       return reply(client, REP.refused);
     }
-    if (client.destroyed || this.sealed) return void upstream.destroy();
     this.open.add(upstream);
-    upstream.on('close', () => {
-      this.open.delete(upstream);
-      client.destroy();
-    });
+    upstream.on('close', () => this.open.delete(upstream));
     upstream.on('error', () => upstream.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.setNoDelay(true);
+    const link = this.link;
+    // The link's TCP handshake: one round trip on top of the real connect.
+    if (link) await link.roundTrip();
+    if (client.destroyed || this.sealed) return void upstream.destroy();
     reply(client, REP.success, false);
-    if (early.length > 0) upstream.write(early);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    // Told after the browser has its answer: the connection waits for nothing of ours.
+    this.events.connected(host, address);
+    if (link) {
+      if (early.length > 0) link.up.send(client, upstream, early);
+      link.relay(client, upstream);
+    } else {
+      // A server's end reaches the browser through the pipe, after its last byte; a reset is passed on at once.
+      upstream.on('close', (hadError) => hadError && client.destroy());
+      client.on('close', () => upstream.destroy());
+      if (early.length > 0) upstream.write(early);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    }
     client.resume();
   }
 }
@@ -303,7 +334,7 @@ function reply(client: Socket, code: number, close = true): void {
 /** A connected socket, or the error code of the failed attempt. */
 function openUpstream(address: string, port: number): Promise<Socket | string> {
   return new Promise((resolve) => {
-    const socket = connect({ host: address, port, timeout: CONNECT_TIMEOUT_MS });
+    const socket = connect({ host: address, port, timeout: CONNECT_TIMEOUT_MS, noDelay: true });
     const fail = (err?: NodeJS.ErrnoException): void => {
       socket.destroy();
       resolve(err?.code ?? 'ETIMEDOUT');

@@ -1,8 +1,8 @@
 /**
- * One CDP Fetch interceptor for the conditions that must judge or hold each request before it leaves the
- * browser, in this order (spec 4.1: block_url applies after allow_url):
+ * One CDP Fetch interceptor for the conditions that must judge each request before it leaves the browser, in
+ * this order (spec 4.1: block_url applies after allow_url):
  *   allow_url (only matching requests load) → block_url (matching requests are refused) → adblock (the filter
- *   engine) → the throttle's latency → sent.
+ *   engine) → sent.
  * The tested document itself is never filtered. It also answers HTTP authentication challenges, only those of
  * the tested host (and the hosts its main document redirects to). During the load it is only enabled when one
  * of these is asked for, since pausing every request costs a round trip to Node. (Which addresses requests may
@@ -24,8 +24,6 @@ export interface InterceptorOptions {
   allowUrl: readonly string[];
   blockUrl: readonly string[];
   adblock?: AdblockJudge;
-  /** Added to every request (the throttle's latency), in ms. */
-  latencyMs: number;
   auth?: { username: string; password: string };
 }
 
@@ -44,10 +42,8 @@ export interface Interceptor {
 }
 
 /** Whether the load needs the interceptor (and so every frame in one process). */
-export function needsInterceptor(o: Pick<InterceptorOptions, 'allowUrl' | 'blockUrl' | 'adblock' | 'latencyMs' |
-  'auth'>): boolean {
-  return o.allowUrl.length > 0 || o.blockUrl.length > 0 || o.adblock !== undefined || o.latencyMs > 0 ||
-    o.auth !== undefined;
+export function needsInterceptor(o: Pick<InterceptorOptions, 'allowUrl' | 'blockUrl' | 'adblock' | 'auth'>): boolean {
+  return o.allowUrl.length > 0 || o.blockUrl.length > 0 || o.adblock !== undefined || o.auth !== undefined;
 }
 
 /** Response headers that no longer describe a body read back decoded from the browser's buffer. */
@@ -61,10 +57,8 @@ interface LoadResponse {
   finished: boolean;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function startInterceptor(opts: InterceptorOptions): Promise<Interceptor> {
-  const { session, mainFrameId, auth, adblock, latencyMs } = opts;
+  const { session, mainFrameId, auth, adblock } = opts;
   const ignore = (): void => undefined;
 
   // The load's GET responses by URL (the last one wins), for answering requests after the load.
@@ -162,7 +156,6 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
       if (e.networkId === testedRequest) authHosts.add(parsed.host);
       pageUrl = url;
     }
-    if (latencyMs > 0) await sleep(latencyMs);
     await session.send('Fetch.continueRequest', { requestId: e.requestId });
   };
 
