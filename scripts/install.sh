@@ -26,7 +26,9 @@ missing=()
 chrome="${WEBGAUGE_CHROME_PATH:-/usr/bin/chromium}"
 [ -x "$chrome" ] || missing+=(chromium fonts-liberation)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
-if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium and ffmpeg present"; fi
+# certutil hands the operator's CA certificates (WEBGAUGE_EXTRA_CA_CERTS) to the test browsers.
+command -v certutil >/dev/null 2>&1 || missing+=(libnss3-tools)
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, ffmpeg and certutil present"; fi
 
 # The browser never runs as root: when the service does, Chromium runs sandboxed as this unprivileged user.
 browser_user="${WEBGAUGE_BROWSER_USER:-webgauge-browser}"

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/in-process-transport.js';
 import { RunQualityGuard } from './agent/run-guard.js';
+import { runnerSettings, withRunnerSettings } from './agent/runner-settings.js';
 import { measureBenchmarkIndex } from './runner/benchmark.js';
 import { buildServer } from './api/server.js';
 import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
@@ -50,10 +51,6 @@ export interface AppOverrides {
   artifacts?: ArtifactStore;
 }
 
-/** The operator's runner settings (adblock lists) on every run the agent starts. */
-function withOperatorSettings(run: (spec: RunSpec) => Promise<RunResult>, config: Config) {
-  return (spec: RunSpec) => run({ adblockLists: config.adblockLists, ...spec });
-}
 
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   // Keys, artifacts and the database live here: nobody else on the machine, the browser's user included, reads it.
@@ -61,6 +58,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   chmodSync(config.dataDir, 0o700);
   // Checked before anything is opened: a missing browser user stops the start with what to do.
   const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
+  // So is a CA file the browser cannot be given. Only a node that runs tests needs it.
+  const runsTests = config.agent && config.agentSlots > 0;
+  const settings = runsTests
+    ? await runnerSettings({ adblockLists: config.adblockLists, extraCaCerts: config.extraCaCerts, tag: sandbox.tag })
+    : undefined;
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
     secretKey: config.secretKey });
   const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
@@ -97,7 +99,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   // Rows stored before encryption at rest get their secrets sealed (once; later starts find none).
   const sealed = await sealStoredOptions(store);
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
-  if (config.agent && config.agentSlots > 0) {
+  if (settings) {
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
       location: LOCAL_LOCATION_ID,
@@ -109,7 +111,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       policy: config.targetPolicy,
       sandbox,
       log: server.log as never,
-      run: withOperatorSettings(overrides.run ?? runTest, config),
+      run: withRunnerSettings(overrides.run ?? runTest, settings),
       guard: config.runGuard && new RunQualityGuard(config.runGuard,
         (samples) => measureBenchmarkIndex({ chromePath: config.chromePath, sandbox, samples }), server.log as never),
     });
@@ -189,6 +191,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await server.close();
       clearTimeout(force);
       await store.close();
+      await settings?.close();
     },
   };
 }

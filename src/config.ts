@@ -7,6 +7,7 @@ import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
 import { DEFAULT_RUN_GUARD, type RunGuardSettings } from './agent/run-guard.js';
 import { DEFAULT_HEARTBEAT_MS } from './core/locations.js';
+import { caCertificates, TrustStoreError } from './runner/trust-store.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
 export interface Config {
@@ -53,6 +54,11 @@ export interface Config {
   logLevel: string;
   /** Operator filter-list files for adblock=1 (WEBGAUGE_ADBLOCK_LIST, colon-separated), used with our own list. */
   adblockLists: string[];
+  /**
+   * CA certificates (PEM) the test browsers trust on top of their own root store (WEBGAUGE_EXTRA_CA_CERTS, a PEM
+   * file of one or more: the company CA of staging sites). Read and checked at start.
+   */
+  extraCaCerts?: string[];
   /** How long a report.pdf request waits for a slow generation before it is redirected to ask again. */
   pdfWaitMs: number;
   /**
@@ -194,6 +200,24 @@ function plansVar(env: NodeJS.ProcessEnv): PlanRegistry {
   }
 }
 
+function extraCaCertsVar(env: NodeJS.ProcessEnv): string[] | undefined {
+  const raw = env.WEBGAUGE_EXTRA_CA_CERTS;
+  if (raw === undefined || raw === '') return undefined;
+  const path = resolve(raw);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`WEBGAUGE_EXTRA_CA_CERTS: cannot read the file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    return caCertificates(text);
+  } catch (err) {
+    if (err instanceof TrustStoreError) throw new ConfigError(`WEBGAUGE_EXTRA_CA_CERTS ${path} ${err.message}`);
+    throw err;
+  }
+}
+
 function smtpVar(env: NodeJS.ProcessEnv): Config['smtp'] {
   const url = env.WEBGAUGE_SMTP_URL || undefined;
   const from = env.WEBGAUGE_SMTP_FROM || undefined;
@@ -242,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     runGuard: runGuardVar(env),
     logLevel: env.WEBGAUGE_LOG_LEVEL || 'info',
     adblockLists: readableFiles(env, 'WEBGAUGE_ADBLOCK_LIST'),
+    extraCaCerts: extraCaCertsVar(env),
     pdfWaitMs: intVar(env, 'WEBGAUGE_PDF_WAIT_MS', 10_000, 0, 120_000),
     secretKey: secretKeyVar(env),
     plans: plansVar(env),

@@ -11,6 +11,7 @@ import {
   addLocation, createAgentToken, listAgentTokens, listLocations, LocationInputError, removeLocation, revokeToken,
 } from './core/locations.js';
 import { AgentStartError, startRemoteAgent } from './agent/remote.js';
+import { TrustStoreError } from './runner/trust-store.js';
 
 const USAGE = `Usage:
   webgauge serve [--host H] [--port P] [--no-agent]
@@ -227,7 +228,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof ConfigError || err instanceof AccountInputError || err instanceof BrowserSetupError ||
-      err instanceof LocationInputError || err instanceof AgentStartError || ((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS_')) {
+      err instanceof LocationInputError || err instanceof AgentStartError || err instanceof TrustStoreError || ((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS_')) {
       process.stderr.write(`webgauge: ${(err as Error).message}\n`);
       process.exit(2);
     }

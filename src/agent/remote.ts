@@ -14,6 +14,7 @@ import type { RunResult, RunSpec } from '../runner/types.js';
 import { Agent } from './agent.js';
 import { AgentRefused, HttpTransport } from './http-transport.js';
 import { RunQualityGuard } from './run-guard.js';
+import { runnerSettings, withRunnerSettings } from './runner-settings.js';
 
 export interface RemoteAgentOptions {
   server: string;
@@ -53,7 +54,9 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
       process.exit(3);
     },
   });
-  const run = o.run ?? ((spec: RunSpec) => runTest({ adblockLists: config.adblockLists, ...spec }));
+  // The agent's own CA file (WEBGAUGE_EXTRA_CA_CERTS on its machine): the sites it reaches are its network's.
+  const runner = await runnerSettings({ adblockLists: config.adblockLists, extraCaCerts: config.extraCaCerts, tag: sandbox.tag });
+  const run = withRunnerSettings(o.run ?? runTest, runner);
   // Lease and heartbeat come from the server's hello; the agent is built first for its ID.
   const settings = { leaseMs: config.leaseMs, heartbeatMs: config.agentHeartbeatMs };
   const agent = new Agent({
@@ -73,20 +76,25 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
       (samples) => measureBenchmarkIndex({ chromePath: config.chromePath, sandbox, samples }), log),
   });
   const until = Date.now() + (o.connectForMs ?? 60_000);
-  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
-    try {
-      const hello = await transport.sayHello(agent.id, agent.info);
-      settings.leaseMs = hello.lease_ms;
-      settings.heartbeatMs = hello.heartbeat_ms;
-      log.info({ agent: agent.id, location: hello.location, slots: o.slots }, 'agent signed in; waiting for tests');
-      break;
-    } catch (err) {
-      if (err instanceof AgentRefused) throw new AgentStartError(err.message);
-      if (Date.now() + delay > until) throw new AgentStartError(`cannot reach ${url.href}: ${(err as Error).message}`);
-      log.warn({ err: (err as Error).message }, 'the server is not reachable yet; trying again');
-      await new Promise((r) => setTimeout(r, delay));
+  try {
+    for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        const hello = await transport.sayHello(agent.id, agent.info);
+        settings.leaseMs = hello.lease_ms;
+        settings.heartbeatMs = hello.heartbeat_ms;
+        log.info({ agent: agent.id, location: hello.location, slots: o.slots }, 'agent signed in; waiting for tests');
+        break;
+      } catch (err) {
+        if (err instanceof AgentRefused) throw new AgentStartError(err.message);
+        if (Date.now() + delay > until) throw new AgentStartError(`cannot reach ${url.href}: ${(err as Error).message}`);
+        log.warn({ err: (err as Error).message }, 'the server is not reachable yet; trying again');
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
+  } catch (err) {
+    await runner.close();
+    throw err;
   }
   agent.start();
-  return { agent, stop: () => agent.stop() };
+  return { agent, stop: () => agent.stop().finally(() => runner.close()) };
 }

@@ -8,13 +8,14 @@
  * WEBGAUGE_BROWSER_SANDBOX=0 and gets `--no-sandbox`, with a warning at start.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { installTrustStore, type TrustStore } from './trust-store.js';
 
 /** Flags for a headless browser without a GPU that stays quiet on the network. */
 export const BASE_FLAGS = [
@@ -96,12 +97,33 @@ export interface LaunchOptions {
    */
   sameProcessFrames?: boolean;
   protocolTimeoutMs: number;
+  /** The operator's extra CAs (trust-store.ts), trusted by this browser on top of its own root store. */
+  trustStore?: TrustStore;
 }
 
 /** Runs Chromium as another user, keeping its pipes (scripts/chromium-as-user.sh: setpriv, then exec). */
 const AS_USER = fileURLToPath(new URL('../../scripts/chromium-as-user.sh', import.meta.url));
 
 const profiles = new WeakMap<Browser, string>();
+
+/**
+ * The profile's preferences: no network prediction. Chromium otherwise preconnects to a page's origin the moment
+ * its navigation starts, so the document's request finds its connection open: its DNS and connect phases would be
+ * missing from the HAR (and spent before navigation start), and the tested site would see a connection that no
+ * request of the page asked for.
+ */
+const PREFERENCES = JSON.stringify({ net: { network_prediction_options: 2 } });
+
+/** Fills a fresh profile (which is also the browser's home) before launch; its user owns what is written. */
+function prepareProfile(profile: string, o: LaunchOptions, user: BrowserSandbox['user']): void {
+  const own = (path: string): void => (user ? chownSync(path, user.uid, user.gid) : undefined);
+  const defaultDir = join(profile, 'Default');
+  mkdirSync(defaultDir, { mode: 0o700 });
+  own(defaultDir);
+  writeFileSync(join(defaultDir, 'Preferences'), PREFERENCES, { mode: 0o600 });
+  own(join(defaultDir, 'Preferences'));
+  if (o.trustStore) installTrustStore(o.trustStore, profile, user);
+}
 
 export function chromeFlags(o: LaunchOptions, userDataDir: string): string[] {
   const flags = [...BASE_FLAGS, `--user-data-dir=${userDataDir}`, ...(o.flags ?? [])];
@@ -123,13 +145,16 @@ export async function launchBrowser(o: LaunchOptions): Promise<Browser> {
   };
   let executablePath = o.chromePath;
   if (sandbox.user) {
-    chownSync(profile, sandbox.user.uid, sandbox.user.gid);
-    chmodSync(profile, 0o700);
     Object.assign(env, { WEBGAUGE_BROWSER_UID: String(sandbox.user.uid), WEBGAUGE_BROWSER_GID: String(sandbox.user.gid),
       WEBGAUGE_CHROME: o.chromePath });
     executablePath = AS_USER;
   }
   try {
+    prepareProfile(profile, o, sandbox.user);
+    if (sandbox.user) {
+      chownSync(profile, sandbox.user.uid, sandbox.user.gid);
+      chmodSync(profile, 0o700);
+    }
     const browser = await puppeteer.launch({
       executablePath,
       headless: true,

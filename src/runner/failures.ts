@@ -65,9 +65,27 @@ export function navigationErrorMessage(errorText: string, url: string,
     case 'ERR_INVALID_AUTH_CREDENTIALS':
       return 'The page needs HTTP authentication and the credentials given were refused';
   }
-  if (/^ERR_(CERT|SSL)_/.test(code)) return `The TLS certificate of ${host} was not accepted (${code})`;
+  if (/^ERR_(CERT|SSL)_/.test(code)) {
+    const why = CERTIFICATE_REFUSALS[code];
+    return `The TLS certificate of ${host} was not accepted (${code})${why ? `: ${why(host)}` : ''}`;
+  }
   return `The page could not be loaded (${code})`;
 }
+
+/** Why the browser refused a site's certificate, for the errors a user can act on. */
+const CERTIFICATE_REFUSALS: Record<string, (host: string) => string> = {
+  ERR_CERT_AUTHORITY_INVALID: () => 'it is not signed by an authority the test browser trusts. If it comes from your ' +
+    'organisation\'s own certificate authority, the operator names that CA\'s certificate in WEBGAUGE_EXTRA_CA_CERTS ' +
+    '(a PEM file) for the service and each agent',
+  ERR_CERT_COMMON_NAME_INVALID: (host) => `it is not issued for ${host}`,
+  ERR_CERT_DATE_INVALID: () => 'it has expired or is not valid yet',
+  ERR_CERT_REVOKED: () => 'it was revoked',
+  ERR_CERT_WEAK_KEY: () => 'its key is too weak',
+  ERR_CERT_WEAK_SIGNATURE_ALGORITHM: () => 'it is signed with a weak algorithm',
+  ERR_CERT_INVALID: () => 'it is malformed',
+  ERR_SSL_PROTOCOL_ERROR: () => 'the TLS handshake failed',
+  ERR_SSL_VERSION_OR_CIPHER_MISMATCH: () => 'the server offers no TLS version or cipher the browser accepts',
+};
 
 /**
  * A Lighthouse error code (thrown, or the LHR's runtimeError) as a sentence; undefined for codes that

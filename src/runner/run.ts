@@ -80,6 +80,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       // Cross-site iframes stay in the page's process so the interceptor sees their requests too.
       sameProcessFrames: needsInterceptor(filters),
       protocolTimeoutMs: spec.timeoutMs,
+      trustStore: spec.trustStore,
     });
     guard.adopt(browser);
     phase('launch');

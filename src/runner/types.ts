@@ -4,6 +4,7 @@ import type { TargetPolicy } from '../net/policy.js';
 import type { BrowserSandbox } from './browser.js';
 import type { PageFacts } from '../analysis/facts.js';
 import type { Har } from './capture/har.js';
+import type { TrustStore } from './trust-store.js';
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
 export interface DeviceProfile {
@@ -36,6 +37,8 @@ export interface RunSpec {
   signal?: AbortSignal;
   /** Operator filter-list files for `adblock=1`, used with Webgauge's own list (WEBGAUGE_ADBLOCK_LIST). */
   adblockLists?: readonly string[];
+  /** The operator's extra CA certificates (WEBGAUGE_EXTRA_CA_CERTS), trusted by the test browser. */
+  trustStore?: TrustStore;
   /** ffmpeg for `video=1`; default /usr/bin/ffmpeg. */
   ffmpegPath?: string;
   /** Measure the host around the load (benchmark index before it, other processes' CPU during it): the run guard's input. */
