@@ -19,7 +19,7 @@ import { GuardThread } from './conditions/guard-thread.js';
 import { createLoadWait } from './load-wait.js';
 import { lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, runLighthouse } from './lighthouse.js';
 import { httpStatusMessage, lighthouseErrorCode, lighthouseErrorMessage, navigationErrorMessage } from './failures.js';
-import { startScreencast, filmstripFrames } from './capture/filmstrip.js';
+import { startScreencast, filmOfLoad } from './capture/filmstrip.js';
 import { readTimings, timingFigures } from './capture/timings.js';
 import { rumSpeedIndex } from './capture/rum-speed-index.js';
 import { takeScreenshot } from './capture/screenshot.js';
@@ -137,26 +137,30 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     // Once the load is over (and Lighthouse's trace with it), the video encodes in another process while
     // Lighthouse gathers and audits: nothing measured runs any more, so it costs the test no time.
     let video: Promise<Buffer> | undefined;
+    // When the load wait ended (epoch ms): the screen was watched until then (filmstrip and video).
+    let observedUntil: number | undefined;
     const requestor = async (): Promise<void> => {
       await loadWait.requestor();
+      observedUntil = Date.now();
       if (spec.measureHost) cpuAtEnd = await sampleCpu(browserPid);
       // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
       await interceptor.afterLoad().catch(() => undefined);
       connections.seal();
       const over = loadWait.loadOverAt();
       if (options.video === 1 && over !== undefined && failure === undefined && !guard.error) {
-        video = startVideo(over);
+        video = startVideo(over, observedUntil);
         video.catch(() => undefined); // awaited after Lighthouse; a failure must not go unhandled meanwhile
       }
     };
-    const startVideo = async (loadOverAt: number): Promise<Buffer> => {
+    const startVideo = async (loadOverAt: number, until: number): Promise<Buffer> => {
       const t = await readTimings(page);
       if (!t) throw new Error('no navigation timing');
-      const endMs = Math.max(t.loadEventEnd, Math.round(loadOverAt - t.timeOrigin));
+      const film = filmOfLoad(screencast.snapshot(), t.timeOrigin, until - t.timeOrigin,
+        Math.max(t.loadEventEnd, Math.round(loadOverAt - t.timeOrigin)));
       const started = performance.now();
       try {
-        return await encodeVideo(filmstripFrames(screencast.snapshot(), t.timeOrigin, endMs),
-          { dir: spec.workDir, endMs, ffmpegPath: spec.ffmpegPath, timeoutMs: spec.timeoutMs, signal: spec.signal });
+        return await encodeVideo(film.frames,
+          { dir: spec.workDir, endMs: film.endMs, ffmpegPath: spec.ffmpegPath, timeoutMs: spec.timeoutMs, signal: spec.signal });
       } finally {
         phases.video_encode = Math.round(performance.now() - started);
       }
@@ -222,7 +226,8 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const stopOnload = options.stop_onload === 1;
     const loadEnd = stopOnload ? onloadEnd : fullyLoadedTime(devtoolsLog, onloadEnd);
     const endMs = Math.round((loadEnd - navStart) * 1000);
-    const filmstrip = filmstripFrames(frames, timings.timeOrigin, Math.max(endMs, timings.loadEventEnd));
+    const { frames: filmstrip } = filmOfLoad(frames, timings.timeOrigin, (observedUntil ?? 0) - timings.timeOrigin,
+      Math.max(endMs, timings.loadEventEnd));
 
     const screenshot = await takeScreenshot(page);
     phase('screenshot');

@@ -40,10 +40,22 @@ export async function startScreencast(session: CDPSession, quality = 80): Promis
 }
 
 /**
- * Frames in ms since navigation start, up to the end of the load. What the screen showed at navigation
- * start (the last earlier frame, normally the blank page) becomes the frame at 0.
+ * The film of a load: every frame from navigation start until the last change of the screen seen while the load
+ * was observed (`untilMs`, ms since navigation start: the load wait's end). The screencast sends a frame only when
+ * the screen changes, so the last frame is the last visual change, which may come after fully loaded (a paint after
+ * the last request). The film ends at that change or at the load's end (`loadEndMs`), whichever is later.
  */
-export function filmstripFrames(raw: readonly RawFrame[], timeOriginMs: number, endMs: number): FilmstripFrame[] {
+export function filmOfLoad(raw: readonly RawFrame[], timeOriginMs: number, untilMs: number, loadEndMs: number):
+{ frames: FilmstripFrame[]; endMs: number } {
+  const frames = filmstripFrames(raw, timeOriginMs, Math.max(untilMs, loadEndMs));
+  return { frames, endMs: Math.max(loadEndMs, frames.at(-1)?.timestamp ?? 0) };
+}
+
+/**
+ * Frames in ms since navigation start, up to `endMs`. What the screen showed at navigation start (the last
+ * earlier frame, normally the blank page) becomes the frame at 0.
+ */
+function filmstripFrames(raw: readonly RawFrame[], timeOriginMs: number, endMs: number): FilmstripFrame[] {
   const timed = raw
     .map((f) => ({ t: Math.round(f.wallMs - timeOriginMs), data: f.data }))
     .sort((a, b) => a.t - b.t);
