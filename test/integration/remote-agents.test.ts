@@ -3,12 +3,14 @@
  * in-process agent), a location added and a token made with the operator's CLI, two agents of that location
  * (`webgauge agent --server … --token …`) loading the fixture site in real Chromium. kill -9 of the agent running
  * a test, kill -9 and restart of the service mid-test: every test completes. A location without agents ends its
- * test in error after the queue timeout, refunded. A wrong token stops an agent at once. On PostgreSQL also two
- * API nodes: the agent talks to one, the report is read from the other.
+ * test in error after the queue timeout, refunded. A wrong token stops an agent at once. The agents trust the
+ * company CA of their own WEBGAUGE_EXTRA_CA_CERTS (the service's does not reach them): one test loads the site over
+ * HTTPS with a certificate of that CA. On PostgreSQL also two API nodes: the agent talks to one, the report is read
+ * from the other.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { startChildService, type ChildService } from '../helpers/child-service.js';
 import { call, engines, freshPgDatabase, waitForTest } from '../helpers/server.js';
 import { openStore } from '../../src/store/db.js';
+import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const METRICS_TOKEN = 'metrics-token-for-the-test-0123';
@@ -45,11 +48,16 @@ interface AgentProcess {
   exited: Promise<number | null>;
 }
 
+/** The company CA the agents trust (their own WEBGAUGE_EXTRA_CA_CERTS), and its file. */
+let ca: PrivateCa;
+let caFile: string;
+
 /** `webgauge agent` in its own process group (kill -9 takes its browsers too). */
-function startAgent(server: string, token: string, scratch: string): AgentProcess {
+function startAgent(server: string, token: string, scratch: string, env: Record<string, string> = {}): AgentProcess {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'agent', '--server', server, '--token', token, '--slots', '1'], {
     env: {
       ...process.env, WEBGAUGE_DATA_DIR: scratch, WEBGAUGE_ALLOW_PRIVATE_TARGETS: '1', WEBGAUGE_RUN_GUARD: '0', WEBGAUGE_LOG_LEVEL: 'info',
+      WEBGAUGE_EXTRA_CA_CERTS: caFile, ...env,
     },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,8 +117,8 @@ for (const engine of engines()) {
       return undefined;
     });
     /** A test of the fixture page at `path`, queued at the remote location and taken by an agent. */
-    const startedTest = async (path: string): Promise<string> => {
-      const res = await post(site.url(path), location);
+    const startedTest = async (path: string, url = site.url(path)): Promise<string> => {
+      const res = await post(url, location);
       assert.equal(res.status, 202, res.text);
       const id = res.body.data.id as string;
       await until('the test started', async () => (await state(id)) === 'started');
@@ -119,9 +127,12 @@ for (const engine of engines()) {
     const state = async (id: string) => (await call(service, 'GET', `/tests/${id}`, { key: service.key })).body?.data?.attributes?.state as string;
 
     before(async () => {
-      site = await startFixtureSite();
+      ca = makePrivateCa();
+      site = await startFixtureSite({ tls: ca.issue(['127.0.0.1']) });
       dataDir = await mkdtemp(join(tmpdir(), 'webgauge-remote-'));
       scratch = await mkdtemp(join(tmpdir(), 'webgauge-remote-agents-'));
+      caFile = join(scratch, 'company-ca.pem');
+      await writeFile(caFile, ca.cert);
       pgdb = engine === 'postgres' ? await freshPgDatabase() : undefined;
       storeEnv = { WEBGAUGE_DATA_DIR: dataDir, ...(pgdb ? { WEBGAUGE_DATABASE_URL: pgdb.url } : {}) };
       port = await freePort();
@@ -212,9 +223,9 @@ for (const engine of engines()) {
       agents.splice(agents.indexOf(runner), 1, startAgent(server, token, join(scratch, 'agent-3')));
     });
 
-    test('kill -9 and restart of the service mid-test: the agent finishes and the test completes', async () => {
+    test('kill -9 and restart of the service mid-test: the agent finishes and the test completes (an HTTPS site of the agents\' CA)', async () => {
       const path = `/?remote-kill-server-${engine}`;
-      const id = await startedTest(path);
+      const id = await startedTest(path, `https://127.0.0.1:${site.securePort}${path}`);
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const key = service.key;
       service.proc.kill('SIGKILL');
@@ -226,6 +237,9 @@ for (const engine of engines()) {
       const report = await call(service, 'GET', `/reports/${id}`, { key });
       assert.equal(report.status, 200, report.text);
       assert.ok(site.requests.filter((r) => r.path === path).length >= 1);
+      const har = await call(service, 'GET', `/reports/${id}/resources/net.har`, { key });
+      const doc = har.body.log.entries.find((e: { request: { url: string } }) => e.request.url.endsWith(path));
+      assert.ok(doc.timings.ssl > 0, 'loaded over TLS, the certificate accepted');
     });
 
     test('a location without agents: its test ends in error after the queue timeout, credits refunded', async () => {
@@ -271,6 +285,12 @@ for (const engine of engines()) {
       assert.equal(value(text, `webgauge_tests_queued{location="${location}"}`), 0);
       assert.ok((value(text, `webgauge_tests_total{location="${location}",state="completed"}`) ?? 0) >= 1, text);
       assert.match(text, /webgauge_http_request_duration_seconds_count\{method="GET",route="\/api\/2\.0\/tests\/:id",status_code="\d+"\} \d+/);
+    });
+
+    test('an agent whose CA file cannot be read does not start: exit 2 naming the variable', async () => {
+      const bad = startAgent(server, token, join(scratch, 'bad-ca'), { WEBGAUGE_EXTRA_CA_CERTS: join(scratch, 'no-such.pem') });
+      assert.equal(await Promise.race([bad.exited, sleep(20_000).then(() => 'still running')]), 2);
+      assert.match(bad.output(), /WEBGAUGE_EXTRA_CA_CERTS: cannot read the file .*no-such\.pem \(ENOENT\)/);
     });
 
     test('a wrong or revoked token stops an agent at once, non-zero, saying why', async () => {

@@ -1,0 +1,80 @@
+/**
+ * `npm run bench -- fidelity`: is a throttled load what a person on that link would have seen? The fixture's
+ * /origins page (three origins: the document and a stylesheet on two HTTP origins, a 200 KB photo over HTTP/2 on an
+ * HTTPS origin whose certificate comes from a CA made here and trusted through WEBGAUGE_EXTRA_CA_CERTS's path) is
+ * loaded by the runner on three links, and each HAR phase is held against what the link's round trips and bytes
+ * require (test/helpers/link-physics.ts), onload against the least the page's critical path allows. The site runs
+ * in a process of its own, so its server times are its own.
+ *
+ *   BENCH_RUNS=3 npm run bench -- fidelity
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runTest } from '../src/runner/run.js';
+import { defaultSandbox } from '../src/runner/browser.js';
+import { buildTrustStore, caCertificates } from '../src/runner/trust-store.js';
+import { throttleFigures } from '../src/core/options.js';
+import { FIXTURE, ORIGINS } from '../test/fixtures/site/server.js';
+import { startFixtureSiteProcess } from '../test/fixtures/site/process.js';
+import { makePrivateCa } from '../test/helpers/certificates.js';
+import { originsFidelity, withinGoal, type HandshakeBytes, type PhaseCheck } from '../test/helpers/link-physics.js';
+import { analysisOptions, runSpec } from '../test/helpers/run-spec.js';
+
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const LINKS = ['20000/5000/50', '5000/1000/150', '1600/768/300'];
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const ca = makePrivateCa();
+  const site = await startFixtureSiteProcess({ tls: ca.issue([ORIGINS.secure]) });
+  const trustStore = await buildTrustStore(caCertificates(ca.cert), defaultSandbox().tag);
+  const url = `http://${ORIGINS.page}:${site.port}${FIXTURE.origins.path}`;
+  const dns = Object.values(ORIGINS).map((host) => `${host}:127.0.0.1`);
+  let failed = 0;
+  try {
+    for (const throttle of LINKS) {
+      const link = throttleFigures(throttle)!;
+      const checks = new Map<string, PhaseCheck[]>();
+      const onloads: { measured: number; lowerBound: number }[] = [];
+      for (let i = 0; i < runs; i++) {
+        const workDir = await mkdtemp(join(tmpdir(), 'webgauge-fidelity-'));
+        try {
+          const result = await runTest({ ...runSpec(analysisOptions(url, { dns, throttle }),
+            { testId: `fidelity-${i}`, workDir, timeoutMs: 120_000 }), trustStore });
+          const handshakes = await (await fetch(site.url('/_fixture/tls-handshakes'))).json() as HandshakeBytes[];
+          const fidelity = originsFidelity(result.har.log.entries, link, result.metrics.onload_time, handshakes.at(-1)!);
+          for (const c of fidelity.checks) checks.set(c.what, [...(checks.get(c.what) ?? []), c]);
+          onloads.push(fidelity.onload);
+        } finally {
+          await rm(workDir, { recursive: true, force: true });
+        }
+      }
+      console.log(`\nthrottle ${throttle} (down/up Kbit/s, round trip ms): median of ${runs} loads`);
+      console.log('phase                          measured    truth   ratio   within 10 % + 15 ms');
+      for (const [what, cs] of checks) {
+        const c: PhaseCheck = { what, measured: median(cs.map((x) => x.measured)), truth: median(cs.map((x) => x.truth)) };
+        const ok = withinGoal(c);
+        if (!ok) failed++;
+        console.log(`${what.padEnd(30)} ${c.measured.toFixed(0).padStart(8)} ${c.truth.toFixed(0).padStart(8)} ` +
+          `${(c.truth > 0 ? (c.measured / c.truth).toFixed(2) : '-').padStart(7)}   ${ok ? 'yes' : 'NO'}`);
+      }
+      const o = { measured: median(onloads.map((x) => x.measured)), lowerBound: median(onloads.map((x) => x.lowerBound)) };
+      const ratio = o.measured / o.lowerBound;
+      const ok = ratio >= 1 && ratio <= 1.25;
+      if (!ok) failed++;
+      console.log(`${'onload vs its lower bound'.padEnd(30)} ${o.measured.toFixed(0).padStart(8)} ${o.lowerBound.toFixed(0).padStart(8)} ` +
+        `${ratio.toFixed(2).padStart(7)}   ${ok ? 'yes (1.00-1.25)' : 'NO (goal 1.00-1.25)'}`);
+    }
+  } finally {
+    await trustStore.close();
+    await site.close();
+  }
+  console.log(failed === 0 ? '\nevery figure within its goal' : `\n${failed} figure(s) outside the goal`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,92 @@
+/**
+ * What an emulated link (`throttle` down/up/latency) must cost the fixture's /origins page (FIXTURE.origins): the
+ * truth of each HAR phase from the link's round trips and bytes, and a lower bound of onload from the page's
+ * critical path. The fidelity benchmark and the link's tests hold the report against these.
+ */
+import { FIXTURE } from '../fixtures/site/server.js';
+import type { HarEntry } from '../../src/runner/capture/har.js';
+import type { LinkShape } from '../../src/runner/conditions/link.js';
+import { SEGMENT_BYTES, bytesPerMs } from '../../src/runner/conditions/link.js';
+
+export interface PhaseCheck {
+  what: string;
+  measured: number;
+  truth: number;
+}
+
+/** Within 10 % + 15 ms of the truth: the fidelity goal of a phase. */
+export const withinGoal = (c: PhaseCheck): boolean => Math.abs(c.measured - c.truth) <= 0.1 * c.truth + 15;
+
+/** Bytes an entry received on the wire (headers and body, as the browser counted them). */
+const wireBytes = (e: HarEntry): number => e.response._transferSize ?? e.response.bodySize + Math.max(0, e.response.headersSize);
+
+/** Bytes each way of a TLS handshake, as the server counted them (the fixture's /_fixture/tls-handshakes). */
+export interface HandshakeBytes {
+  clientBytes: number;
+  serverBytes: number;
+}
+
+/**
+ * The phases of one request that opened its own connection, against the link: DNS one round trip (when `looked`:
+ * the host's first lookup), TCP one, TLS 1.3 one plus its bytes each way, the wait one plus the server's time, the
+ * rest of the response after its first packet at the download speed.
+ */
+export function phaseChecks(name: string, e: HarEntry, link: LinkShape,
+  o: { serverMs: number; looked: boolean; tls?: HandshakeBytes }): PhaseCheck[] {
+  const t = e.timings;
+  const rtt = link.latencyMs;
+  const up = bytesPerMs(link.uploadKbps);
+  const down = bytesPerMs(link.downloadKbps);
+  const checks: PhaseCheck[] = [];
+  const ssl = t.ssl !== undefined && t.ssl >= 0 ? t.ssl : 0;
+  if (o.looked) checks.push({ what: `${name} dns`, measured: t.dns ?? -1, truth: rtt });
+  // HAR 1.2: connect includes ssl.
+  checks.push({ what: `${name} tcp (connect - ssl)`, measured: (t.connect ?? -1) - ssl, truth: rtt });
+  if (ssl > 0) {
+    const bytes = o.tls ? o.tls.clientBytes / up + o.tls.serverBytes / down : 0;
+    checks.push({ what: `${name} ssl`, measured: ssl, truth: rtt + bytes });
+  }
+  checks.push({ what: `${name} wait`, measured: t.wait ?? -1, truth: rtt + o.serverMs });
+  checks.push({ what: `${name} receive`, measured: t.receive ?? -1, truth: Math.max(0, wireBytes(e) - SEGMENT_BYTES) / down });
+  return checks;
+}
+
+/**
+ * The least onload of /origins can be on the link: the document (lookup, connect, request, the server's time, its
+ * bytes), then the stylesheet (lookup, connect, request, bytes) and the photo (lookup, connect, TLS, request, bytes)
+ * at once, sharing the download speed.
+ */
+export function originsOnloadLowerBound(link: LinkShape, bytes: { html: number; css: number; photo: number }): number {
+  const rtt = link.latencyMs;
+  const down = bytesPerMs(link.downloadKbps);
+  const document = 3 * rtt + FIXTURE.origins.htmlDelayMs + bytes.html / down;
+  const stylesheet = 3 * rtt + bytes.css / down;
+  const photo = 4 * rtt + bytes.photo / down;
+  return document + Math.max(stylesheet, photo, (bytes.css + bytes.photo) / down);
+}
+
+/** The /origins page's three entries and how its link did against the physics. */
+export function originsFidelity(entries: readonly HarEntry[], link: LinkShape, onloadMs: number, tls: HandshakeBytes): {
+  checks: PhaseCheck[];
+  onload: { measured: number; lowerBound: number };
+} {
+  const find = (path: string): HarEntry => {
+    const e = entries.find((x) => new URL(x.request.url).pathname === path);
+    if (!e) throw new Error(`no HAR entry for ${path}`);
+    return e;
+  };
+  const html = find(FIXTURE.origins.path);
+  const css = find('/origins/style.css');
+  const photo = find('/origins/photo.jpg');
+  return {
+    checks: [
+      ...phaseChecks('document', html, link, { serverMs: FIXTURE.origins.htmlDelayMs, looked: true }),
+      ...phaseChecks('stylesheet', css, link, { serverMs: 0, looked: true }),
+      ...phaseChecks('photo (h2)', photo, link, { serverMs: 0, looked: true, tls }),
+    ],
+    onload: {
+      measured: onloadMs,
+      lowerBound: originsOnloadLowerBound(link, { html: wireBytes(html), css: wireBytes(css), photo: wireBytes(photo) }),
+    },
+  };
+}
