@@ -175,17 +175,23 @@ function secretKeyVar(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+/** The file a variable names, read now (its absolute path and text); undefined when the variable is unset. */
+function fileVar(env: NodeJS.ProcessEnv, name: string): { path: string; text: string } | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const path = resolve(raw);
+  try {
+    return { path, text: readFileSync(path, 'utf8') };
+  } catch (err) {
+    throw new ConfigError(`${name}: cannot read the file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
 /** The operator's plans file, read and checked now: a bad file stops the start, naming the plan and field. */
 function plansVar(env: NodeJS.ProcessEnv): PlanRegistry {
-  const raw = env.WEBGAUGE_PLANS_FILE;
-  if (raw === undefined || raw === '') return new PlanRegistry();
-  const path = resolve(raw);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`WEBGAUGE_PLANS_FILE: cannot read the file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  const file = fileVar(env, 'WEBGAUGE_PLANS_FILE');
+  if (!file) return new PlanRegistry();
+  const { path, text } = file;
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -200,20 +206,14 @@ function plansVar(env: NodeJS.ProcessEnv): PlanRegistry {
   }
 }
 
+/** The operator's CA file, read and checked now: a bad file stops the start, naming the certificate. */
 function extraCaCertsVar(env: NodeJS.ProcessEnv): string[] | undefined {
-  const raw = env.WEBGAUGE_EXTRA_CA_CERTS;
-  if (raw === undefined || raw === '') return undefined;
-  const path = resolve(raw);
-  let text: string;
+  const file = fileVar(env, 'WEBGAUGE_EXTRA_CA_CERTS');
+  if (!file) return undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    return caCertificates(file.text);
   } catch (err) {
-    throw new ConfigError(`WEBGAUGE_EXTRA_CA_CERTS: cannot read the file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  try {
-    return caCertificates(text);
-  } catch (err) {
-    if (err instanceof TrustStoreError) throw new ConfigError(`WEBGAUGE_EXTRA_CA_CERTS ${path} ${err.message}`);
+    if (err instanceof TrustStoreError) throw new ConfigError(`WEBGAUGE_EXTRA_CA_CERTS ${file.path} ${err.message}`);
     throw err;
   }
 }
