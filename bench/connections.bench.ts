@@ -8,7 +8,7 @@
  * - eight at once: all images at the start, as a page's first requests go: the browser's network thread then
  *   handles the SOCKS exchanges of eight connections together, which a direct connection does not have.
  *
- *   BENCH_RUNS=5 npm run bench -- connections
+ *   BENCH_RUNS=10 npm run bench -- connections   (the default: 80 connections each way and page)
  */
 import { createServer } from 'node:http';
 import type { Protocol } from 'puppeteer-core';
@@ -17,7 +17,7 @@ import { GuardThread } from '../src/runner/conditions/guard-thread.js';
 import { TargetPolicy } from '../src/net/policy.js';
 import { CHROME } from '../test/helpers/run-spec.js';
 
-const runs = Number(process.env.BENCH_RUNS ?? 5);
+const runs = Number(process.env.BENCH_RUNS ?? 10);
 const hosts = Array.from({ length: 8 }, (_, i) => `h${i}.test`);
 const names = ['main.test', ...hosts];
 const GOAL_MS = 2;

@@ -51,7 +51,6 @@ export interface AppOverrides {
   artifacts?: ArtifactStore;
 }
 
-
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   // Keys, artifacts and the database live here: nobody else on the machine, the browser's user included, reads it.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });

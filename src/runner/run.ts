@@ -137,11 +137,12 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     // Once the load is over (and Lighthouse's trace with it), the video encodes in another process while
     // Lighthouse gathers and audits: nothing measured runs any more, so it costs the test no time.
     let video: Promise<Buffer> | undefined;
-    // When the load wait ended (epoch ms): the screen was watched until then (filmstrip and video).
+    // Until when (epoch ms) the film shows the screen: the end of the load wait; with stop_onload the load ends at
+    // onload, and so does its film.
     let observedUntil: number | undefined;
     const requestor = async (): Promise<void> => {
       await loadWait.requestor();
-      observedUntil = Date.now();
+      observedUntil = options.stop_onload === 1 ? 0 : Date.now();
       if (spec.measureHost) cpuAtEnd = await sampleCpu(browserPid);
       // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
       await interceptor.afterLoad().catch(() => undefined);
