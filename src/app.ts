@@ -13,7 +13,7 @@ import { authenticate } from './core/accounts.js';
 import { PrincipalCache } from './core/auth-cache.js';
 import { RateLimiter, sweepRateLimits } from './core/ratelimit.js';
 import { failQueuedPastTimeout, reapExpiredLeases } from './core/tests.js';
-import { ensureLocalLocation, LocationDirectory, LOCAL_LOCATION_ID } from './core/locations.js';
+import { ensureLocalLocation, LocationDirectory, LOCAL_LOCATION_ID, onlineWindowMs } from './core/locations.js';
 import { QueueSignal } from './core/queue-signal.js';
 import { ServiceMetrics } from './api/metrics.js';
 import { sealStoredOptions } from './core/stored-options.js';
@@ -121,8 +121,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     try {
       const r = await reapExpiredLeases(store);
       if (r.requeued || r.failed) server.log.warn(r, 'expired leases reaped');
-      const timedOut = await failQueuedPastTimeout(store, config.queueTimeoutMs, (id) => catalog.location(id));
-      if (timedOut > 0) server.log.warn({ tests: timedOut }, 'tests no agent claimed within the queue timeout ended in error');
+      const timedOut = await failQueuedPastTimeout(store,
+        { queueTimeoutMs: config.queueTimeoutMs, onlineWindowMs: onlineWindowMs(config.agentHeartbeatMs) }, (id) => catalog.location(id));
+      if (timedOut > 0) server.log.warn({ tests: timedOut }, 'tests whose location had no agent online for the whole queue timeout ended in error');
       await sweepRateLimits(store);
     } catch (err) {
       server.log.error({ err }, 'sweep failed');

@@ -39,7 +39,10 @@ export interface Config {
   publicUrl?: string;
   /** Lease of a claimed test; renewed while it runs. */
   leaseMs: number;
-  /** A test no agent of its location claimed in this time ends in error, refunded (WEBGAUGE_QUEUE_TIMEOUT_MS). */
+  /**
+   * A test queued this long at a location where no agent was online at any moment of that time ends in error,
+   * refunded (WEBGAUGE_QUEUE_TIMEOUT_MS); behind busy agents it waits.
+   */
   queueTimeoutMs: number;
   /** How often agents say they are alive; three missed and an agent is offline (WEBGAUGE_AGENT_HEARTBEAT_MS). */
   agentHeartbeatMs: number;

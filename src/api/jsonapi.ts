@@ -8,7 +8,11 @@ import type { Links } from './links.js';
 
 /** JSON:API resource objects. Times leave as Unix seconds; metrics as integers (COMPAT.md). */
 
-export function testResource(t: TestRow, links: Links) {
+/**
+ * A test as the API shows it. `queuePosition` (core `queuePosition`, read by GET /tests/{id} only) becomes the
+ * Webgauge extension attribute `queue_position` while the test is queued.
+ */
+export function testResource(t: TestRow, links: Links, extra: { queuePosition?: number } = {}) {
   const attributes: Record<string, unknown> = {
     url: t.url,
     state: t.state,
@@ -22,6 +26,7 @@ export function testResource(t: TestRow, links: Links) {
   if ((t.state === 'completed' || t.state === 'error') && t.finished !== null) attributes.finished = toSeconds(t.finished);
   if (t.state === 'error') attributes.error = t.error ?? 'The test failed.';
   if (t.state === 'completed' && t.report_id) attributes.report = t.report_id;
+  if (t.state === 'queued' && extra.queuePosition !== undefined) attributes.queue_position = extra.queuePosition;
   const l: Record<string, string> = { self: links.test(t.id) };
   if (t.state === 'completed' && t.report_id) l.report = links.report(t.report_id);
   l.location = links.location(t.location);

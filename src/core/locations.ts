@@ -24,8 +24,11 @@ export const DEFAULT_HEARTBEAT_MS = 10_000;
 
 export class LocationInputError extends Error {}
 
+/** How long an agent counts as online after it was last heard from: three heartbeats. */
+export const onlineWindowMs = (heartbeatMs: number): number => MISSED_HEARTBEATS * heartbeatMs;
+
 /** Agents heard from since this moment are online. */
-const onlineSince = (heartbeatMs: number): number => clock.now() - MISSED_HEARTBEATS * heartbeatMs;
+const onlineSince = (heartbeatMs: number): number => clock.now() - onlineWindowMs(heartbeatMs);
 
 const text = (what: string, v: string | undefined): string => {
   const t = (v ?? '').trim();

@@ -14,7 +14,7 @@ import { testCostTenths } from './pricing.js';
 import { lockAccount } from '../store/locks.js';
 import { pageIdFor } from '../store/pages.js';
 import {
-  claimQueuedTest, countActiveTests, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedSince, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
+  claimQueuedTest, countActiveTests, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedWithoutAgent, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
   requeueExpiredTest, testCharge, type TestRow,
 } from '../store/tests.js';
 
@@ -129,12 +129,14 @@ export async function renewLease(db: Db, testId: string, agentId: string, leaseM
 }
 
 /**
- * Fail a test the agent holds. Credits are refunded: the user got no report for them.
- * Returns false when the agent no longer held the test.
+ * Fail a test the agent holds (`agentId` null: whoever holds it, or nobody). Credits are refunded: the user got no
+ * report for them. Returns false when the agent no longer held the test (or, with `onlyIfQueued`, it had left the
+ * queue: an agent took it meanwhile).
  */
-export async function failTest(store: Store, testId: string, agentId: string | null, message: string): Promise<boolean> {
+export async function failTest(store: Store, testId: string, agentId: string | null, message: string, opts: { onlyIfQueued?: boolean } = {}):
+  Promise<boolean> {
   const failed = await store.db.transaction().execute(async (trx) => {
-    if (!(await markTestFailed(trx, testId, agentId, message, clock.now()))) return false;
+    if (!(await markTestFailed(trx, testId, agentId, message, clock.now(), opts.onlyIfQueued))) return false;
     const test = await testCharge(trx, testId);
     await adjustCredits(trx, test.account_id, test.credits_tenths);
     return true;
@@ -171,26 +173,33 @@ export async function reapExpiredLeases(store: Store): Promise<{ requeued: numbe
 }
 
 /**
- * Tests no agent of their location claimed within the queue timeout (WEBGAUGE_QUEUE_TIMEOUT_MS) end in error with
- * their credits refunded, saying whether the location had an agent online at all. Returns how many.
+ * The queue timeout (WEBGAUGE_QUEUE_TIMEOUT_MS): a queued test ends in error, its credits refunded, once it has
+ * waited `queueTimeoutMs` and no agent of its location was online at any moment of that time, i.e. none was heard
+ * from since `queueTimeoutMs + onlineWindowMs` ago (an agent counts as online for `onlineWindowMs` after it was
+ * last heard from). Busy is not dead: behind online agents a test waits, however long its queue (the expiry
+ * sweep still ends a test queued for 24 hours). Read from the agents table, so every node judges every node's
+ * and remote agents alike. `location` names the location in the message. Returns how many tests it failed.
  */
 export async function failQueuedPastTimeout(
   store: Store,
-  timeoutMs: number,
-  location: (id: string) => { name: string; agentsOnline?: number } | undefined,
+  limits: { queueTimeoutMs: number; onlineWindowMs: number },
+  location: (id: string) => { name: string } | undefined,
 ): Promise<number> {
-  const minutes = Math.round(timeoutMs / 6_000) / 10;
+  const { queueTimeoutMs, onlineWindowMs } = limits;
+  const within = queueTimeoutMs < 60_000 ? plural(Math.round(queueTimeoutMs / 1000), 'second')
+    : plural(Math.round(queueTimeoutMs / 6_000) / 10, 'minute');
+  const now = clock.now();
   let failed = 0;
-  for (const t of await testsQueuedSince(store.db, clock.now() - timeoutMs, 500)) {
-    const l = location(t.location);
-    const where = `location "${l?.name ?? t.location}" (ID ${t.location})`;
-    const message = (l?.agentsOnline ?? 0) > 0
-      ? `No agent of ${where} took this test within ${minutes} minutes: its agents were busy with other tests. Its credits were refunded.`
-      : `No agent of ${where} was online to run this test within ${minutes} minutes; its credits were refunded.`;
-    if (await failTest(store, t.id, null, message)) failed += 1;
+  for (const t of await testsQueuedWithoutAgent(store.db, now - queueTimeoutMs, now - queueTimeoutMs - onlineWindowMs, 500)) {
+    const where = `location "${location(t.location)?.name ?? t.location}" (ID ${t.location})`;
+    const message = `No agent of ${where} was online to run this test within ${within}; its credits were refunded.`;
+    // Only if still queued: an agent that came online meanwhile and took the test keeps it.
+    if (await failTest(store, t.id, null, message, { onlyIfQueued: true })) failed += 1;
   }
   return failed;
 }
+
+const plural = (n: number, unit: string): string => `${n} ${unit}${n === 1 ? '' : 's'}`;
 
 /** Tests waiting for an agent, by location ID. */
 export function queuedTestCounts(db: Db): Promise<Map<string, number>> {

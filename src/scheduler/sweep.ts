@@ -93,7 +93,7 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
     const cutoff = now - TEST_RETENTION_MS;
     const stale = await staleQueuedTestIds(store.db, cutoff, batch);
     for (const id of stale) {
-      if (await failTest(store, id, null, 'No test agent took this test within 24 hours; its credits were refunded.')) result.expiredQueued += 1;
+      if (await failTest(store, id, null, 'No test agent took this test within 24 hours; its credits were refunded.', { onlyIfQueued: true })) result.expiredQueued += 1;
     }
     for (let b = 0; b < maxBatches; b++) {
       const old = await finishedTestIdsBefore(store.db, cutoff, batch);

@@ -74,13 +74,17 @@ export async function renewTestLease(db: Db, testId: string, agentId: string, le
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** Mark a queued or running test failed (only if `agentId` holds it, when given); false when nothing changed. */
-export async function markTestFailed(db: Db, testId: string, agentId: string | null, message: string, now: number): Promise<boolean> {
+/**
+ * Mark a queued or running test failed (only if `agentId` holds it, when given; only if still queued, with
+ * `onlyIfQueued`); false when nothing changed.
+ */
+export async function markTestFailed(db: Db, testId: string, agentId: string | null, message: string, now: number, onlyIfQueued = false):
+  Promise<boolean> {
   let q = db
     .updateTable('tests')
     .set({ state: 'error', error: message, finished: now, lease_owner: null, lease_expires: null, events_pending: 1 })
     .where('id', '=', testId)
-    .where('state', 'in', ['queued', 'started']);
+    .where('state', 'in', onlyIfQueued ? ['queued'] : ['queued', 'started']);
   if (agentId !== null) q = q.where('lease_owner', '=', agentId);
   const res = await q.executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
@@ -135,9 +139,22 @@ export async function requeueExpiredTest(db: Db, testId: string, now: number): P
   return Number(res.numUpdatedRows);
 }
 
-/** Tests waiting in the queue since before `queuedBefore`, with their location. */
-export function testsQueuedSince(db: Db, queuedBefore: number, limit: number): Promise<Pick<TestRow, 'id' | 'location'>[]> {
-  return db.selectFrom('tests').select(['id', 'location']).where('state', '=', 'queued').where('queued_at', '<', queuedBefore).limit(limit).execute();
+/**
+ * Tests waiting in the queue since `queuedBy` or earlier at a location none of whose agents was heard from since
+ * `agentSeenSince` (the agents table, so every node sees every node's agents), with their location.
+ */
+export function testsQueuedWithoutAgent(db: Db, queuedBy: number, agentSeenSince: number, limit: number):
+  Promise<Pick<TestRow, 'id' | 'location'>[]> {
+  return db
+    .selectFrom('tests')
+    .select(['tests.id', 'tests.location'])
+    .where('tests.state', '=', 'queued')
+    .where('tests.queued_at', '<=', queuedBy)
+    .where(({ not, exists, selectFrom }) => not(exists(
+      selectFrom('agents').select('agents.id').whereRef('agents.location', '=', 'tests.location').where('agents.last_seen', '>=', agentSeenSince),
+    )))
+    .limit(limit)
+    .execute();
 }
 
 /** Queued tests created before `createdBefore` (no agent took them). */

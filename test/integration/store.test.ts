@@ -1,14 +1,21 @@
 /**
  * The queue in the tests table (DESIGN.md "The tests table is the queue"), on both engines, through the core
- * functions an agent uses: claim, lease renewal, the lease reaper, failing and releasing tests; and API keys
- * stored hashed. Tests are queued over HTTP on an app without agent slots, so only these calls move them.
+ * functions an agent uses: claim, lease renewal, the lease reaper, the queue timeout's time window, failing and
+ * releasing tests; and API keys stored hashed. Tests are queued over HTTP on an app without agent slots, so only
+ * these calls move them. Then the queue behind a busy agent, through the API: one in-process slot whose loads are
+ * stubs taking 600 ms each, a queue timeout of 1 s: five tests all complete, counting down their queue_position,
+ * while a location with no agent online ends its test in error, refunded.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { authenticate } from '../../src/core/accounts.js';
 import { clock } from '../../src/core/clock.js';
-import { claimTest, failTest, reapExpiredLeases, releaseTest, renewLease, type TestRow } from '../../src/core/tests.js';
-import { call, engines, startServer, type TestServer } from '../helpers/server.js';
+import { addLocation } from '../../src/core/locations.js';
+import { claimTest, failQueuedPastTimeout, failTest, reapExpiredLeases, releaseTest, renewLease, type TestRow } from '../../src/core/tests.js';
+import { deleteAgent, upsertAgent } from '../../src/store/locations.js';
+import type { RunResult, RunSpec } from '../../src/runner/types.js';
+import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
+import { stubResult } from '../helpers/stub-result.js';
 
 const PAGE = 'http://127.0.0.1:9/page.html';
 const LOCATION = '1';
@@ -244,6 +251,60 @@ for (const engine of engines()) {
       assert.equal(r.state, 'queued');
     });
 
+    test('the queue timeout fails a queued test only when no agent of its location was online at any moment of it', async () => {
+      const TIMEOUT = 60_000;
+      const WINDOW = 3_000;
+      const limits = { queueTimeoutMs: TIMEOUT, onlineWindowMs: WINDOW };
+      const names = (id: string) => (id === LOCATION ? { name: 'Local' } : undefined);
+      /** An agent last heard from `ago` ms before now (margins of a second stand for "just"). */
+      const seen = (agentId: string, ago: number, location = LOCATION) => {
+        const at = clock.now() - ago;
+        return upsertAgent(db(), {
+          id: agentId, location, token_id: null, version: 'test', hostname: 'here', browsers: '["3"]', slots: 1, started: at, last_seen: at,
+        });
+      };
+      const agents = [`window-a-${engine}`, `window-b-${engine}`, `window-elsewhere-${engine}`];
+      try {
+        const key = await s.account({ plan: 'pro' });
+        const id = await queue(key);
+        assert.equal(await credits(key), 99);
+        clock.advance(TIMEOUT - 1_000);
+        assert.equal(await failQueuedPastTimeout(store(), limits, names), 0, 'not queued for the whole timeout yet');
+
+        clock.advance(2_000);
+        // Heard from just before the timeout began: still online at its first moment.
+        await seen(agents[0]!, TIMEOUT + WINDOW - 1_000);
+        // An agent of another location heard from just now saves nothing here.
+        await seen(agents[2]!, 0, '999');
+        assert.equal(await failQueuedPastTimeout(store(), limits, names), 0, 'an agent was online at the first moment of the timeout');
+        assert.equal((await row(id)).state, 'queued');
+
+        // Heard from last a little longer ago: offline during the whole timeout.
+        await seen(agents[0]!, TIMEOUT + WINDOW + 1_000);
+        assert.equal(await failQueuedPastTimeout(store(), limits, names), 1, 'no agent online during the whole timeout');
+        const r = await row(id);
+        assert.equal(r.state, 'error');
+        assert.equal(r.error, 'No agent of location "Local" (ID 1) was online to run this test within 1 minute; its credits were refunded.');
+        assert.equal(await credits(key), 100, 'refunded');
+        assert.equal(await failQueuedPastTimeout(store(), limits, names), 0, 'failed once');
+
+        // Busy is not dead: an agent that keeps saying it is alive keeps a test waiting, however long.
+        const waiting = await queue(key);
+        for (let i = 0; i < 10; i++) {
+          await seen(agents[1]!, 0);
+          clock.advance(TIMEOUT);
+          assert.equal(await failQueuedPastTimeout(store(), limits, names), 0);
+        }
+        assert.equal((await row(waiting)).state, 'queued');
+        // A test taken by an agent is never failed as unclaimed, even by a check that read it while still queued.
+        assert.equal((await claimTest(store(), LOCATION, agents[1]!, LEASE))?.id, waiting);
+        assert.equal(await failTest(store(), waiting, null, 'no agent', { onlyIfQueued: true }), false);
+        assert.equal((await row(waiting)).state, 'started');
+      } finally {
+        for (const a of agents) await deleteAgent(db(), a);
+      }
+    });
+
     test('API keys are stored hashed: no table holds a key', async () => {
       const keys = [s.key, await s.account({ plan: 'pro' }), await s.account({ plan: 'basic' })];
       await queue(keys[1]);
@@ -266,6 +327,114 @@ for (const engine of engines()) {
         assert.equal(await authenticate(db(), s.config.plans, a.api_key_hash), null, 'the stored value is not a usable key');
         assert.equal((await call(s, 'GET', '/status', { key: a.api_key_hash })).status, 401);
       }
+    });
+  });
+}
+
+for (const engine of engines()) {
+  describe(`${engine}: the queue behind a busy agent`, () => {
+    const LOAD_MS = 600;
+    const QUEUE_TIMEOUT_MS = 1_000;
+    let s: TestServer;
+    const loads: string[] = [];
+    /** The agent's loads: no browser, 600 ms each, so that a queue builds up behind the one slot. */
+    const run = async (spec: RunSpec): Promise<RunResult> => {
+      loads.push(spec.options.url);
+      await sleep(LOAD_MS);
+      return stubResult(spec.options.url);
+    };
+
+    before(async () => {
+      // The reaper runs every half lease (1 s here); three heartbeats of 200 ms (the online window) are shorter
+      // than the queue timeout, so only the busy agent's own heartbeats keep the waiting tests alive.
+      s = await startServer({
+        engine, agentSlots: 1, leaseMs: 2_000, overrides: { run },
+        env: { WEBGAUGE_QUEUE_TIMEOUT_MS: String(QUEUE_TIMEOUT_MS), WEBGAUGE_AGENT_HEARTBEAT_MS: '200' },
+      });
+    });
+    after(async () => s?.close());
+
+    const post = (attributes: Record<string, unknown>) =>
+      call(s, 'POST', '/tests', { key: s.key, body: { data: { type: 'test', attributes: { report: 'none', ...attributes } } } });
+    const credits = async () => (await call(s, 'GET', '/status', { key: s.key })).body.data.attributes.api_credits as number;
+
+    test('five tests behind one busy slot wait past the queue timeout and all complete; queue_position counts down', async () => {
+      const t0 = Date.now();
+      const ids: string[] = [];
+      const postedAt: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await post({ url: `${PAGE}?busy-${i}` });
+        assert.equal(res.status, 202, res.text);
+        ids.push(res.body.data.id);
+        postedAt.push(Date.now());
+        await sleep(3); // queued_at orders the queue strictly
+      }
+      /** Each test's polls in order: its state and queue_position, and when. */
+      const seen: { at: number; state: string; position: unknown; status: number }[][] = ids.map(() => []);
+      for (;;) {
+        const round: (number | undefined)[] = [];
+        // The later tests first: a claim between two reads can then only lower an earlier test's position.
+        for (let i = ids.length - 1; i >= 0; i--) {
+          const res = await call(s, 'GET', `/tests/${ids[i]}`, { key: s.key });
+          const a = res.body.data.attributes;
+          seen[i]!.push({ at: Date.now(), state: a.state, position: a.queue_position, status: res.status });
+          if (a.state === 'queued') {
+            assert.ok(Number.isInteger(a.queue_position) && a.queue_position >= 0, JSON.stringify(a));
+            round[i] = a.queue_position;
+          } else {
+            assert.equal('queue_position' in a, false, `no queue_position once ${a.state}`);
+          }
+        }
+        // Within one round, a test queued later has more tests ahead of it.
+        const queued = round.flatMap((p, i) => (p === undefined ? [] : [[i, p] as const]));
+        for (let k = 1; k < queued.length; k++) assert.ok(queued[k]![1] > queued[k - 1]![1], `positions in order: ${JSON.stringify(queued)}`);
+        if (seen.every((polls) => polls.at(-1)!.state === 'completed')) break;
+        assert.ok(seen.every((polls) => polls.at(-1)!.state !== 'error'), JSON.stringify(seen.map((p) => p.at(-1))));
+        assert.ok(Date.now() - t0 < 30_000, 'all five completed within 30 s');
+        await sleep(100);
+      }
+      for (const polls of seen) {
+        assert.equal(polls.at(-1)!.status, 303, 'completed: 303 to the report');
+        const positions = polls.filter((p) => p.state === 'queued').map((p) => p.position as number);
+        for (let k = 1; k < positions.length; k++) assert.ok(positions[k]! <= positions[k - 1]!, `a position never grows: ${positions.join(', ')}`);
+      }
+      const last = seen[4]!;
+      assert.equal(last[0]!.state, 'queued');
+      assert.ok((last[0]!.position as number) >= 1, `the last test starts behind others: ${String(last[0]!.position)}`);
+      const lastPositions = last.filter((p) => p.state === 'queued').map((p) => p.position as number);
+      assert.ok(Math.min(...lastPositions) < lastPositions[0]!, `the last test moved up: ${lastPositions.join(', ')}`);
+      const waited = last.filter((p) => p.state === 'queued').at(-1)!.at - postedAt[4]!;
+      assert.ok(waited > QUEUE_TIMEOUT_MS, `the last test waited ${waited} ms, longer than the queue timeout`);
+      assert.equal(loads.length, 5, 'each test loaded once');
+      process.stdout.write(`# ${engine}: five tests behind one slot of ${LOAD_MS} ms loads: the last one queued ${waited} ms, all done in ${Date.now() - t0} ms\n`);
+    });
+
+    test('a location with no agent online: its test ends in error after the queue timeout, refunded', async () => {
+      const empty = (await addLocation(s.app.store, { name: 'Empty room', region: 'Nowhere' })).id;
+      // The catalogue sees a new location within a second.
+      const deadline = Date.now() + 10_000;
+      while ((await call(s, 'GET', `/locations/${empty}`, { key: s.key })).status !== 200) {
+        assert.ok(Date.now() < deadline, 'the new location listed');
+        await sleep(100);
+      }
+      const before = await credits();
+      const t0 = Date.now();
+      const res = await post({ url: `${PAGE}?nobody`, location: empty });
+      assert.equal(res.status, 202, res.text);
+      const charged = res.body.meta.credits_used as number;
+      assert.ok(charged > 0);
+      assert.equal(Math.round((before - (await credits())) * 10) / 10, charged);
+      const polled = await call(s, 'GET', `/tests/${res.body.data.id}`, { key: s.key });
+      assert.equal(polled.body.data.attributes.state, 'queued');
+      assert.equal(polled.body.data.attributes.queue_position, 0);
+      const done = await waitForTest(s, s.key, res.body.data.id, 15_000);
+      assert.equal(done.status, 200);
+      assert.equal(done.body.data.attributes.state, 'error');
+      assert.match(done.body.data.attributes.error,
+        /^No agent of location "Empty room" \(ID \d+\) was online to run this test within [\d.]+ (?:seconds?|minutes?); its credits were refunded\.$/);
+      assert.equal('queue_position' in done.body.data.attributes, false);
+      assert.ok(Date.now() - t0 >= QUEUE_TIMEOUT_MS, 'not before the queue timeout');
+      assert.equal(await credits(), before, 'refunded');
     });
   });
 }

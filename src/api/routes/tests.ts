@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnalysisOptions } from '../../core/analysis-options.js';
 import { parseTestAttributes } from '../../core/options.js';
-import { getTest, requestTest, testNotFound, type TestSource } from '../../core/tests.js';
+import { getTest, queuePosition, requestTest, testNotFound, type TestSource } from '../../core/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -52,7 +52,8 @@ export function registerTestRoutes(r: Router, ctx: AppContext): void {
     const { id } = req.params as { id: string };
     const test = await getTest(ctx.store.db, principalOf(req).accountId, id);
     if (!test) throw testNotFound(id);
-    const data = testResource(test, links);
+    // While it waits: how many tests of its location are ahead (the web app's progress screen says the same).
+    const data = testResource(test, links, test.state === 'queued' ? { queuePosition: await queuePosition(ctx.store.db, test) } : {});
     if (test.state === 'completed' && test.report_id) {
       // COMPAT: the 303 body stands alone; several clients never follow the redirect.
       return reply.code(303).header('Location', links.report(test.report_id)).type(JSONAPI).send({ data, links: { self: data.links.self } });

@@ -114,6 +114,8 @@ export const TEST_SCHEMAS: Record<string, JsonSchema> = {
         page: str('page ID; once known'),
         report: str('report ID; when completed'),
         error: str('why the test failed; when error'),
+        queue_position: int('Webgauge extension, GET /tests/{id} only, while queued: how many tests of its location are ahead ' +
+          'of it (0: it is next)', { minimum: 0 }),
       },
       ['url', 'state', 'browser', 'location', 'source', 'created'],
     ),
@@ -166,7 +168,7 @@ export const TEST_ROUTES: Record<string, RouteSchema> = {
   'GET /tests/:id': {
     operationId: 'getTest',
     summary: 'Poll a test',
-    description: 'Running: 200 with Retry-After. Completed: 303 to the report, the body standing alone. Failed: 200 with state error.',
+    description: 'Running: 200 with Retry-After (queued: with queue_position, a Webgauge extension). Completed: 303 to the report, the body standing alone. Failed: 200 with state error.',
     tags: ['Tests'],
     params: idParams('test ID'),
     validationErrorCode: 'E40000',
