@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/in-process-transport.js';
 import { RunQualityGuard } from './agent/run-guard.js';
-import { runnerSettings, withRunnerSettings } from './agent/runner-settings.js';
-import { measureBenchmarkIndex } from './runner/benchmark.js';
+import { launchAheadFor, runnerSettings, withRunnerSettings } from './agent/runner-settings.js';
 import { buildServer } from './api/server.js';
 import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
@@ -17,7 +16,7 @@ import { ensureLocalLocation, LocationDirectory, LOCAL_LOCATION_ID, onlineWindow
 import { QueueSignal } from './core/queue-signal.js';
 import { ServiceMetrics } from './api/metrics.js';
 import { sealStoredOptions } from './core/stored-options.js';
-import { runTest } from './runner/run.js';
+import { runTest, warmRunner } from './runner/run.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from './runner/browser.js';
 import { MonitorScheduler } from './scheduler/monitor.js';
 import { ExpirySweeper } from './scheduler/sweep.js';
@@ -46,6 +45,11 @@ export interface App {
 export interface AppOverrides {
   /** The page load; tests and benchmarks use the real runner too, this only allows wrapping it. */
   run?: (spec: RunSpec) => Promise<RunResult>;
+  /**
+   * Whether the agent launches browsers ahead of its loads (and reads the host in them): by default when `run` is
+   * the real runner; a benchmark that wraps the real runner says yes.
+   */
+  launchAhead?: boolean;
   sqliteFile?: string;
   /** The artifact store; the files under the data folder by default. */
   artifacts?: ArtifactStore;
@@ -99,6 +103,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const sealed = await sealStoredOptions(store);
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (settings) {
+    const realRunner = overrides.launchAhead ?? !overrides.run;
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
       location: LOCAL_LOCATION_ID,
@@ -111,8 +116,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       sandbox,
       log: server.log as never,
       run: withRunnerSettings(overrides.run ?? runTest, settings),
-      guard: config.runGuard && new RunQualityGuard(config.runGuard,
-        (samples) => measureBenchmarkIndex({ chromePath: config.chromePath, sandbox, samples }), server.log as never),
+      guard: config.runGuard && new RunQualityGuard(config.runGuard, server.log as never),
+      ahead: realRunner ? launchAheadFor(settings, { ...config, sandbox, policy: config.targetPolicy }) : undefined,
+      warmRunner: () => warmRunner(config.runTimeoutMs),
     });
   }
 
@@ -161,6 +167,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     // Location 1 offers its browsers from the first request on.
     await agent.announce();
     await locations.refresh();
+    // The service is ready when its agent is warm: the first test after a start is like the others.
+    await agent.warmUp();
     agent.start();
   }
 

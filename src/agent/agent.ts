@@ -11,7 +11,11 @@ import { RunError } from '../runner/types.js';
 import { AGENT_BROWSERS } from '../core/catalog.js';
 import type { AgentInfo, AgentTransport, Job } from './transport.js';
 import type { RunQualityGuard } from './run-guard.js';
+import type { HostReading, LaunchAhead } from '../runner/launch-ahead.js';
 import { runSeries } from './run-series.js';
+
+/** How many times a warming agent tries for a reading of the host that no other process disturbed. */
+const WARM_UP_READINGS = 3;
 
 export interface AgentOptions {
   transport: AgentTransport;
@@ -32,6 +36,13 @@ export interface AgentOptions {
   guard?: RunQualityGuard;
   /** How often the agent tells the service it is alive (three missed: offline). */
   heartbeatMs: number;
+  /**
+   * Browsers launched ahead of the loads (runner/launch-ahead.ts), where the host is also read; none (a stand-in
+   * runner): each load launches its own, and the host is read by the loads themselves.
+   */
+  ahead?: LaunchAhead;
+  /** Work the runner does once per process, done at warm-up rather than in the first test (Lighthouse's configuration). */
+  warmRunner?: () => Promise<void>;
 }
 
 /**
@@ -46,6 +57,9 @@ export class Agent {
   private wakers: (() => void)[] = [];
 
   private heartbeats?: NodeJS.Timeout;
+  /** The latest reading of the host (launch-ahead.ts), reported by loads when no run guard chooses one. */
+  private hostReading: HostReading | undefined;
+  private reading: Promise<void> | undefined;
 
   constructor(private readonly opts: AgentOptions) {}
 
@@ -59,8 +73,34 @@ export class Agent {
     return this.opts.transport.heartbeat(this.id, this.info);
   }
 
+  /**
+   * Before the first claim, so the first test is like the others: the first browser launched ahead, Lighthouse's
+   * configuration resolved meanwhile, then the host read in that browser (the run guard's first reading).
+   */
+  async warmUp(): Promise<void> {
+    const { ahead } = this.opts;
+    if (!ahead) return;
+    ahead.prepare();
+    await this.opts.warmRunner?.().catch((err: unknown) => this.opts.log.warn({ err }, 'warming up the runner failed'));
+    // A reading disturbed by another process is dropped; a few more tries, or the first loads read the host themselves.
+    for (let attempt = 0; attempt < WARM_UP_READINGS; attempt++) {
+      await this.readHost();
+      if (!this.opts.guard || this.opts.guard.currentReading() !== undefined) break;
+    }
+  }
+
+  /** Reads the host in the browser launched ahead; one reading at a time, and only while no load of this agent runs. */
+  private readHost(): Promise<void> {
+    const { ahead } = this.opts;
+    if (!ahead || this.running.size > 0) return Promise.resolve();
+    this.reading ??= ahead.readHost().then((reading) => {
+      this.hostReading = reading ?? this.hostReading;
+      this.opts.guard?.record(reading);
+    }).finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
   start(): void {
-    this.opts.guard?.start();
     this.heartbeats = setInterval(() => {
       this.announce().catch((err: unknown) => this.opts.log.warn({ err }, 'heartbeat failed'));
     }, this.opts.heartbeatMs);
@@ -85,6 +125,8 @@ export class Agent {
     for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
     this.wake();
     await Promise.allSettled(this.loops);
+    await this.reading;
+    await this.opts.ahead?.close();
   }
 
   private sleep(ms: number): Promise<void> {
@@ -108,6 +150,8 @@ export class Agent {
         log.error({ err }, 'claiming a test failed');
       }
       if (!job) {
+        // Idle: the host is read again now and then, off every test's critical path.
+        if (this.opts.guard?.wantsReading()) await this.readHost();
         await this.sleep(this.opts.idlePollMs ?? 1000);
         continue;
       }
@@ -135,6 +179,7 @@ export class Agent {
     // Named like the browser profiles, so a restart after kill -9 finds what this process left behind.
     const workDir = await mkdtemp(join(tmpdir(), `webgauge-run-${this.opts.sandbox.tag}-${process.pid}-`));
     const started = Date.now();
+    log.info({ test: job.testId }, 'test claimed');
     // What the agent logs or stores about the test is scrubbed of its secrets (a failure can quote a URL).
     const scrub = secretScrubber(testSecrets(job.options));
     try {
@@ -149,6 +194,8 @@ export class Agent {
         workDir,
         timeoutMs: this.opts.runTimeoutMs,
         signal: ctrl.signal,
+        ahead: this.opts.ahead,
+        benchmarkIndex: this.hostReading?.benchmarkIndex,
       }, this.opts.run, this.opts.guard);
       clearInterval(renewer);
       if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');
@@ -171,6 +218,8 @@ export class Agent {
     } finally {
       clearInterval(renewer);
       this.running.delete(job.testId);
+      // The test is reported: the next load's browser launches now, before the next claim.
+      if (!this.stopping) this.opts.ahead?.prepare();
       await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
   }

@@ -8,13 +8,12 @@ import pino from 'pino';
 import { loadConfig } from '../config.js';
 import { createCatalog } from '../core/catalog.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from '../runner/browser.js';
-import { measureBenchmarkIndex } from '../runner/benchmark.js';
-import { runTest } from '../runner/run.js';
+import { runTest, warmRunner } from '../runner/run.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
 import { Agent } from './agent.js';
 import { AgentRefused, HttpTransport } from './http-transport.js';
 import { RunQualityGuard } from './run-guard.js';
-import { runnerSettings, withRunnerSettings } from './runner-settings.js';
+import { launchAheadFor, runnerSettings, withRunnerSettings } from './runner-settings.js';
 
 export interface RemoteAgentOptions {
   server: string;
@@ -72,8 +71,9 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     log,
     run,
     idlePollMs: 0, // a claim waits on the server
-    guard: o.run || !config.runGuard ? undefined : new RunQualityGuard(config.runGuard,
-      (samples) => measureBenchmarkIndex({ chromePath: config.chromePath, sandbox, samples }), log),
+    guard: o.run || !config.runGuard ? undefined : new RunQualityGuard(config.runGuard, log),
+    ahead: o.run ? undefined : launchAheadFor(runner, { ...config, sandbox, policy: config.targetPolicy }),
+    warmRunner: () => warmRunner(config.runTimeoutMs),
   });
   const until = Date.now() + (o.connectForMs ?? 60_000);
   try {
@@ -92,6 +92,13 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
       }
     }
   } catch (err) {
+    await runner.close();
+    throw err;
+  }
+  try {
+    await agent.warmUp();
+  } catch (err) {
+    await agent.stop();
     await runner.close();
     throw err;
   }

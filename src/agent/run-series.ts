@@ -30,13 +30,21 @@ export async function runSeries(
   const records: RunRecord[] = [];
   const results = new Map<number, RunResult>();
   let kept = 0;
+  // After a load discarded as slow, the next one reads the host itself, right before its navigation.
+  let readHostAgain = false;
   for (let n = 1; kept < wanted && n <= maxLoads; n++) {
     const workDir = join(spec.workDir, `run-${n}`);
     await mkdir(workDir, { recursive: true });
-    const baseline = await guard?.baseline();
-    const result = await run({ ...spec, workDir, measureHost: guard !== undefined });
+    const baseline = guard?.baseline();
+    const benchmarkIndex = guard ? (readHostAgain ? undefined : guard.currentReading()) : spec.benchmarkIndex;
+    const result = await run({ ...spec, workDir, measureHost: guard !== undefined, benchmarkIndex,
+      anotherLoadFollows: kept + 1 < wanted });
+    const own = result.host?.benchmarkIndex;
+    if (guard && benchmarkIndex === undefined && own !== undefined) {
+      guard.record({ benchmarkIndex: own, otherCpuCores: result.host?.otherCpuCores, at: Date.now() });
+    }
     const reason = guard?.verdict(result.host, baseline) ?? null;
-    guard?.learn(result.host);
+    readHostAgain = guard?.isSlow(result.host, baseline) ?? false;
     records.push({
       run: n,
       discarded: reason !== null,

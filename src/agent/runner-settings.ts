@@ -5,6 +5,9 @@
  */
 import { buildTrustStore, type TrustStore } from '../runner/trust-store.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
+import { LaunchAhead } from '../runner/launch-ahead.js';
+import type { BrowserSandbox } from '../runner/browser.js';
+import type { TargetPolicy } from '../net/policy.js';
 
 export interface RunnerSettings {
   adblockLists: readonly string[];
@@ -18,6 +21,13 @@ export async function runnerSettings(o: { adblockLists: readonly string[]; extra
 Promise<RunnerSettings> {
   const trustStore = o.extraCaCerts?.length ? await buildTrustStore(o.extraCaCerts, o.tag) : undefined;
   return { adblockLists: o.adblockLists, trustStore, close: async () => trustStore?.close() };
+}
+
+/** The agent's browsers launched ahead of its loads (runner/launch-ahead.ts), launched as its loads launch theirs. */
+export function launchAheadFor(settings: RunnerSettings, o: { chromePath: string; sandbox: BrowserSandbox; runTimeoutMs: number; policy: TargetPolicy }):
+LaunchAhead {
+  return new LaunchAhead({ chromePath: o.chromePath, sandbox: o.sandbox, trustStore: settings.trustStore,
+    protocolTimeoutMs: o.runTimeoutMs, policy: o.policy });
 }
 
 /** The page load with the operator's settings on every run. */

@@ -2,9 +2,15 @@
  * Lighthouse 12.8 as a library over our own page: configuration for observed (not simulated) metrics and
  * the read-out of the metrics the report needs.
  */
-import { navigation, type Config, type DevtoolsLog, type Result } from 'lighthouse';
+import type { Config, DevtoolsLog, Result } from 'lighthouse';
+import log from 'lighthouse-logger';
 import { nonSimulatedSettingsOverrides } from 'lighthouse/core/config/constants.js';
+import { initializeConfig } from 'lighthouse/core/config/config.js';
 import { getBenchmarkIndex } from 'lighthouse/core/gather/driver/environment.js';
+import { Driver } from 'lighthouse/core/gather/driver.js';
+import { _cleanup, _navigation, _setup } from 'lighthouse/core/gather/navigation-runner.js';
+import { finalizeArtifacts } from 'lighthouse/core/gather/base-artifacts.js';
+import { Runner } from 'lighthouse/core/runner.js';
 import type { Page } from 'puppeteer-core';
 import type { Emulation } from './conditions/emulation.js';
 import { lighthouseThrottling, type Throttle } from './conditions/throttle.js';
@@ -15,8 +21,9 @@ import { lighthouseThrottling, type Throttle } from './conditions/throttle.js';
  * - observed (non-simulated) runs no longer raise every quiet window to at least 5.25 s: we wait for the load
  *   ourselves (load-wait.ts: 2 s of network silence, then only as long as observed TTI needs), so that floor
  *   would only add dead time to each run;
- * - the ~1 s CPU benchmark of the host (environment.benchmarkIndex) is measured once per process: it
- *   describes the machine, not the page, and only the simulator we do not run depends on it.
+ * - the ~1 s CPU benchmark of the host (environment.benchmarkIndex) is measured once per process, or given by us
+ *   (provideBenchmarkIndex): it describes the machine, not the page, and only the simulator we do not run
+ *   depends on it.
  * Running unpatched would silently make every test ~6 s slower, so refuse to.
  */
 export function assertLighthousePatched(): void {
@@ -73,21 +80,88 @@ export function lighthouseConfig(setup: LighthouseSetup): Config {
   };
 }
 
+/** The host's benchmark index, read by the agent off the load's critical path: Lighthouse reports it, never measures it. */
+export function provideBenchmarkIndex(value: number): void {
+  (getBenchmarkIndex as unknown as { webgaugeProvide(v: number): void }).webgaugeProvide(value);
+}
+
 export interface LighthouseRun {
   lhr: Result;
   devtoolsLog: DevtoolsLog;
 }
 
-/** Runs Lighthouse navigation mode; `requestor` performs the navigation and resolves when the load is over. */
-export async function runLighthouse(page: Page, requestor: () => Promise<void>, config: Config): Promise<LighthouseRun> {
+type ResolvedConfig = Awaited<ReturnType<typeof initializeConfig>>['resolvedConfig'];
+
+/**
+ * Resolving a configuration takes Lighthouse ~0.3 s (mostly formatting its messages), the same work for every load
+ * of the same settings: it is done once per distinct configuration (a handful: desktop or mobile, throttled or not)
+ * and the result copied per load. Gatherers keep the state of the load they gather, so each load gets instances of
+ * its own; settings, categories and groups are copied, as Lighthouse writes into them while it reports.
+ */
+const resolvedConfigs = new Map<string, Promise<ResolvedConfig>>();
+const RESOLVED_CONFIGS_KEPT = 16;
+
+async function resolvedConfigFor(config: Config): Promise<ResolvedConfig> {
+  const key = JSON.stringify(config);
+  let resolved = resolvedConfigs.get(key);
+  if (!resolved) {
+    resolved = initializeConfig('navigation', config, {}).then((r) => r.resolvedConfig);
+    resolved.catch(() => resolvedConfigs.delete(key));
+    resolvedConfigs.set(key, resolved);
+    if (resolvedConfigs.size > RESOLVED_CONFIGS_KEPT) resolvedConfigs.delete(resolvedConfigs.keys().next().value!);
+  }
+  const base = await resolved;
+  return {
+    ...base,
+    settings: structuredClone(base.settings),
+    categories: base.categories && structuredClone(base.categories),
+    groups: base.groups && structuredClone(base.groups),
+    artifacts: base.artifacts?.map((a: { gatherer: { implementation?: new () => unknown } }) =>
+      ({ ...a, gatherer: { ...a.gatherer, instance: new a.gatherer.implementation!() } })),
+  } as ResolvedConfig;
+}
+
+/** Resolves a configuration ahead of its first load (at start), so that load does not pay for it either. */
+export async function warmLighthouse(config: Config): Promise<void> {
+  await resolvedConfigFor(config);
+}
+
+/** A load gathered by Lighthouse; its audits run when asked for, beside whatever the caller does meanwhile. */
+export interface LighthouseGathered {
+  devtoolsLog: DevtoolsLog;
+  /** Lighthouse's audits of the gathered load (pure computation: the page is no longer needed). */
+  audit(): Promise<Result>;
+}
+
+/**
+ * Lighthouse navigation mode over our page, as `lighthouse.navigation()` runs it, with the resolved configuration
+ * from resolvedConfigFor and the audits left to the caller. `requestor` performs the navigation and resolves when
+ * the load is over.
+ */
+export async function gatherLighthouse(page: Page, requestor: () => Promise<void>, config: Config): Promise<LighthouseGathered> {
+  log.setLevel('silent');
+  const resolvedConfig = await resolvedConfigFor(config);
+  const computedCache = new Map();
+  const runnerOptions = { resolvedConfig, computedCache };
   // Lighthouse types the page with its own copy of puppeteer-core's declarations; it is the same package.
-  const result = await navigation(page as unknown as Parameters<typeof navigation>[0], requestor, {
-    config,
-    flags: { logLevel: 'silent' },
-  });
-  if (!result) throw new Error('Lighthouse returned no result');
-  const artifacts = result.artifacts as { DevtoolsLog?: DevtoolsLog; DevtoolsLogError?: DevtoolsLog };
-  return { lhr: result.lhr, devtoolsLog: artifacts.DevtoolsLog ?? artifacts.DevtoolsLogError ?? [] };
+  const lhPage = page as unknown as ConstructorParameters<typeof Driver>[0];
+  const artifacts = await Runner.gather(async () => {
+    const driver = new Driver(lhPage);
+    const context = { driver, page: lhPage, resolvedConfig, requestor, computedCache, lhBrowser: undefined, lhPage: undefined };
+    const { baseArtifacts } = await _setup(context);
+    const gathered = await _navigation({ ...context, baseArtifacts });
+    await _cleanup(context);
+    return finalizeArtifacts(baseArtifacts, gathered);
+  }, runnerOptions);
+  const withLogs = artifacts as { DevtoolsLog?: DevtoolsLog; DevtoolsLogError?: DevtoolsLog };
+  return {
+    devtoolsLog: withLogs.DevtoolsLog ?? withLogs.DevtoolsLogError ?? [],
+    audit: async () => {
+      const result = await Runner.audit(artifacts, runnerOptions);
+      if (!result) throw new Error('Lighthouse returned no result');
+      return result.lhr;
+    },
+  };
 }
 
 export interface LighthouseMetrics {
@@ -134,8 +208,8 @@ export function observedNavigationStart(lhr: Result): number | undefined {
 
 /** Per-step durations from Lighthouse's own timing entries, for the run's phases. */
 export function lighthousePhases(lhr: Result): Record<string, number> {
+  // (No 'lh:config': the configuration is resolved once, at the agent's warm-up, not in a load.)
   const pick: Record<string, string> = {
-    'lh:config': 'lighthouse_config',
     'lh:gather:getBenchmarkIndex': 'lighthouse_benchmark',
     'lh:driver:navigate': 'lighthouse_navigate',
     'lh:runner:audit': 'lighthouse_audit',

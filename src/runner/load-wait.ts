@@ -42,6 +42,8 @@ export interface LoadWait {
    */
   loadOverAt(): number | undefined;
   warnings: string[];
+  /** performance.now() when the navigation was asked for: the start of the page's own observation. */
+  navigationStartedAt(): number | undefined;
   /** Whether the main document's response (headers) arrived. */
   mainDocumentResponded(): boolean;
   /**
@@ -75,6 +77,7 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
   let loadFiredAt: number | undefined;
   let loadOverAt: number | undefined;
   let mainStatus: { status: number; statusText: string } | undefined;
+  let navigationStartedAt: number | undefined;
   const inFlight = new Set<string>();
   let twoQuietSince = Date.now();
 
@@ -149,6 +152,7 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     // be unhandled meanwhile. Failures travel through onFailure instead.
     try {
       await o.beforeNavigate?.();
+      navigationStartedAt = performance.now();
       const { errorText } = await session.send('Page.navigate', { url: o.url });
       if (errorText) return fail(await o.describeNavigationError(errorText));
       if (!(await waitUntil(() => loadFiredAt !== undefined, deadline))) {
@@ -174,5 +178,6 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     }
   }
 
-  return { requestor, loadOverAt: () => loadOverAt, warnings, mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise };
+  return { requestor, loadOverAt: () => loadOverAt, warnings, navigationStartedAt: () => navigationStartedAt,
+    mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise };
 }

@@ -8,16 +8,17 @@
  * target policy, the test's dns entries, addresses pinned, and the throttle's emulated link), which is sealed
  * when the load is over.
  */
-import type { Browser, Protocol } from 'puppeteer-core';
+import type { Protocol } from 'puppeteer-core';
+import type { Result } from 'lighthouse';
 import { RunError, type RunMetrics, type RunResult, type RunSpec } from './types.js';
-import { closeBrowser, launchBrowser } from './browser.js';
+import { closeGuarded, launchGuarded, readHost, type GuardedBrowser, type LaunchSettings } from './launch-ahead.js';
 import { resolveEmulation, userAgentMetadata } from './conditions/emulation.js';
 import { adblockEngine, adblockJudge } from './conditions/adblock.js';
 import { setCookies } from './conditions/cookies.js';
 import { needsInterceptor, startInterceptor } from './conditions/interceptor.js';
-import { GuardThread } from './conditions/guard-thread.js';
 import { createLoadWait } from './load-wait.js';
-import { lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, runLighthouse } from './lighthouse.js';
+import { gatherLighthouse, lighthouseConfig, lighthouseMetrics, lighthousePhases, observedNavigationStart, provideBenchmarkIndex,
+  warmLighthouse, type LighthouseGathered } from './lighthouse.js';
 import { httpStatusMessage, lighthouseErrorCode, lighthouseErrorMessage, navigationErrorMessage } from './failures.js';
 import { startScreencast, filmOfLoad } from './capture/filmstrip.js';
 import { readTimings, timingFigures } from './capture/timings.js';
@@ -30,11 +31,22 @@ import { collectImages } from './capture/images.js';
 import { collectBodies } from './capture/bodies.js';
 import { collectPageFactsInPage } from '../analysis/collect-facts.js';
 import { otherCpuCores, sampleCpu, type CpuSample } from './host-load.js';
-import { pageFunctions } from 'lighthouse/core/lib/page-functions.js';
 import { hostname } from '../analysis/har.js';
 import { emptyDomFacts, type PageFacts } from '../analysis/facts.js';
 
 export { RunError } from './types.js';
+
+/** The longest a load waits for the page (Lighthouse goes on with a warning after it): within the run time limit. */
+const loadWaitLimit = (timeoutMs: number): number => Math.max(5000, Math.min(60_000, Math.round(timeoutMs * 0.6)));
+
+/**
+ * What the runner does once per process, done when an agent warms up rather than in its first test: Lighthouse's
+ * configuration of a default desktop load resolved (lighthouse.ts), which also loads Lighthouse's audits.
+ */
+export function warmRunner(timeoutMs: number): Promise<void> {
+  const emulation = resolveEmulation({} as RunSpec['options'], undefined, '');
+  return warmLighthouse(lighthouseConfig({ emulation, throttle: undefined, maxWaitForLoadMs: loadWaitLimit(timeoutMs) }));
+}
 
 export async function runTest(spec: RunSpec): Promise<RunResult> {
   const started = performance.now();
@@ -56,8 +68,12 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     adblock,
     auth: conditions.auth,
   };
-  // Every connection of the browser goes through it: the operator's target policy, addresses pinned, the link.
-  const connections = await GuardThread.start(spec.policy, conditions.dns, throttle);
+  const launchSettings: LaunchSettings = { chromePath: spec.chromePath, sandbox: spec.sandbox, trustStore: spec.trustStore,
+    protocolTimeoutMs: spec.timeoutMs, policy: spec.policy };
+  // Cross-site iframes stay in the page's process so the interceptor sees their requests too: such a load launches
+  // a browser of its own; any other takes the one the agent launched ahead (launch-ahead.ts), if it has one.
+  const sameProcessFrames = needsInterceptor(filters);
+  const ahead = spec.ahead && !sameProcessFrames && spec.ahead.fits(launchSettings) ? spec.ahead : undefined;
   const guard = new RunGuard(spec.signal, spec.timeoutMs);
   try {
     const work = execute();
@@ -66,23 +82,26 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
   } finally {
     guard.dispose();
     phaseStart = performance.now();
-    await closeBrowser(guard.browser);
-    await connections.close();
+    // An agent's load hands its browser over to close while the report is made (the next load waits for it).
+    if (spec.ahead) spec.ahead.retire(guard.launched);
+    else await closeGuarded(guard.launched);
     phase('close');
     phases.total = Math.round(performance.now() - started);
   }
 
   async function execute(): Promise<RunResult> {
-    const browser = await launchBrowser({
-      chromePath: spec.chromePath,
-      sandbox: spec.sandbox,
-      flags: connections.browserFlags(),
-      // Cross-site iframes stay in the page's process so the interceptor sees their requests too.
-      sameProcessFrames: needsInterceptor(filters),
-      protocolTimeoutMs: spec.timeoutMs,
-      trustStore: spec.trustStore,
-    });
-    guard.adopt(browser);
+    // Every connection of the browser goes through its guard: the operator's target policy, addresses pinned, the link.
+    let prepared = await ahead?.take();
+    if (prepared) {
+      try {
+        await prepared.connections.configure(conditions.dns, throttle);
+      } catch {
+        await closeGuarded(prepared);
+        prepared = undefined;
+      }
+    }
+    guard.adopt(prepared ?? await launchGuarded(launchSettings, { dns: conditions.dns, link: throttle, sameProcessFrames }));
+    const { browser, connections } = guard.launched!;
     phase('launch');
 
     const page = (await browser.pages())[0] ?? (await browser.newPage());
@@ -96,9 +115,11 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       userAgentMetadata: userAgentMetadata(emulation.userAgent, emulation.mobile),
     });
 
-    // The run guard's benchmark index: Lighthouse's own CPU benchmark (about 1 s), in this browser, right before
-    // the load. (The patched Lighthouse measures it only once per process: patches/lighthouse+12.8.2.patch.)
-    const benchmarkIndex = spec.measureHost ? await page.evaluate(pageFunctions.computeBenchmarkIndex) : undefined;
+    // The host's benchmark index: the agent's reading, taken while it was idle; without one, and for the run guard,
+    // Lighthouse's CPU benchmark (about 1 s) in this browser now. Lighthouse reports it and does not measure it again.
+    let benchmarkIndex = spec.benchmarkIndex;
+    if (benchmarkIndex === undefined && spec.measureHost) benchmarkIndex = (await readHost(browser)).benchmarkIndex;
+    if (benchmarkIndex !== undefined) provideBenchmarkIndex(benchmarkIndex);
     phase('benchmark');
     const browserPid = browser.process()?.pid;
     let cpuAtStart: CpuSample | undefined;
@@ -117,11 +138,13 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const screencast = await startScreencast(session);
 
     let failure: string | undefined;
-    const maxWaitMs = Math.max(5000, Math.min(60_000, Math.round(spec.timeoutMs * 0.6)));
+    const maxWaitMs = loadWaitLimit(spec.timeoutMs);
     const loadWait = createLoadWait({
       session, page, url: options.url, mainFrameId, stopOnload: options.stop_onload === 1, maxWaitMs,
       onFailure: (message) => (failure ??= message),
       beforeNavigate: async () => {
+        // The browsers of earlier loads are gone before this one loads the page (they close while it is set up).
+        await spec.ahead?.quiet();
         if (spec.measureHost) cpuAtStart = await sampleCpu(browserPid);
       },
       isStopped: () => guard.error !== undefined,
@@ -140,23 +163,53 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     // Until when (epoch ms) the film shows the screen: the end of the load wait; with stop_onload the load ends at
     // onload, and so does its film.
     let observedUntil: number | undefined;
+    // After the load, from the live page, read the moment the load is over, while Lighthouse collects what it
+    // needs: the screencast (nothing after the load wait is filmed), navigation timings, RUM SpeedIndex and the DOM
+    // facts of the structure audits and legacy rules, in one evaluate (collect-facts.ts must stay self-contained:
+    // it runs in the page). Further facts read from the page after the load belong here, before the screenshot
+    // scrolls it.
+    const readLoadedPage = async () => {
+      const frames = await screencast.stop();
+      const timings = await readTimings(page);
+      if (!timings) throw new RunError('The page has no navigation timing (it did not load as a document)');
+      const rumSi = await rumSpeedIndex(page);
+      let dom = emptyDomFacts();
+      try {
+        dom = await page.evaluate(collectPageFactsInPage);
+      } catch (err) {
+        warnings.push(`The page's DOM could not be read for the structure analysis: ${(err as Error).message}`);
+      }
+      const facts: PageFacts = { url: options.url, finalUrl: timings.url, dom };
+      return { frames, timings, rumSi, facts };
+    };
+    let loadedPage: ReturnType<typeof readLoadedPage> | undefined;
     const requestor = async (): Promise<void> => {
       await loadWait.requestor();
       observedUntil = options.stop_onload === 1 ? 0 : Date.now();
+      // The page's own time: from asking for the navigation to the end of the load wait (the floor of a test).
+      const navigated = loadWait.navigationStartedAt();
+      if (navigated !== undefined) phases.observation = Math.round(performance.now() - navigated);
       if (spec.measureHost) cpuAtEnd = await sampleCpu(browserPid);
       // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
       await interceptor.afterLoad().catch(() => undefined);
       connections.seal();
+      // The measurement is over: the next load of the same test gets its browser launched while this one's report
+      // is made (that launch slows the report by about what it saves the next load, so only then; otherwise the
+      // agent launches it once the test is reported).
+      if (spec.anotherLoadFollows) ahead?.prepare();
+      if (failure !== undefined || guard.error) return;
+      const loaded = readLoadedPage();
+      loaded.catch(() => undefined); // awaited after Lighthouse; a failure must not go unhandled meanwhile
+      loadedPage = loaded;
       const over = loadWait.loadOverAt();
-      if (options.video === 1 && over !== undefined && failure === undefined && !guard.error) {
-        video = startVideo(over, observedUntil);
+      if (options.video === 1 && over !== undefined) {
+        video = startVideo(over, observedUntil, loaded);
         video.catch(() => undefined); // awaited after Lighthouse; a failure must not go unhandled meanwhile
       }
     };
-    const startVideo = async (loadOverAt: number, until: number): Promise<Buffer> => {
-      const t = await readTimings(page);
-      if (!t) throw new Error('no navigation timing');
-      const film = filmOfLoad(screencast.snapshot(), t.timeOrigin, until - t.timeOrigin,
+    const startVideo = async (loadOverAt: number, until: number, loaded: ReturnType<typeof readLoadedPage>): Promise<Buffer> => {
+      const { frames, timings: t } = await loaded;
+      const film = filmOfLoad(frames, t.timeOrigin, until - t.timeOrigin,
         Math.max(t.loadEventEnd, Math.round(loadOverAt - t.timeOrigin)));
       const started = performance.now();
       try {
@@ -167,59 +220,63 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
       }
     };
 
-    let lh: Awaited<ReturnType<typeof runLighthouse>>;
-    try {
-      const lighthouse = runLighthouse(page, requestor, config);
-      lighthouse.catch(() => undefined); // after a failure it ends when the browser closes
-      const outcome = await Promise.race([lighthouse, loadWait.failed.then((message) => ({ failure: message }))]);
-      if ('failure' in outcome) throw new RunError(outcome.failure);
-      lh = outcome;
-    } catch (err) {
-      if (err instanceof RunError) throw err;
-      if (failure) throw new RunError(failure);
-      if (guard.error) throw guard.error;
+    // An error of Lighthouse's, in the words the user reads.
+    const lighthouseFailure = (err: unknown): unknown => {
+      if (err instanceof RunError) return err;
+      if (failure) return new RunError(failure);
+      if (guard.error) return guard.error;
       const code = lighthouseErrorCode(err);
       if (code === 'PAGE_HUNG' && !loadWait.mainDocumentResponded()) {
-        throw new RunError(`The server at ${new URL(options.url).host} did not respond within ` +
+        return new RunError(`The server at ${new URL(options.url).host} did not respond within ` +
           `${Math.round(maxWaitMs / 1000)} s`);
       }
       const message = code && lighthouseErrorMessage(code, maxWaitMs);
-      throw message ? new RunError(message) : err;
+      return message ? new RunError(message) : err;
+    };
+    let gathered: LighthouseGathered;
+    try {
+      const lighthouse = gatherLighthouse(page, requestor, config);
+      lighthouse.catch(() => undefined); // after a failure it ends when the browser closes
+      const outcome = await Promise.race([lighthouse, loadWait.failed.then((message) => ({ failure: message }))]);
+      if ('failure' in outcome) throw new RunError(outcome.failure);
+      gathered = outcome;
+    } catch (err) {
+      throw lighthouseFailure(err);
     }
     if (failure) throw new RunError(failure);
     phase('lighthouse');
-    Object.assign(phases, lighthousePhases(lh.lhr));
 
-    const { lhr, devtoolsLog } = lh;
+    const { devtoolsLog } = gathered;
     const mainDoc = findMainDocument(devtoolsLog, mainFrameId);
     if (mainDoc?.status !== undefined && mainDoc.status >= 400) {
       throw new RunError(httpStatusMessage(mainDoc.status, mainDoc.statusText));
     }
+    // Lighthouse's audits compute while the page is read: they need nothing of the page any more.
+    const audited = gathered.audit();
+    audited.catch(() => undefined);
+    const readPage = async () => {
+      const loaded = await (loadedPage ?? readLoadedPage());
+      // Lighthouse's screen emulation left with its session; the screenshot needs it back.
+      await session.send('Emulation.setDeviceMetricsOverride', {
+        width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx, mobile: emulation.mobile,
+      });
+      return { ...loaded, screenshot: await takeScreenshot(page) };
+    };
+    const fromPage = readPage();
+    fromPage.catch(() => undefined); // awaited after the audits; a failure must not go unhandled meanwhile
+    let lhr: Result;
+    try {
+      lhr = await audited;
+    } catch (err) {
+      throw lighthouseFailure(err);
+    }
+    Object.assign(phases, lighthousePhases(lhr));
     if (lhr.runtimeError) {
       const { code, message } = lhr.runtimeError;
       throw new RunError(lighthouseErrorMessage(code, maxWaitMs, message) ?? `The page could not be measured: ${message}`);
     }
-    const frames = await screencast.stop();
-    // Lighthouse's screen emulation left with its session; the screenshot and RUM SpeedIndex need it back.
-    await session.send('Emulation.setDeviceMetricsOverride', {
-      width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx, mobile: emulation.mobile,
-    });
-
-    // After the load, from the live page: navigation timings and RUM SpeedIndex. (Further facts read from the
-    // page after the load belong here, before the screenshot scrolls it.)
-    const timings = await readTimings(page);
-    if (!timings) throw new RunError('The page has no navigation timing (it did not load as a document)');
-    const rumSi = await rumSpeedIndex(page);
-    // The DOM facts of the structure audits and legacy rules, in one evaluate (collect-facts.ts must stay
-    // self-contained: it runs in the page).
-    let dom = emptyDomFacts();
-    try {
-      dom = await page.evaluate(collectPageFactsInPage);
-    } catch (err) {
-      warnings.push(`The page's DOM could not be read for the structure analysis: ${(err as Error).message}`);
-    }
-    const facts: PageFacts = { url: options.url, finalUrl: timings.url, dom };
-    phase('page_timings');
+    const { frames, timings, rumSi, facts, screenshot } = await fromPage;
+    phase('audits_and_page');
 
     // The load's end on the protocol clock: fully loaded, or the end of onload with stop_onload.
     const navStart = observedNavigationStart(lhr) ?? mainDoc?.startTime ?? 0;
@@ -229,9 +286,6 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
     const endMs = Math.round((loadEnd - navStart) * 1000);
     const { frames: filmstrip } = filmOfLoad(frames, timings.timeOrigin, (observedUntil ?? 0) - timings.timeOrigin,
       Math.max(endMs, timings.loadEventEnd));
-
-    const screenshot = await takeScreenshot(page);
-    phase('screenshot');
 
     // Secrets are scrubbed by core when the artifacts are stored (core/secrets.ts).
     const har = buildHar(devtoolsLog);
@@ -316,7 +370,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
  * closes the browser, which makes every pending protocol call of the run fail fast.
  */
 class RunGuard {
-  browser: Browser | undefined;
+  launched: GuardedBrowser | undefined;
   error: RunError | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly aborted: Promise<never>;
@@ -333,10 +387,10 @@ class RunGuard {
   }
 
   /** Registers the browser; if the run was already stopped it is closed straight away. */
-  adopt(browser: Browser): void {
-    this.browser = browser;
+  adopt(launched: GuardedBrowser): void {
+    this.launched = launched;
     if (this.error) {
-      void closeBrowser(browser);
+      void closeGuarded(launched);
       throw this.error;
     }
   }
@@ -349,7 +403,7 @@ class RunGuard {
     if (this.error) return;
     this.error = error;
     this.reject(error);
-    void closeBrowser(this.browser);
+    void closeGuarded(this.launched);
   }
 
   dispose(): void {

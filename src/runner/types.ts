@@ -5,6 +5,7 @@ import type { BrowserSandbox } from './browser.js';
 import type { PageFacts } from '../analysis/facts.js';
 import type { Har } from './capture/har.js';
 import type { TrustStore } from './trust-store.js';
+import type { LaunchAhead } from './launch-ahead.js';
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
 export interface DeviceProfile {
@@ -43,6 +44,15 @@ export interface RunSpec {
   ffmpegPath?: string;
   /** Measure the host around the load (benchmark index before it, other processes' CPU during it): the run guard's input. */
   measureHost?: boolean;
+  /**
+   * The host's benchmark index as the agent read it while idle (launch-ahead.ts readHost), reported for this load.
+   * Without it, a load that measures the host reads it in its own browser right before the navigation.
+   */
+  benchmarkIndex?: number;
+  /** The agent's browsers launched ahead: the load takes one (the agent launches the next when the test is reported). */
+  ahead?: LaunchAhead;
+  /** Another load of the same test follows this one at once: its browser is launched as soon as this load is measured. */
+  anotherLoadFollows?: boolean;
 }
 
 /** What the host was like when the page loaded (host-load.ts), for the run guard. */

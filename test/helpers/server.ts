@@ -144,14 +144,14 @@ export async function call(
 }
 
 /** Poll a test until it leaves queued/started (3 s is the spec's interval; tests poll faster). */
-export async function waitForTest(server: { api: string }, key: string, id: string, timeoutMs = 90_000): Promise<Res> {
+export async function waitForTest(server: { api: string }, key: string, id: string, timeoutMs = 90_000, everyMs = 250): Promise<Res> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(server, 'GET', `/tests/${id}`, { key });
     const state = res.body?.data?.attributes?.state;
     if (state !== 'queued' && state !== 'started') return res;
     if (Date.now() > deadline) throw new Error(`test ${id} still ${state} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

@@ -76,10 +76,6 @@ async function kill9(p: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Whether a process has a child (an agent running a load has its browser). */
-function hasChildren(pid: number): Promise<boolean> {
-  return new Promise((resolve) => execFile('pgrep', ['-P', String(pid)], (err, stdout) => resolve(!err && stdout.trim() !== '')));
-}
 
 async function until<T>(what: string, get: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -111,11 +107,9 @@ for (const engine of engines()) {
     });
     const post = (url: string, loc: string, key = service.key) =>
       call(service, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, location: loc, report: 'lighthouse' } } } });
-    /** The agent loading a page: the one whose process has a browser. */
-    const runningAgent = () => until('an agent with a browser', async () => {
-      for (const a of agents) if (a.proc.exitCode === null && (await hasChildren(a.proc.pid!))) return a;
-      return undefined;
-    });
+    /** The agent running a test: the one that says it claimed it (every agent has a browser: the one launched ahead). */
+    const runningAgent = (id: string) => until('the agent that claimed the test', async () =>
+      agents.find((a) => a.proc.exitCode === null && a.output().split('\n').some((line) => line.includes('test claimed') && line.includes(id))));
     /** A test of the fixture page at `path`, queued at the remote location and taken by an agent. */
     const startedTest = async (path: string, url = site.url(path)): Promise<string> => {
       const res = await post(url, location);
@@ -179,7 +173,7 @@ for (const engine of engines()) {
     test('kill -9 of the agent running a test: another agent of the location completes it', async () => {
       const path = `/?remote-kill-agent-${engine}`;
       const id = await startedTest(path);
-      const runner = await runningAgent();
+      const runner = await runningAgent(id);
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const killedAt = Date.now();
       await kill9(runner.proc);
@@ -205,7 +199,7 @@ for (const engine of engines()) {
       assert.equal(res.status, 202, res.text);
       const id = res.body.data.id as string;
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
-      const runner = await runningAgent();
+      const runner = await runningAgent(id);
       runner.proc.kill('SIGTERM');
       assert.equal(await runner.exited, 0);
       assert.match(runner.output(), /test handed back to the queue \(stopping\)/);

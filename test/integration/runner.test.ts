@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE, startFixtureSite, type FixtureSite, type RecordedRequest } from '../fixtures/site/server.js';
@@ -19,6 +20,7 @@ import { startFixtureSiteProcess, type FixtureSiteProcess } from '../fixtures/si
 import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
 import { buildTrustStore, caCertificates, type TrustStore } from '../../src/runner/trust-store.js';
 import { defaultSandbox } from '../../src/runner/browser.js';
+import { LaunchAhead } from '../../src/runner/launch-ahead.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 
@@ -192,7 +194,7 @@ describe('a default desktop run of the fixture page', () => {
   });
 
   test('phases are reported', () => {
-    for (const p of ['launch', 'lighthouse', 'har', 'screenshot', 'total']) {
+    for (const p of ['launch', 'observation', 'lighthouse', 'audits_and_page', 'har', 'total']) {
       assert.equal(typeof run.result.phases[p], 'number', p);
     }
   });
@@ -402,5 +404,47 @@ describe('failing loads', () => {
     // A short timeoutMs keeps Lighthouse's own load timer (left running in the background) short too.
     await assert.rejects(runTest(await spec(options(site.url('/')), { signal: controller.signal, timeoutMs: 10_000 })),
       (err: unknown) => err instanceof RunError && /cancelled/.test(err.message));
+  });
+});
+
+describe('a load takes the browser the agent launched ahead (runner/launch-ahead.ts)', () => {
+  const alive = (pid: number | undefined): boolean => pid !== undefined && existsSync(`/proc/${pid}`) &&
+    !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  const profileOf = (pid: number): string => /--user-data-dir=(\S+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))![1]!;
+
+  test('each load a fresh browser and profile, its guard given the load\'s dns entries, the reading reported; a dead one is replaced', async () => {
+    const load = (n: number) => spec(options(`http://ahead.test:${site.port}/throttle?ahead-${n}`, { dns: ['ahead.test:127.0.0.1'] }));
+    const first = await load(1);
+    const ahead = new LaunchAhead({ chromePath: first.chromePath, sandbox: first.sandbox, trustStore: first.trustStore,
+      protocolTimeoutMs: first.timeoutMs, policy: first.policy });
+    try {
+      const reading = await ahead.readHost();
+      assert.ok(reading && reading.benchmarkIndex > 0, 'the host is read in the browser launched ahead');
+      const a = (await ahead.ready())!;
+      const pidA = a.browser.process()!.pid!;
+      const profileA = profileOf(pidA);
+
+      const { result, seen } = await recording(() => runTest({ ...first, ahead, benchmarkIndex: 1234, anotherLoadFollows: true }));
+      assert.ok(seen.some((r) => r.path === '/throttle?ahead-1' && r.headers.host === `ahead.test:${site.port}`),
+        'the load\'s dns entry reached the guard launched before the load was known');
+      assert.equal((result.lighthouse as { environment: { benchmarkIndex: number } }).environment.benchmarkIndex, 1234,
+        'the agent\'s reading is reported; Lighthouse did not measure again');
+      await ahead.quiet();
+      assert.equal(alive(pidA), false, 'the load\'s browser is closed after it');
+      assert.equal(existsSync(profileA), false, 'and its profile removed');
+
+      const b = (await ahead.ready())!;
+      const pidB = b.browser.process()!.pid!;
+      assert.notEqual(pidB, pidA, 'the next load of the test got its browser launched while this one\'s report was made');
+      assert.notEqual(profileOf(pidB), profileA, 'in a profile of its own');
+      process.kill(pidB, 'SIGKILL');
+      const second = await recording(async () => runTest({ ...(await load(2)), ahead }));
+      assert.ok(second.seen.some((r) => r.path === '/throttle?ahead-2'), 'a browser that died while it waited is replaced');
+      assert.ok(second.result.metrics.page_requests > 0);
+    } finally {
+      const last = await ahead.ready();
+      await ahead.close();
+      assert.equal(alive(last?.browser.process()?.pid), false, 'closing the agent closes the browser it launched ahead');
+    }
   });
 });

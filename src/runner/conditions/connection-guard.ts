@@ -125,8 +125,20 @@ export class ConnectionGuard {
   private sealed = false;
 
   private constructor(private readonly server: Server, readonly port: number, private readonly policy: TargetPolicy,
-    private readonly dns: readonly DnsOverride[], private readonly resolve: Resolver, readonly events: GuardEvents,
-    private readonly link: EmulatedLink | undefined) {}
+    private dns: readonly DnsOverride[], private readonly resolve: Resolver, readonly events: GuardEvents,
+    private link: EmulatedLink | undefined) {}
+
+  /**
+   * Gives a guard started ahead of its load (the browser launched while the agent was idle: launch-ahead.ts) the
+   * load's `dns` entries and link. Whatever it pinned before forgets, so every host of the load is resolved under
+   * the load's own entries.
+   */
+  configure(dns: readonly DnsOverride[], link: LinkShape | undefined): void {
+    this.dns = dns;
+    this.link?.close();
+    this.link = link ? new EmulatedLink(link) : undefined;
+    this.pins.clear();
+  }
 
   /** Runs in the calling thread (a test's load uses guard-thread.ts, which runs this in a thread of its own). */
   static async start<E extends GuardEvents = GuardLedger>(o: GuardOptions<E>): Promise<ConnectionGuard & { events: E }> {

@@ -30,6 +30,7 @@ type Report = { guard: number } & (
 
 type Command = { guard: number } & (
   | { type: 'open'; start: Start }
+  | { type: 'configure'; dns: DnsOverride[]; link?: LinkShape }
   | { type: 'seal' }
   | { type: 'settle'; token: number }
   | { type: 'close' });
@@ -119,7 +120,7 @@ let host: GuardHost | undefined;
 /** The main thread's handle on one load's guard, running in the guards' thread. */
 export class GuardThread {
   /** What the guard learned, as far as its reports have arrived (see settled()). */
-  readonly ledger = new GuardLedger();
+  ledger = new GuardLedger();
   private readonly waiting = new Map<number, () => void>();
   private nextToken = 0;
   private closed: Promise<void> | undefined;
@@ -180,6 +181,17 @@ export class GuardThread {
     });
   }
 
+  /**
+   * The load's `dns` entries and link, for a guard started before its load was known (launch-ahead.ts). What the
+   * guard learned before is forgotten: the ledger describes the load alone.
+   */
+  async configure(dns: readonly DnsOverride[], link: LinkShape | undefined): Promise<void> {
+    if (this.closed || this.gone) throw new Error('the connection guard is gone');
+    this.host.send({ guard: this.guard, type: 'configure', dns: [...dns], link });
+    await this.settled();
+    this.ledger = new GuardLedger();
+  }
+
   seal(): void {
     if (!this.closed && !this.gone) this.host.send({ guard: this.guard, type: 'seal' });
   }
@@ -226,6 +238,8 @@ if (!isMainThread && parentPort && workerData === WORKER_MARK) {
     if (c.type === 'settle') {
       // Reports leave in order: this one arrives after every report sent before the request.
       void guard?.then(() => report({ guard: c.guard, type: 'settled', token: c.token }));
+    } else if (c.type === 'configure') {
+      void guard?.then((g) => g?.configure(c.dns, c.link));
     } else if (c.type === 'seal') {
       void guard?.then((g) => g?.seal());
     } else {
