@@ -136,12 +136,16 @@ export class LaunchAhead {
   /** A reading of the host in the browser launched ahead (launched now if need be); undefined if it failed. */
   async readHost(): Promise<HostReading | undefined> {
     this.prepare();
-    const ready = await this.next;
-    if (!ready) {
-      this.next = undefined;
-      return undefined;
-    }
-    const reading = readHost(ready.browser).catch(() => undefined);
+    const next = this.next;
+    // Set before the launch is awaited: a load that comes meanwhile takes this browser only after the reading.
+    const reading = (async () => {
+      const ready = await next;
+      if (!ready) {
+        if (this.next === next) this.next = undefined;
+        return undefined;
+      }
+      return readHost(ready.browser).catch(() => undefined);
+    })();
     this.reading = reading;
     try {
       return await reading;

@@ -20,7 +20,7 @@ import { startFixtureSiteProcess, type FixtureSiteProcess } from '../fixtures/si
 import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
 import { buildTrustStore, caCertificates, type TrustStore } from '../../src/runner/trust-store.js';
 import { defaultSandbox } from '../../src/runner/browser.js';
-import { LaunchAhead } from '../../src/runner/launch-ahead.js';
+import { closeGuarded, LaunchAhead } from '../../src/runner/launch-ahead.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 
@@ -418,8 +418,14 @@ describe('a load takes the browser the agent launched ahead (runner/launch-ahead
     const ahead = new LaunchAhead({ chromePath: first.chromePath, sandbox: first.sandbox, trustStore: first.trustStore,
       protocolTimeoutMs: first.timeoutMs, policy: first.policy });
     try {
-      const reading = await ahead.readHost();
-      assert.ok(reading && reading.benchmarkIndex > 0, 'the host is read in the browser launched ahead');
+      const order: string[] = [];
+      const reading = ahead.readHost().then((r) => (order.push('read'), r));
+      const early = await ahead.take().then((g) => (order.push('taken'), g));
+      assert.deepEqual(order, ['read', 'taken'], 'a load that comes while the host is read takes the browser after the reading');
+      const r = await reading;
+      assert.ok(r && r.benchmarkIndex > 0, 'the host is read in the browser launched ahead');
+      await closeGuarded(early);
+      ahead.prepare();
       const a = (await ahead.ready())!;
       const pidA = a.browser.process()!.pid!;
       const profileA = profileOf(pidA);
