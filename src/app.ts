@@ -103,7 +103,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const sealed = await sealStoredOptions(store);
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (settings) {
-    const realRunner = overrides.launchAhead ?? !overrides.run;
+    const launchAhead = overrides.launchAhead ?? !overrides.run;
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
       location: LOCAL_LOCATION_ID,
@@ -117,7 +117,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       log: server.log as never,
       run: withRunnerSettings(overrides.run ?? runTest, settings),
       guard: config.runGuard && new RunQualityGuard(config.runGuard, server.log as never),
-      ahead: realRunner ? launchAheadFor(settings, { ...config, sandbox, policy: config.targetPolicy }) : undefined,
+      ahead: launchAhead ? launchAheadFor(settings, { ...config, sandbox, policy: config.targetPolicy }) : undefined,
       warmRunner: () => warmRunner(config.runTimeoutMs),
     });
   }

@@ -75,7 +75,8 @@ export class Agent {
 
   /**
    * Before the first claim, so the first test is like the others: the first browser launched ahead, Lighthouse's
-   * configuration resolved meanwhile, then the host read in that browser (the run guard's first reading).
+   * configuration resolved meanwhile, then the host read in that browser (the run guard's first reading). Never
+   * rejects: a browser that would not launch or a reading that failed leaves the loads to launch and read themselves.
    */
   async warmUp(): Promise<void> {
     const { ahead } = this.opts;

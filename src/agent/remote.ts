@@ -95,13 +95,7 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     await runner.close();
     throw err;
   }
-  try {
-    await agent.warmUp();
-  } catch (err) {
-    await agent.stop();
-    await runner.close();
-    throw err;
-  }
+  await agent.warmUp();
   agent.start();
   return { agent, stop: () => agent.stop().finally(() => runner.close()) };
 }
