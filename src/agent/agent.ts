@@ -10,7 +10,7 @@ import type { TargetPolicy } from '../net/policy.js';
 import { RunError } from '../runner/types.js';
 import { AGENT_BROWSERS } from '../core/catalog.js';
 import type { AgentInfo, AgentTransport, Job } from './transport.js';
-import type { RunQualityGuard } from './run-guard.js';
+import type { HostQualityCheck } from './host-check.js';
 import type { HostReading, LaunchAhead } from '../runner/launch-ahead.js';
 import { runSeries } from './run-series.js';
 
@@ -32,8 +32,8 @@ export interface AgentOptions {
   run: (spec: RunSpec) => Promise<RunResult>;
   /** How long an idle slot sleeps before asking again (a wake-up call cuts it short). */
   idlePollMs?: number;
-  /** Discards loads made on a busy or slow host (run-guard.ts); none: every load counts. */
-  guard?: RunQualityGuard;
+  /** Discards loads made on a busy or slow host (host-check.ts); none: every load counts. */
+  hostCheck?: HostQualityCheck;
   /** How often the agent tells the service it is alive (three missed: offline). */
   heartbeatMs: number;
   /**
@@ -57,7 +57,7 @@ export class Agent {
   private wakers: (() => void)[] = [];
 
   private heartbeats?: NodeJS.Timeout;
-  /** The latest reading of the host (launch-ahead.ts), reported by loads when no run guard chooses one. */
+  /** The latest reading of the host (launch-ahead.ts), reported by loads when no host-quality check chooses one. */
   private hostReading: HostReading | undefined;
   private reading: Promise<void> | undefined;
 
@@ -75,7 +75,7 @@ export class Agent {
 
   /**
    * Before the first claim, so the first test is like the others: the first browser launched ahead, Lighthouse's
-   * configuration resolved meanwhile, then the host read in that browser (the run guard's first reading). Never
+   * configuration resolved meanwhile, then the host read in that browser (the host-quality check's first reading). Never
    * rejects: a browser that would not launch or a reading that failed leaves the loads to launch and read themselves.
    */
   async warmUp(): Promise<void> {
@@ -86,7 +86,7 @@ export class Agent {
     // A reading disturbed by another process is dropped; a few more tries, or the first loads read the host themselves.
     for (let attempt = 0; attempt < WARM_UP_READINGS; attempt++) {
       await this.readHost();
-      if (!this.opts.guard || this.opts.guard.currentReading() !== undefined) break;
+      if (!this.opts.hostCheck || this.opts.hostCheck.currentReading() !== undefined) break;
     }
   }
 
@@ -96,7 +96,7 @@ export class Agent {
     if (!ahead || this.running.size > 0) return Promise.resolve();
     this.reading ??= ahead.readHost().then((reading) => {
       this.hostReading = reading ?? this.hostReading;
-      this.opts.guard?.record(reading);
+      this.opts.hostCheck?.record(reading);
     }).finally(() => (this.reading = undefined));
     return this.reading;
   }
@@ -152,7 +152,7 @@ export class Agent {
       }
       if (!job) {
         // Idle: the host is read again now and then, off every test's critical path.
-        if (this.opts.guard?.wantsReading()) await this.readHost();
+        if (this.opts.hostCheck?.wantsReading()) await this.readHost();
         await this.sleep(this.opts.idlePollMs ?? 1000);
         continue;
       }
@@ -197,7 +197,7 @@ export class Agent {
         signal: ctrl.signal,
         ahead: this.opts.ahead,
         benchmarkIndex: this.hostReading?.benchmarkIndex,
-      }, this.opts.run, this.opts.guard);
+      }, this.opts.run, this.opts.hostCheck);
       clearInterval(renewer);
       if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');
       const done = await transport.complete(this.id, job.testId, result, runs);

@@ -1,9 +1,9 @@
 /**
  * A test's loads: the page loaded `runs` times, one after the other in this slot, each in a fresh browser (the
- * runner launches one per load), with the run guard discarding loads made on a busy or slow host and loading
- * again (run-guard.ts). The report is the median run (analysis/median-run.ts): its figures and files are all of
+ * runner launches one per load), with the host-quality check discarding loads made on a busy or slow host and
+ * loading again (host-check.ts). The report is the median run (analysis/median-run.ts): its figures and files are all of
  * that one load. Loads of one test are not spread over several slots: two loads at once on one host would
- * disturb each other, which is what the guard discards.
+ * disturb each other, which is what the check discards.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { runCount } from '../core/analysis-options.js';
 import { loadFigures, numericAttributes } from '../core/report-figures.js';
 import { candidateRuns, runsFile, type RunRecord, type RunsFile } from '../core/runs.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
-import type { RunQualityGuard } from './run-guard.js';
+import type { HostQualityCheck } from './host-check.js';
 
 export interface SeriesOutcome {
   /** The load the report shows. */
@@ -23,10 +23,10 @@ export interface SeriesOutcome {
 export async function runSeries(
   spec: RunSpec,
   run: (spec: RunSpec) => Promise<RunResult>,
-  guard: RunQualityGuard | undefined,
+  hostCheck: HostQualityCheck | undefined,
 ): Promise<SeriesOutcome> {
   const wanted = runCount(spec.options);
-  const maxLoads = wanted + (guard?.settings.maxExtraLoads ?? 0);
+  const maxLoads = wanted + (hostCheck?.settings.maxExtraLoads ?? 0);
   const records: RunRecord[] = [];
   const results = new Map<number, RunResult>();
   let kept = 0;
@@ -35,16 +35,16 @@ export async function runSeries(
   for (let n = 1; kept < wanted && n <= maxLoads; n++) {
     const workDir = join(spec.workDir, `run-${n}`);
     await mkdir(workDir, { recursive: true });
-    const baseline = guard?.baseline();
-    const benchmarkIndex = guard ? (readHostAgain ? undefined : guard.currentReading()) : spec.benchmarkIndex;
-    const result = await run({ ...spec, workDir, measureHost: guard !== undefined, benchmarkIndex,
+    const baseline = hostCheck?.baseline();
+    const benchmarkIndex = hostCheck ? (readHostAgain ? undefined : hostCheck.currentReading()) : spec.benchmarkIndex;
+    const result = await run({ ...spec, workDir, measureHost: hostCheck !== undefined, benchmarkIndex,
       anotherLoadFollows: kept + 1 < wanted });
     const own = result.host?.benchmarkIndex;
-    if (guard && benchmarkIndex === undefined && own !== undefined) {
-      guard.record({ benchmarkIndex: own, otherCpuCores: result.host?.otherCpuCores, at: Date.now() });
+    if (hostCheck && benchmarkIndex === undefined && own !== undefined) {
+      hostCheck.record({ benchmarkIndex: own, otherCpuCores: result.host?.otherCpuCores, at: Date.now() });
     }
-    const reason = guard?.verdict(result.host, baseline) ?? null;
-    readHostAgain = guard?.isSlow(result.host, baseline) ?? false;
+    const reason = hostCheck?.verdict(result.host, baseline) ?? null;
+    readHostAgain = hostCheck?.isSlow(result.host, baseline) ?? false;
     records.push({
       run: n,
       discarded: reason !== null,

@@ -9,7 +9,7 @@ export interface RunRecord {
   /** 1, 2, …: the order in which the loads happened, discarded ones included. */
   run: number;
   discarded: boolean;
-  /** Why the run guard discarded the load (agent/run-guard.ts); null when it was kept. */
+  /** Why the run guard discarded the load (agent/host-check.ts); null when it was kept. */
   discard_reason: string | null;
   /** Lighthouse's benchmark index of the agent's browser, measured right before this load. */
   benchmark_index: number | null;

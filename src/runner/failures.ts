@@ -2,6 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { RefusedConnection } from './conditions/connection-guard.js';
 import { TargetPolicy } from '../net/policy.js';
+import { RunError } from './types.js';
 
 export function httpStatusMessage(status: number, statusText?: string): string {
   const text = statusText || STATUS_CODES[status] || '';
@@ -119,4 +120,42 @@ export function lighthouseErrorMessage(code: string, loadLimitMs: number, detail
 export function lighthouseErrorCode(err: unknown): string | undefined {
   if (err instanceof Error && 'code' in err && 'friendlyMessage' in err && typeof err.code === 'string') return err.code;
   return undefined;
+}
+
+/** Where a load stood when Lighthouse failed: what lighthouseFailure needs to name the failure. */
+export interface LoadStanding {
+  /** The load's own verdict (load-wait.ts), if it failed. */
+  failure?: string;
+  /** Why the run was stopped from outside (timeout, cancellation), if it was. */
+  stopped?: RunError;
+  /** Whether the main document's response (headers) arrived. */
+  mainDocumentResponded: boolean;
+  /** The tested URL. */
+  url: string;
+  /** The load wait's limit. */
+  maxWaitMs: number;
+}
+
+/**
+ * An error of Lighthouse's (thrown while it gathered or audited the load), in the words the user reads: the load's
+ * own failure or the run's stop when there is one (Lighthouse only tripped over it), else Lighthouse's code as a
+ * sentence; anything else is returned as it is (a bug, not something about the page).
+ */
+export function lighthouseFailure(err: unknown, load: LoadStanding): unknown {
+  if (err instanceof RunError) return err;
+  if (load.failure) return new RunError(load.failure);
+  if (load.stopped) return load.stopped;
+  const code = lighthouseErrorCode(err);
+  if (code === 'PAGE_HUNG' && !load.mainDocumentResponded) {
+    return new RunError(`The server at ${new URL(load.url).host} did not respond within ` +
+      `${Math.round(load.maxWaitMs / 1000)} s`);
+  }
+  const message = code && lighthouseErrorMessage(code, load.maxWaitMs);
+  return message ? new RunError(message) : err;
+}
+
+/** The runtime error of a Lighthouse result (the audits ran, but the load could not be measured) as a RunError. */
+export function lighthouseRuntimeFailure(runtimeError: { code: string; message: string }, maxWaitMs: number): RunError {
+  const { code, message } = runtimeError;
+  return new RunError(lighthouseErrorMessage(code, maxWaitMs, message) ?? `The page could not be measured: ${message}`);
 }

@@ -2,7 +2,8 @@
  * How busy the host was during a load, apart from the load itself: the CPU time the whole machine spent
  * (/proc/stat) minus what this load's browser (its process tree) and this Node.js process spent, over the load's
  * wall time, in CPU cores. A CPU hog, another test's browser or a backup job shows up here; the load itself does
- * not. Linux only: elsewhere (no /proc) nothing is measured and the run guard relies on the benchmark index alone.
+ * not. Linux only: elsewhere (no /proc) nothing is measured and the host-quality
+ * check relies on the benchmark index alone.
  */
 import { readdir, readFile } from 'node:fs/promises';
 

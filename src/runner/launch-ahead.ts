@@ -6,8 +6,9 @@
  * load takes it. A load whose browser must be launched otherwise (cross-site frames kept in the page's process
  * for the request interceptor) launches its own, and the prepared one waits for the next load.
  *
- * The host readings of the run guard are taken here too, the same way every time: Lighthouse's CPU benchmark, one
- * sample, in a browser launched ahead and otherwise idle, with the CPU other processes used meanwhile.
+ * The host readings of the agent's host-quality check (agent/host-check.ts) are taken here too, the same way every
+ * time: Lighthouse's CPU benchmark, one sample, in a browser launched ahead and otherwise idle, with the CPU other
+ * processes used meanwhile.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'puppeteer-core';

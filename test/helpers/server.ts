@@ -65,7 +65,7 @@ export interface ServerOptions {
   /** Passed to createApp (say, an artifact store whose writes fail). */
   overrides?: AppOverrides;
   /**
-   * The run guard (agent/run-guard.ts), on by default in the service, is off unless asked for: the suite's own
+   * The run guard (agent/host-check.ts), on by default in the service, is off unless asked for: the suite's own
    * processes load the machine, and a load repeated because of them would change what tests count.
    */
   runGuard?: boolean;

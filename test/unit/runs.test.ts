@@ -11,7 +11,7 @@ import { optionsFingerprint, parseTestAttributes, type OptionsContext } from '..
 import { PLANS } from '../../src/core/plans.js';
 import { testCost } from '../../src/core/pricing.js';
 import { runsFile, runsMeta, type RunRecord } from '../../src/core/runs.js';
-import { DEFAULT_RUN_GUARD, READ_WHEN_IDLE_EVERY_MS, READING_VALID_MS, RETRY_READING_MS, RunQualityGuard } from '../../src/agent/run-guard.js';
+import { DEFAULT_HOST_CHECK, READ_WHEN_IDLE_EVERY_MS, READING_VALID_MS, RETRY_READING_MS, HostQualityCheck } from '../../src/agent/host-check.js';
 import { otherCpuCores, sampleCpu } from '../../src/runner/host-load.js';
 import { JITTERY_MEDIAN_MS, logNormalDelays } from '../fixtures/site/jittery.js';
 import { startFixtureSite } from '../fixtures/site/server.js';
@@ -119,7 +119,7 @@ describe('the run guard', () => {
   const log = pino({ level: 'silent' });
   const reading = (benchmarkIndex: number, otherCpuCores = 0, at = Date.now()) => ({ benchmarkIndex, otherCpuCores, at });
   const guard = (baseline: number, cores = 2) => {
-    const g = new RunQualityGuard(DEFAULT_RUN_GUARD, log, cores);
+    const g = new HostQualityCheck(DEFAULT_HOST_CHECK, log, cores);
     g.record(reading(baseline));
     return g;
   };
@@ -141,7 +141,7 @@ describe('the run guard', () => {
     assert.equal(g.isSlow({ benchmarkIndex: 690, otherCpuCores: 0 }, b), true);
   });
   test('the first reading is the baseline of the first load: an idle host never reads slow', () => {
-    const g = new RunQualityGuard(DEFAULT_RUN_GUARD, log, 2);
+    const g = new HostQualityCheck(DEFAULT_HOST_CHECK, log, 2);
     assert.equal(g.baseline(), undefined);
     assert.equal(g.currentReading(), undefined, 'no reading yet: the load reads the host itself');
     g.record(reading(1250));
@@ -157,7 +157,7 @@ describe('the run guard', () => {
     assert.equal(g.currentReading(), 600);
   });
   test('a reading describes the host for ten minutes; an idle agent reads again after a minute', () => {
-    const g = new RunQualityGuard(DEFAULT_RUN_GUARD, log, 2);
+    const g = new HostQualityCheck(DEFAULT_HOST_CHECK, log, 2);
     const t = Date.now();
     assert.equal(g.wantsReading(t), true);
     g.record(reading(1000, 5, t));

@@ -1,6 +1,8 @@
 /**
- * The run guard: a load measured while the agent's host was slow or busy says more about the host than about
- * the page, so it is discarded and the page loaded again (at most `maxExtraLoads` more per test).
+ * The host-quality check (what the README and WEBGAUGE_RUN_GUARD call "the run guard"; not the run's deadline,
+ * runner/load/deadline.ts, nor the connection guard, runner/conditions/connection-guard.ts): a load measured while
+ * the agent's host was slow or busy says more about the host than about the page, so it is discarded and the page
+ * loaded again (at most `maxExtraLoads` more per test).
  * - Slow: the benchmark index reported for the load is below `minBenchmarkRatio` (70 %) of the agent's baseline.
  *   Every reading is taken the same way (runner/launch-ahead.ts readHost): Lighthouse's CPU benchmark, one sample,
  *   in a browser launched ahead, while no load of this agent runs. The agent reads the host when it starts and
@@ -20,7 +22,7 @@ import { median } from '../analysis/statistics.js';
 import type { HostMeasurement } from '../runner/types.js';
 import type { HostReading } from '../runner/launch-ahead.js';
 
-export interface RunGuardSettings {
+export interface HostCheckSettings {
   /** A load whose benchmark index is below this share of the baseline is discarded; 0 turns the check off. */
   minBenchmarkRatio: number;
   /** CPU cores a load needs left to it; 0 turns the busy check off. */
@@ -29,7 +31,7 @@ export interface RunGuardSettings {
   maxExtraLoads: number;
 }
 
-export const DEFAULT_RUN_GUARD: RunGuardSettings = { minBenchmarkRatio: 0.7, freeCores: 1.5, maxExtraLoads: 2 };
+export const DEFAULT_HOST_CHECK: HostCheckSettings = { minBenchmarkRatio: 0.7, freeCores: 1.5, maxExtraLoads: 2 };
 
 /** How many recent readings the baseline is the median of. */
 const BASELINE_WINDOW = 9;
@@ -40,7 +42,7 @@ export const READ_WHEN_IDLE_EVERY_MS = 60_000;
 /** An idle agent without a clean reading (every one so far was disturbed) tries again this often. */
 export const RETRY_READING_MS = 10_000;
 
-export class RunQualityGuard {
+export class HostQualityCheck {
   private readonly readings: number[] = [];
   private latest: HostReading | undefined;
   private lastAttempt = -Infinity;
@@ -48,7 +50,7 @@ export class RunQualityGuard {
   readonly busyBound: number;
 
   constructor(
-    readonly settings: RunGuardSettings,
+    readonly settings: HostCheckSettings,
     private readonly log: Logger,
     cores = availableParallelism(),
   ) {

@@ -1,0 +1,126 @@
+/**
+ * The load's set-up: its browser (taken from the agent's launched ahead, or launched), the emulated screen and user
+ * agent, the host's benchmark index, the page's session with the cookies, the request interceptor, the screencast,
+ * and the load wait that drives the navigation (load-wait.ts) with Lighthouse's configuration of the load.
+ */
+import type { Browser, CDPSession, Page, Protocol } from 'puppeteer-core';
+import type { RunSpec } from '../types.js';
+import { closeGuarded, launchGuarded, readHost, type GuardedBrowser } from '../launch-ahead.js';
+import { resolveEmulation, userAgentMetadata, type Emulation } from '../conditions/emulation.js';
+import { setCookies } from '../conditions/cookies.js';
+import { startInterceptor } from '../conditions/interceptor.js';
+import { createLoadWait, type LoadWait } from '../load-wait.js';
+import { lighthouseConfig, provideBenchmarkIndex } from '../lighthouse.js';
+import { navigationErrorMessage } from '../failures.js';
+import { startScreencast } from '../capture/filmstrip.js';
+import { sampleCpu } from '../host-load.js';
+import type { LoadContext, LoadPlan } from './context.js';
+
+export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
+  const { spec, timer } = plan;
+  const { options, conditions } = spec;
+  plan.deadline.adopt(await takeBrowser(plan));
+  const { browser, connections } = plan.deadline.launched!;
+  timer.end('launch');
+
+  const page = (await browser.pages())[0] ?? (await browser.newPage());
+  const emulation = await emulate(page, spec, browser);
+  const benchmarkIndex = await benchmarkHost(spec, browser);
+  timer.end('benchmark');
+
+  const { session, mainFrameId } = await openSession(page);
+  const warnings = await setCookies(session, options.url, conditions.cookies);
+  const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...plan.filters });
+  const screencast = await startScreencast(session);
+  const browserPid = browser.process()?.pid;
+  const ctx: LoadContext = {
+    ...plan, browser, connections, browserPid, page, session, mainFrameId, emulation, benchmarkIndex, interceptor,
+    screencast, warnings, mainDocumentUrl: options.url,
+    loadWait: startLoadWait(plan, session, page, mainFrameId, browserPid, () => ctx),
+    config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs }),
+  };
+  session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
+    if (e.type === 'Document' && e.frameId === mainFrameId) ctx.mainDocumentUrl = e.request.url;
+  });
+  timer.end('setup');
+  return ctx;
+}
+
+/**
+ * The load's browser: the one launched ahead, given the load's `dns` entries and link, or a fresh one. Every
+ * connection of the browser goes through its guard: the operator's target policy, addresses pinned, the link.
+ */
+async function takeBrowser(plan: LoadPlan): Promise<GuardedBrowser> {
+  const { conditions } = plan.spec;
+  let prepared = await plan.ahead?.take();
+  if (prepared) {
+    try {
+      await prepared.connections.configure(conditions.dns, conditions.throttle);
+    } catch {
+      await closeGuarded(prepared);
+      prepared = undefined;
+    }
+  }
+  return prepared ?? await launchGuarded(plan.launchSettings,
+    { dns: conditions.dns, link: conditions.throttle, sameProcessFrames: plan.sameProcessFrames });
+}
+
+/**
+ * The screen is emulated on puppeteer's own session as well as by Lighthouse: Lighthouse's session (and its
+ * emulation) goes away when it finishes, and the screenshot and RUM SpeedIndex come after that.
+ */
+async function emulate(page: Page, spec: RunSpec, browser: Browser): Promise<Emulation> {
+  const emulation = resolveEmulation(spec.options, spec.device, await browser.userAgent());
+  await page.setViewport({ width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx,
+    isMobile: emulation.mobile, hasTouch: emulation.mobile });
+  await page.setUserAgent({
+    userAgent: emulation.userAgent,
+    userAgentMetadata: userAgentMetadata(emulation.userAgent, emulation.mobile),
+  });
+  return emulation;
+}
+
+/**
+ * The host's benchmark index: the agent's reading, taken while it was idle; without one, and for the agent's
+ * host-quality check, Lighthouse's CPU benchmark (about 1 s) in this browser now. Lighthouse reports it and does
+ * not measure it again.
+ */
+async function benchmarkHost(spec: RunSpec, browser: Browser): Promise<number | undefined> {
+  let benchmarkIndex = spec.benchmarkIndex;
+  if (benchmarkIndex === undefined && spec.measureHost) benchmarkIndex = (await readHost(browser)).benchmarkIndex;
+  if (benchmarkIndex !== undefined) provideBenchmarkIndex(benchmarkIndex);
+  return benchmarkIndex;
+}
+
+async function openSession(page: Page): Promise<{ session: CDPSession; mainFrameId: string }> {
+  const session = await page.createCDPSession();
+  await session.send('Page.enable');
+  await session.send('Network.enable');
+  const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
+  return { session, mainFrameId };
+}
+
+/**
+ * The load wait (load-wait.ts) of this load: it navigates when Lighthouse asks, and holds the load open until it is
+ * over. Its callbacks run during the load and read the load's context (`load()`), made once the set-up is done.
+ */
+function startLoadWait(plan: LoadPlan, session: CDPSession, page: Page, mainFrameId: string, browserPid: number | undefined,
+  load: () => LoadContext): LoadWait {
+  const { spec } = plan;
+  return createLoadWait({
+    session, page, url: spec.options.url, mainFrameId, stopOnload: spec.options.stop_onload === 1, maxWaitMs: plan.maxWaitMs,
+    onFailure: (message) => (load().failure ??= message),
+    beforeNavigate: async () => {
+      // The browsers of earlier loads are gone before this one loads the page (they close while it is set up).
+      await spec.ahead?.quiet();
+      if (spec.measureHost) load().cpuAtStart = await sampleCpu(browserPid);
+    },
+    isStopped: () => plan.deadline.error !== undefined,
+    // Named after the last hop of the main document's redirects: that is the one that failed.
+    describeNavigationError: async (errorText) => {
+      const { connections } = load();
+      await connections.settled(); // the guard's verdict on the connection may still be on its way
+      return navigationErrorMessage(errorText, load().mainDocumentUrl, (host) => connections.ledger.failureOf(host));
+    },
+  });
+}
