@@ -5,7 +5,8 @@
  * - `regression` triggers when the page's last REGRESSION.recent reports are worse than the reports before them
  *   (up to REGRESSION.baselineMax, at least REGRESSION.baselineMin) by at least `value` (relative, between the
  *   medians) and the difference is significant (one-sided Mann-Whitney U, p < REGRESSION.alpha); it resolves
- *   when the latest window no longer is. Worse means larger, except for scores, where it means smaller.
+ *   when the latest window no longer is. Worse is the metrics table's direction (vocabulary/metrics.ts): larger,
+ *   except for scores, where it means smaller.
  * Each change of state is an alert event. Checks run after every report of the page (scheduler/test-events.ts).
  */
 import { mannWhitneyU } from '../analysis/mann-whitney.js';
@@ -15,12 +16,13 @@ import {
   deleteCondition, enabledConditions, getCondition, insertAlertEvent, insertCondition, listConditions, recentMetricValues, updateCondition,
   type AlertConditionRow, type AlertEventRow,
 } from '../store/alerts.js';
-import { isNumericType, REPORTS_LIST } from '../store/list-query.js';
+import { REPORTS_LIST } from '../store/list-query.js';
 import type { Principal } from './accounts.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { newId } from './ids.js';
 import { resourceAttributes, show } from './resource-body.js';
+import { ALERTABLE_METRICS, higherIsBetter } from './vocabulary/metrics.js';
 
 export type { AlertConditionRow, AlertEventRow };
 export { listConditions };
@@ -28,16 +30,16 @@ export { listConditions };
 export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'regression'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** Every numeric attribute of a report (the report list's numeric filters, times excluded). */
-export const ALERT_METRICS: readonly string[] = Object.entries(REPORTS_LIST.attrs)
-  .filter(([, a]) => a && isNumericType(a.type) && a.type !== 'time')
-  .map(([k]) => k);
+/**
+ * The metrics a condition may watch: the metrics table's alertable ones, in the order the report list filters
+ * them (the order its messages and the API's description have always listed them in).
+ */
+export const ALERT_METRICS: readonly string[] = Object.keys(REPORTS_LIST.attrs)
+  .filter((k) => (ALERTABLE_METRICS as readonly string[]).includes(k));
 
 export const REGRESSION = { recent: 5, baselineMin: 5, baselineMax: 20, alpha: 0.05 } as const;
 export const CONSECUTIVE_MAX = 50;
 export const CONDITIONS_PER_PAGE_MAX = 50;
-
-const higherIsBetter = (metric: string) => metric.endsWith('_score');
 
 export interface ConditionInput {
   metric?: string;

@@ -1,10 +1,13 @@
 /**
  * The normalised analysis options of a test: what POST /tests accepted, with defaults filled in.
  * Stored with the test and the report, returned by the `analysis-options` resource, and hashed into the
- * page fingerprint. Optional fields are absent (not undefined) when the user did not give them.
+ * page fingerprint. Optional fields are absent (not undefined) when the user did not give them. What each option
+ * is (kind, pro only, capability, identity, secret) is the options table's (vocabulary/options.ts).
  */
-export type ReportType = 'lighthouse' | 'legacy' | 'lighthouse,legacy' | 'none';
-export type Retention = 1 | 6 | 12 | 24;
+import type { ReportType } from './vocabulary/report-types.js';
+import type { Retention } from './vocabulary/retentions.js';
+
+export type { ReportType, Retention };
 export type Flag = 0 | 1;
 
 export interface AnalysisOptions {
@@ -34,9 +37,6 @@ export interface AnalysisOptions {
   /** Page loads behind the report (Webgauge's extension): absent for one, 2 to the plan's max_runs otherwise. */
   runs?: number;
 }
-
-/** The options whose only effect is on what is produced, not on the page load; excluded from page identity. */
-export const NON_IDENTITY_OPTIONS = ['retention', 'video', 'httpauth_password', 'runs'] as const;
 
 /** How many times the page is loaded for one test (1 when the test did not ask for more). */
 export const runCount = (o: Pick<AnalysisOptions, 'runs'>): number => o.runs ?? 1;

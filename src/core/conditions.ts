@@ -2,34 +2,15 @@
  * The conditions of one page load, parsed once from a test's stored analysis options: what the runner applies
  * to the browser (throttle, cookies, DNS overrides, request filters, HTTP auth, where the load ends). The
  * options were validated when the test was accepted (options.ts); this reads them with the same rules and
- * the runner re-parses nothing. Plain data, so it can travel to an agent on another machine as JSON.
+ * the runner re-parses nothing. Plain data, so it can travel to an agent on another machine as JSON. The types
+ * are the runner's own (runner/conditions/types.ts): core builds values of them.
  */
 import type { AnalysisOptions } from './analysis-options.js';
-import { parseCookie, throttleFigures, type ThrottleFigures } from './options.js';
-import { dnsOverride, type DnsOverride } from '../net/resolve.js';
+import { parseCookie, throttleFigures } from './options.js';
+import { dnsOverride } from '../net/resolve.js';
+import type { LoadConditions, TestCookie } from '../runner/conditions/types.js';
 
-/** A cookie set in the browser before the load, host-only for the tested URL (README: cookies). */
-export interface TestCookie {
-  name: string;
-  value: string;
-  path: string;
-  secure: boolean;
-  httpOnly: boolean;
-  sameSite?: 'Strict' | 'Lax' | 'None';
-}
-
-export interface LoadConditions {
-  url: string;
-  throttle?: ThrottleFigures;
-  cookies: TestCookie[];
-  dns: DnsOverride[];
-  allowUrl: string[];
-  blockUrl: string[];
-  adblock: boolean;
-  auth?: { username: string; password: string };
-  /** The load ends at the end of onload instead of at fully loaded. */
-  stopOnload: boolean;
-}
+export type { LoadConditions, TestCookie };
 
 export function loadConditions(o: AnalysisOptions): LoadConditions {
   const throttle = o.throttle === undefined ? undefined : throttleFigures(o.throttle);

@@ -3,6 +3,7 @@
  * page row: `monitor_anchor` is the origin of the slot grid (anchor + k × interval, calendar months for
  * monthly), `monitor_next_run` the next due slot. The scheduler (src/scheduler/monitor.ts) claims slots.
  */
+import { assertOwnerRole } from './roles.js';
 import type { RootDb, Store } from '../store/db.js';
 import type { Principal } from './accounts.js';
 import { locationOffers, type Catalog } from './catalog.js';
@@ -14,11 +15,13 @@ import { lockAccount } from '../store/locks.js';
 import { countMonitoredPages, setSchedule } from '../store/monitoring.js';
 import { findAccountPage } from '../store/pages.js';
 
-export type Frequency = 'no' | 'hourly' | 'daily' | 'weekly' | 'monthly';
-const ACCEPTED: Record<string, Frequency> = { no: 'no', none: 'no', hourly: 'hourly', daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
+import {
+  ACCEPTED_FREQUENCIES, EVERY_PLAN_FREQUENCIES, FREQUENCY_BY_WORD, frequencySpec, type Frequency, type MonitoredFrequency,
+} from './vocabulary/frequencies.js';
+
+export type { Frequency };
 
 const HOUR = 3_600_000;
-const FIXED_MS: Record<Exclude<Frequency, 'no' | 'monthly'>, number> = { hourly: HOUR, daily: 24 * HOUR, weekly: 7 * 24 * HOUR };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -31,10 +34,11 @@ export function parseFrequency(body: unknown): Frequency {
     throw new ApiError('E4001', `data.type must be "performance_monitor", got ${JSON.stringify(data.type)}; ${shape}.`);
   }
   const raw = isObject(data.attributes) ? data.attributes.frequency : undefined;
-  const f = typeof raw === 'string' ? ACCEPTED[raw.trim().toLowerCase()] : undefined;
+  const word = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+  const f = word !== undefined && Object.hasOwn(FREQUENCY_BY_WORD, word) ? FREQUENCY_BY_WORD[word] : undefined;
   if (!f) {
     const got = raw === undefined ? 'it is missing' : `got ${JSON.stringify(raw)}`;
-    throw new ApiError('E4001', `frequency must be one of no, none, hourly, daily, weekly, monthly; ${got}.`);
+    throw new ApiError('E4001', `frequency must be one of ${ACCEPTED_FREQUENCIES.join(', ')}; ${got}.`);
   }
   return f;
 }
@@ -52,14 +56,16 @@ function addMonths(anchor: number, k: number): number {
  * The first slot of the grid strictly after `after`. Slots missed in between are not returned: a page whose
  * slots were missed while the service was down runs once, then continues on its grid.
  */
-export function nextSlot(freq: Exclude<Frequency, 'no'>, anchor: number, after: number): number {
-  if (freq === 'monthly') {
+export function nextSlot(freq: MonitoredFrequency, anchor: number, after: number): number {
+  const every = frequencySpec(freq).every!;
+  if ('months' in every) {
     // Months are at most 31 days, so slot k0 is never after `after`; walk forward from there.
-    let k = Math.max(1, Math.floor((after - anchor) / (31 * 24 * HOUR)));
-    while (addMonths(anchor, k) <= after) k += 1;
-    return addMonths(anchor, k);
+    const months = every.months;
+    let k = Math.max(1, Math.floor((after - anchor) / (months * 31 * 24 * HOUR)));
+    while (addMonths(anchor, k * months) <= after) k += 1;
+    return addMonths(anchor, k * months);
   }
-  const interval = FIXED_MS[freq];
+  const interval = every.ms;
   const k = Math.max(1, Math.floor((after - anchor) / interval) + 1);
   return anchor + k * interval;
 }
@@ -71,7 +77,7 @@ export function nextSlot(freq: Exclude<Frequency, 'no'>, anchor: number, after: 
  * is already due sooner.
  */
 export async function setMonitoring(store: Store, catalog: Catalog, p: Principal, pageId: string, freq: Frequency): Promise<void> {
-  if (p.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot change monitoring; ask the team owner for a key with the Owner role.');
+  assertOwnerRole(p, 'change monitoring');
   await store.db.transaction().execute(async (trx) => {
     // Account first, page second: the same lock order as the scheduler's claim, so the two never deadlock.
     await lockAccount(trx, store.engine, p.accountId);
@@ -82,8 +88,10 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
       return;
     }
     const plan = p.plan;
-    if (freq === 'hourly' && !plan.hourlyMonitoring) {
-      throw new ApiError('E40303', `Hourly monitoring is not part of the ${plan.name} plan; use daily, weekly or monthly.`);
+    const planFlag = frequencySpec(freq).planFlag;
+    if (planFlag !== undefined && !plan[planFlag]) {
+      const { label } = frequencySpec(freq);
+      throw new ApiError('E40303', `${label} monitoring is not part of the ${plan.name} plan; use ${EVERY_PLAN_FREQUENCIES}.`);
     }
     const location = catalog.location(page.location);
     if (!location || !locationOffers(catalog, location, page.browser)) {

@@ -8,10 +8,13 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import type { AnalysisOptions, Flag, ReportType, Retention } from './analysis-options.js';
-import { NON_IDENTITY_OPTIONS } from './analysis-options.js';
-import { deviceSlug, locationOffers, type BrowserCapability, type Catalog } from './catalog.js';
+import { deviceSlug, locationOffers, type Catalog } from './catalog.js';
+import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OPTIONS } from './vocabulary/options.js';
+import { DEFAULT_REPORT_TYPE, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from './vocabulary/report-types.js';
+import { DEFAULT_RETENTION, RETENTION_MONTHS, RETENTION_WORDS } from './vocabulary/retentions.js';
 import { ApiError } from './errors.js';
 import type { Plan } from './plans.js';
+import type { ThrottleFigures } from '../runner/conditions/types.js';
 
 export interface OptionsContext {
   plan: Plan;
@@ -26,16 +29,10 @@ const MAX = {
   items: 100, url: 4096, pattern: 2048, cookie: 4096, text: 1024, viewport: 10_000, kbps: 10_000_000, latencyMs: 60_000,
 };
 
-const PRO_ONLY = ['dns', 'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx'] as const;
-const RETENTIONS: readonly Retention[] = [1, 6, 12, 24];
-
-/** The fixed key order of normalised options: fingerprint and public view follow it, never object order. */
-const KEY_ORDER: readonly (keyof AnalysisOptions)[] = [
-  'url', 'location', 'browser', 'report', 'retention', 'httpauth_username', 'httpauth_password', 'adblock',
-  'cookies', 'video', 'stop_onload', 'throttle', 'allow_url', 'block_url', 'dns', 'simulate_device',
-  'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate', 'runs',
-];
-const IDENTITY_KEYS = KEY_ORDER.filter((k) => !(NON_IDENTITY_OPTIONS as readonly string[]).includes(k));
+/** Pro options given as values (asked when given), and pro flags (asked when 1), from the options table. */
+const flags = optionsOfKind('flag');
+const PRO_VALUES = PRO_OPTIONS.filter((k) => !flags.includes(k));
+const PRO_FLAGS = PRO_OPTIONS.filter((k) => flags.includes(k));
 
 type Attrs = Record<string, unknown>;
 
@@ -142,31 +139,26 @@ function parseUrl(v: unknown): string {
 }
 
 function parseReport(v: unknown): ReportType {
-  const accepted = 'lighthouse, legacy, lighthouse,legacy or none';
-  if (!given(v)) return 'lighthouse';
+  const accepted = REPORT_TYPE_WORDS;
+  if (!given(v)) return DEFAULT_REPORT_TYPE;
   if (typeof v !== 'string') throw bad(`report must be one of ${accepted}; got ${show(v)}`);
   // Lenient: case, spaces and the order of "legacy,lighthouse" do not matter.
   const parts = [...new Set(v.toLowerCase().split(',').map((p) => p.trim()))].sort();
   const joined = parts.join(',');
-  if (joined === 'legacy,lighthouse') return 'lighthouse,legacy';
-  if (joined === 'lighthouse' || joined === 'legacy' || joined === 'none') return joined;
+  const found = REPORT_TYPE_NAMES.find((r) => r.split(',').sort().join(',') === joined);
+  if (found !== undefined) return found;
   throw bad(`report ${show(v)} is not a report type; use one of ${accepted}`);
 }
 
 function parseRetention(v: unknown): Retention {
-  if (!given(v)) return 1;
+  if (!given(v)) return DEFAULT_RETENTION;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  const r = RETENTIONS.find((x) => x === n);
-  if (r === undefined) throw bad(`retention must be 1, 6, 12 or 24 (months); got ${show(v)}`);
+  const r = RETENTION_MONTHS.find((x) => x === n);
+  if (r === undefined) throw bad(`retention must be ${RETENTION_WORDS} (months); got ${show(v)}`);
   return r;
 }
 
-/** The figures of a `throttle` value: download and upload in Kbit/s, latency in ms. */
-export interface ThrottleFigures {
-  downloadKbps: number;
-  uploadKbps: number;
-  latencyMs: number;
-}
+export type { ThrottleFigures };
 
 /** Reads `down/up/latency` (Kbit/s, Kbit/s, ms), e.g. "5000/1000/30"; undefined when it is not of that form. */
 export function throttleFigures(s: string): ThrottleFigures | undefined {
@@ -316,11 +308,11 @@ export function parseTestAttributes(body: unknown, ctx: OptionsContext): Analysi
   const { catalog, plan } = ctx;
 
   // Plan first: no point making someone fix the syntax of an option their plan refuses anyway.
-  const browser_rotate = flag(a, 'browser_rotate');
+  const proFlagsAsked = PRO_FLAGS.filter((k) => flag(a, k) === 1);
   if (!plan.proAnalysisOptions) {
     // An empty array asks for nothing, like an empty string.
     const asks = (v: unknown) => given(v) && !(Array.isArray(v) && !v.some(given));
-    const asked = PRO_ONLY.find((k) => asks(a[k])) ?? (browser_rotate ? 'browser_rotate' : undefined);
+    const asked = PRO_VALUES.find((k) => asks(a[k])) ?? proFlagsAsked[0];
     if (asked) {
       throw bad(
         `${asked} is a pro analysis option and this account's ${plan.name} plan does not include it; ` +
@@ -390,48 +382,30 @@ export function parseTestAttributes(body: unknown, ctx: OptionsContext): Analysi
     user_agent: text(a, 'user_agent'),
     browser_width, browser_height,
     browser_dppx: number(a, 'browser_dppx', false, 1, 5),
-    browser_rotate,
+    browser_rotate: flag(a, 'browser_rotate'),
     // One run is the default and stays out of the options (clients that never ask see what they always saw).
     runs: runs === undefined || runs === 1 ? undefined : runs,
   };
-  for (const [cap, what, used] of CAPABILITY_USES) {
-    if (used(options) && !br[cap]) {
+  for (const [cap, what] of capabilitiesUsed(options)) {
+    if (!br[cap]) {
       const fix = `pick a browser whose "${cap}" is true (GET /browsers)`;
       throw bad(`browser "${br.id}" (${br.name}) does not support ${what}; ${fix}`);
     }
   }
-  // Optional fields not given become absent rather than undefined; keys come out in KEY_ORDER.
+  // Optional fields not given become absent rather than undefined; keys come out in the options table's order.
   return publicOptions(options);
 }
 
-/** Which options need which browser capability (spec 2.5). */
-const CAPABILITY_USES: [BrowserCapability, string, (o: AnalysisOptions) => boolean][] = [
-  ['lighthouse', 'Lighthouse reports; use report "legacy" or "none"', (o) => o.report.includes('lighthouse')],
-  ['http_auth', 'HTTP authentication (httpauth_username)', (o) => o.httpauth_username !== undefined],
-  ['adblock', 'adblock', (o) => o.adblock === 1],
-  ['video', 'video', (o) => o.video === 1],
-  ['cookies', 'cookies', (o) => o.cookies.length > 0],
-  ['throttle', 'throttle', (o) => o.throttle !== undefined],
-  ['filtering', 'URL filtering (allow_url, block_url)', (o) => o.allow_url.length + o.block_url.length > 0],
-  ['dns', 'dns', (o) => o.dns.length > 0],
-  ['user_agent', 'user_agent', (o) => o.user_agent !== undefined],
-  [
-    'resolution',
-    'simulate_device or a custom resolution (browser_width, browser_height, browser_dppx, browser_rotate)',
-    (o) => !!(o.simulate_device ?? o.browser_width ?? o.browser_dppx) || o.browser_rotate === 1,
-  ],
-];
-
 /** sha256 (hex) of the options that define a page: all but retention, video and httpauth_password. */
 export function optionsFingerprint(o: AnalysisOptions): string {
-  const entries = IDENTITY_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]);
+  const entries = IDENTITY_OPTIONS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]);
   return createHash('sha256').update(JSON.stringify(entries)).digest('hex');
 }
 
 /** The `analysis-options` resource: every option, including HTTP auth and cookies (spec 4.2), in fixed order. */
 export function publicOptions(o: AnalysisOptions): AnalysisOptions {
   const out: Record<string, unknown> = {};
-  for (const k of KEY_ORDER) {
+  for (const k of OPTION_ORDER) {
     const v = o[k];
     if (v !== undefined) out[k] = Array.isArray(v) ? [...v] : v;
   }

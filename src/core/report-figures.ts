@@ -8,23 +8,12 @@ import type { HarLike } from '../analysis/har.js';
 import type { RunFigures } from '../analysis/median-run.js';
 import type { ReportsTable } from '../store/schema.js';
 import type { RunMetrics, RunResult } from '../runner/types.js';
-import type { AnalysisOptions } from './analysis-options.js';
+import { LIGHTHOUSE_METRICS, LOAD_METRICS } from './vocabulary/metrics.js';
 
-/** The report columns a run's metrics fill: the same names in RunMetrics and in the reports table. */
-export const LOAD_METRICS = [
-  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
-  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time', 'dom_content_loaded_time',
-  'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time', 'rum_speed_index',
-] as const;
-/** Lighthouse's metrics: stored only when Lighthouse ran for the report (null otherwise). */
-export const LIGHTHOUSE_METRICS = ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time', 'cumulative_layout_shift'] as const;
+/** The report columns a run's metrics fill (the metrics table's load and Lighthouse rows), re-exported for callers. */
+export { LIGHTHOUSE_METRICS, LOAD_METRICS };
 type MetricColumn = (typeof LOAD_METRICS)[number] | (typeof LIGHTHOUSE_METRICS)[number];
 export type MetricColumns = Pick<ReportsTable, MetricColumn>;
-// A metric added to RunMetrics without a column (or a reason to have none, like the grade's performance_score)
-// stops the build here.
-type UnmappedMetric = Exclude<keyof RunMetrics, MetricColumn | 'performance_score'>;
-const everyMetricMapped: [UnmappedMetric] extends [never] ? true : UnmappedMetric = true;
-void everyMetricMapped;
 
 export function metricColumns(m: RunMetrics, lighthouseRan: boolean): MetricColumns {
   const columns: Partial<Record<MetricColumn, number | null>> = {};
@@ -50,7 +39,7 @@ export interface LoadFigures {
   grade?: { grade: Grade; score: number };
 }
 
-export function loadFigures(result: RunResult, options: Pick<AnalysisOptions, 'report'>): LoadFigures {
+export function loadFigures(result: RunResult, options: { report: string }): LoadFigures {
   const lighthouseRan = options.report.includes('lighthouse') && result.lighthouse !== undefined;
   const performanceScore = lighthouseRan ? result.metrics.performance_score ?? null : null;
   let structure: StructureReport | undefined;

@@ -7,21 +7,25 @@
 import type { Store } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { rewriteOptions, rowsMaybeHoldingSecrets } from '../store/stored-options.js';
-import type { AnalysisOptions, Flag, ReportType, Retention } from './analysis-options.js';
+import type { AnalysisOptions, Flag } from './analysis-options.js';
 import { optionsFingerprint } from './options.js';
+import type { SecretOption } from './vocabulary/options.js';
+import { REPORT_TYPE_NAMES } from './vocabulary/report-types.js';
+import { RETENTION_MONTHS } from './vocabulary/retentions.js';
 
+/** The sealed fields: the options table's secret options (checked both ways below). */
 interface Secrets {
   httpauth_password?: string;
   cookies: string[];
 }
+type SecretMismatch = Exclude<SecretOption, keyof Secrets> | Exclude<keyof Secrets, SecretOption>;
+const secretsAreTheTables: [SecretMismatch] extends [never] ? true : SecretMismatch = true;
+void secretsAreTheTables;
 
 type Stored = Omit<AnalysisOptions, keyof Secrets> & Partial<Secrets> & { sealed?: string };
 
 /** Stored options that are not what storeOptions writes (a damaged or foreign row). */
 export class StoredOptionsError extends Error {}
-
-const REPORT_TYPES: readonly ReportType[] = ['lighthouse', 'legacy', 'lighthouse,legacy', 'none'];
-const RETENTIONS: readonly Retention[] = [1, 6, 12, 24];
 
 /** The fields of a parsed JSON object, read with their types checked (the one mapping from text to Stored). */
 class Fields {
@@ -75,8 +79,8 @@ function parseStored(text: string): Stored {
     url: f.string('url'),
     location: f.string('location'),
     browser: f.string('browser'),
-    report: f.oneOf('report', REPORT_TYPES),
-    retention: f.oneOf('retention', RETENTIONS),
+    report: f.oneOf('report', REPORT_TYPE_NAMES),
+    retention: f.oneOf('retention', RETENTION_MONTHS),
     adblock: f.flag('adblock'),
     video: f.flag('video'),
     stop_onload: f.flag('stop_onload'),

@@ -1,5 +1,5 @@
-import type { AnalysisOptions } from '../core/analysis-options.js';
-import type { LoadConditions } from '../core/conditions.js';
+import type { LoadConditions, RunOptions } from './conditions/types.js';
+import type { RunMetrics } from './metrics.js';
 import type { TargetPolicy } from '../net/policy.js';
 import type { BrowserSandbox } from './browser.js';
 import type { PageFacts } from '../analysis/facts.js';
@@ -21,7 +21,7 @@ export interface DeviceProfile {
 export interface RunSpec {
   testId: string;
   /** The test's options, for what the load produces (report type, video) and the emulated screen. */
-  options: AnalysisOptions;
+  options: RunOptions;
   /** The load's conditions, parsed once by core from the same options (core/conditions.ts). */
   conditions: LoadConditions;
   device?: DeviceProfile;
@@ -42,7 +42,10 @@ export interface RunSpec {
   trustStore?: TrustStore;
   /** ffmpeg for `video=1`; default /usr/bin/ffmpeg. */
   ffmpegPath?: string;
-  /** Measure the host around the load (benchmark index before it, other processes' CPU during it): the run guard's input. */
+  /**
+   * Measure the host around the load (benchmark index before it, other processes' CPU during it): the input of the
+   * agent's host-quality check.
+   */
   measureHost?: boolean;
   /**
    * The host's benchmark index as the agent read it while idle (launch-ahead.ts readHost), reported for this load.
@@ -55,7 +58,7 @@ export interface RunSpec {
   anotherLoadFollows?: boolean;
 }
 
-/** What the host was like when the page loaded (host-load.ts), for the run guard. */
+/** What the host was like when the page loaded (host-load.ts), for the agent's host-quality check. */
 export interface HostMeasurement {
   /** Lighthouse's benchmark index of this browser, measured right before the load. */
   benchmarkIndex?: number;
@@ -63,34 +66,8 @@ export interface HostMeasurement {
   otherCpuCores?: number;
 }
 
-/** Integer metrics of spec 2.2 (milliseconds, bytes, counts) plus CLS. Absent when not applicable. */
-export interface RunMetrics {
-  html_bytes: number;
-  page_bytes: number;
-  page_requests: number;
-  redirect_duration: number;
-  connect_duration: number;
-  backend_duration: number;
-  time_to_first_byte: number;
-  first_paint_time: number;
-  first_contentful_paint: number;
-  dom_interactive_time: number;
-  dom_content_loaded_time: number;
-  dom_content_loaded_duration: number;
-  onload_time: number;
-  onload_duration: number;
-  /** -1 when stop_onload was used. */
-  fully_loaded_time: number;
-  rum_speed_index: number;
-  /** Lighthouse metrics: present only when Lighthouse ran. */
-  speed_index?: number;
-  largest_contentful_paint?: number;
-  time_to_interactive?: number;
-  total_blocking_time?: number;
-  cumulative_layout_shift?: number;
-  /** Lighthouse performance category score, 0-100. */
-  performance_score?: number;
-}
+export type { LighthouseMetrics, LoadMetrics, RunMetrics } from './metrics.js';
+export type { LoadConditions, RunOptions } from './conditions/types.js';
 
 export interface FilmstripFrame {
   /** Milliseconds since navigation start. */

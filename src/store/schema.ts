@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { LighthouseMetrics, LoadMetrics } from '../runner/metrics.js';
 
 /**
  * Table shapes as Kysely sees them. Times are integer milliseconds; credits are integer tenths so that
@@ -75,7 +76,11 @@ export interface AgentsTable {
   last_seen: number;
 }
 
-export interface ReportsTable {
+/** Lighthouse's metric columns: NULL when Lighthouse did not run for the report. */
+export type LighthouseColumns = { [K in keyof LighthouseMetrics]: LighthouseMetrics[K] | null };
+
+/** A report row; its metric columns are the runner's metrics (runner/metrics.ts), named and typed once there. */
+export interface ReportsTable extends LoadMetrics, LighthouseColumns {
   id: string;
   account_id: string;
   test_id: string;
@@ -100,27 +105,6 @@ export interface ReportsTable {
   yslow_score: number | null;
   /** JSON of the report's meta.runs (core/runs.ts RunsMeta) when the test loaded the page more than once. */
   runs: string | null;
-  html_bytes: number;
-  page_bytes: number;
-  page_requests: number;
-  redirect_duration: number;
-  connect_duration: number;
-  backend_duration: number;
-  time_to_first_byte: number;
-  first_paint_time: number;
-  first_contentful_paint: number;
-  dom_interactive_time: number;
-  dom_content_loaded_time: number;
-  dom_content_loaded_duration: number;
-  onload_time: number;
-  onload_duration: number;
-  fully_loaded_time: number;
-  rum_speed_index: number;
-  speed_index: number | null;
-  largest_contentful_paint: number | null;
-  time_to_interactive: number | null;
-  total_blocking_time: number | null;
-  cumulative_layout_shift: number | null;
 }
 
 export interface PagesTable {

@@ -1,12 +1,14 @@
 /** Pages (spec 2.3, 4.3): the page list, one page, its reports, retest, monitoring and page-side tagging. */
 import { ID_LIST_MAX } from '../../core/tags.js';
+import { ACCEPTED_FREQUENCIES, FREQUENCY_NAMES } from '../../core/vocabulary/frequencies.js';
 import { PAGES_LIST, REPORTS_LIST } from '../../store/list-query.js';
 import { parseListQuery } from '../query.js';
 import { ci, document, errors, idParams, int, link, listQuerySchema, obj, ok, ref, resource, str, strings } from './common.js';
 import { TEST_STARTED } from './tests.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
-const FREQUENCIES = ['no', 'none', 'hourly', 'daily', 'weekly', 'monthly'];
+/** Every spelling POST .../performance_monitor accepts, from the frequencies table. */
+const FREQUENCIES = ACCEPTED_FREQUENCIES;
 
 /** `{"<key>": ["ID", ...]}` of attach and detach: 1 to 500 non-blank ID strings (duplicates are dropped). */
 export const idList = (key: string, what: string): JsonSchema =>
@@ -24,7 +26,7 @@ export const PAGE_SCHEMAS: Record<string, JsonSchema> = {
         latest_report: str('report ID', { nullable: true }),
         latest_report_time: int('Unix time', { nullable: true }),
         report_count: int('valid reports'),
-        monitored: str('monitoring frequency', { enum: ['no', 'hourly', 'daily', 'weekly', 'monthly'] }),
+        monitored: str('monitoring frequency', { enum: [...FREQUENCY_NAMES] }),
         page_tags: strings('tag IDs'),
       },
       ['url', 'created', 'browser', 'location', 'report_count', 'monitored', 'page_tags'],

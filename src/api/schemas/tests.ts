@@ -1,5 +1,7 @@
 /** Tests (spec 2.1, 4.1): POST /tests with its lenient body, the test list and the poll endpoint. */
 import { TESTS_LIST } from '../../store/list-query.js';
+import { DEFAULT_RETENTION, RETENTION_MONTHS } from '../../core/vocabulary/retentions.js';
+import { orList } from '../../core/vocabulary/words.js';
 import { parseListQuery } from '../query.js';
 import { document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';
@@ -45,10 +47,10 @@ const TestAttributesInput = obj(
     browser: idOf('browser (GET /browsers); the default browser when omitted'),
     report: text('lighthouse (default), legacy, "lighthouse,legacy" or none (metrics only); any case and order', { example: 'lighthouse' }),
     retention: {
-      description: `report retention in months: 1 (default), 6, 12 or 24, as an integer or a string; ${notGiven}`,
+      description: `report retention in months: ${orList(RETENTION_MONTHS.map((m) => (m === DEFAULT_RETENTION ? `${m} (default)` : m)))}, as an integer or a string; ${notGiven}`,
       anyOf: [
-        { type: 'integer', enum: [1, 6, 12, 24] },
-        { type: 'string', nullable: true, pattern: '^\\s*(?:0*(?:1|6|12|24))?\\s*$' },
+        { type: 'integer', enum: [...RETENTION_MONTHS] },
+        { type: 'string', nullable: true, pattern: `^\\s*(?:0*(?:${RETENTION_MONTHS.join('|')}))?\\s*$` },
       ],
     },
     httpauth_username: text('HTTP authentication user name for the tested page (not the API key)'),

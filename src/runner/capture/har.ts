@@ -5,8 +5,9 @@
  */
 import { harFromMessages } from 'chrome-har';
 import type { DevtoolsLog } from 'lighthouse';
-import type { RunMetrics } from '../types.js';
+import type { RunMetrics } from '../metrics.js';
 import { bytesBeforeFinalResponse } from './network.js';
+import { hostname } from '../../analysis/har.js';
 
 export interface HarHeader { name: string; value: string }
 export interface HarCookie { name: string; value: string; [k: string]: unknown }
@@ -51,6 +52,35 @@ export function buildHar(log: DevtoolsLog): Har {
     if (challenge) withoutChallenge(entry, challenge);
   }
   return har;
+}
+
+/** What the HAR fix-up needs of the connection guard's ledger (conditions/connection-guard.ts GuardLedger). */
+export interface GuardLookups {
+  /** The address a host's connections went to, once one was made. */
+  addressOf(host: string): string | undefined;
+  /** How long the guard's one DNS lookup of a host took (ms), if it looked it up. */
+  lookupMs(host: string): number | undefined;
+}
+
+/**
+ * The browser only knows it talked to the connection guard: each entry names the address the guard connected to
+ * (none if it connected nowhere), and the guard's DNS lookup of a host, which the browser saw inside its first
+ * connect to that host, becomes that entry's `dns` (taken out of its `connect`).
+ */
+export function applyGuardConnections(har: Har, guard: GuardLookups): void {
+  const looked = new Set<string>();
+  for (const entry of har.log.entries) {
+    const host = hostname(entry.request.url);
+    const address = guard.addressOf(host);
+    if (address) entry.serverIPAddress = address;
+    else delete entry.serverIPAddress;
+    const lookup = Math.round(guard.lookupMs(host) ?? 0);
+    const t = entry.timings;
+    if (!looked.has(host) && t.connect !== undefined && t.connect > 0) {
+      looked.add(host);
+      if (lookup > 0 && lookup <= t.connect) [t.dns, t.connect] = [lookup, t.connect - lookup];
+    }
+  }
 }
 
 function trimEntry(entry: HarEntry): void {

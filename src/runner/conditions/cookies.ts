@@ -1,5 +1,5 @@
 import type { CDPSession } from 'puppeteer-core';
-import type { TestCookie } from '../../core/conditions.js';
+import type { TestCookie } from './types.js';
 
 /** Sets the cookies in the browser before the load, for the tested URL's host only. Returns warnings. */
 export async function setCookies(session: CDPSession, url: string, cookies: readonly TestCookie[]): Promise<string[]> {

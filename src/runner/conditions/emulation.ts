@@ -1,4 +1,4 @@
-import type { AnalysisOptions } from '../../core/analysis-options.js';
+import type { RunOptions } from './types.js';
 import type { Protocol } from 'puppeteer-core';
 import type { DeviceProfile } from '../types.js';
 
@@ -20,7 +20,7 @@ const DESKTOP = { width: 1366, height: 768, dppx: 1 };
  * desktop default; rotate swaps width and height last. Without user_agent or a device, the real browser's
  * UA is sent (minus the "Headless" marker), not Lighthouse's emulated old macOS Chrome.
  */
-export function resolveEmulation(options: AnalysisOptions, device: DeviceProfile | undefined,
+export function resolveEmulation(options: RunOptions, device: DeviceProfile | undefined,
   browserUserAgent: string): Emulation {
   let width = options.browser_width ?? device?.width ?? DESKTOP.width;
   let height = options.browser_height ?? device?.height ?? DESKTOP.height;

@@ -6,7 +6,7 @@
  * Lighthouse is told the throttling is `provided` (it is: by us, outside Lighthouse), so it applies none of
  * its own and its estimates use what it observed on the throttled network.
  */
-import type { ThrottleFigures } from '../../core/options.js';
+import type { ThrottleFigures } from './types.js';
 
 export type Throttle = ThrottleFigures;
 

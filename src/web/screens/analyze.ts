@@ -6,6 +6,9 @@
 import { fromTenths, refilledCredits, type Principal } from '../../core/accounts.js';
 import type { Catalog } from '../../core/catalog.js';
 import { parseTestAttributes } from '../../core/options.js';
+import { optionsOfKind } from '../../core/vocabulary/options.js';
+import { DEFAULT_REPORT_TYPE, REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
+import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
 import { requestTest } from '../../core/tests.js';
 import { ApiError } from '../../core/errors.js';
 import type { Visitor } from '../session.js';
@@ -25,10 +28,10 @@ export const CONNECTIONS: [string, string][] = [
   ['custom', 'Custom (below)'],
 ];
 
-const LIST_FIELDS = ['cookies', 'allow_url', 'block_url', 'dns'] as const;
-const TEXT_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'httpauth_username', 'httpauth_password',
-  'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx'] as const;
-const FLAG_FIELDS = ['adblock', 'video', 'stop_onload', 'browser_rotate'] as const;
+/** The form's fields by the options table's kinds: lists one item per line, flags as checkboxes; throttle is the connection. */
+const LIST_FIELDS = optionsOfKind('list');
+const FLAG_FIELDS = optionsOfKind('flag');
+const TEXT_FIELDS = optionsOfKind('url', 'id', 'report', 'retention', 'text', 'integer', 'number');
 
 /** The form as POST /tests attributes: blank fields left out, one list item per line, the connection as throttle. */
 export function attributesFromForm(form: FormFields): Record<string, unknown> {
@@ -75,11 +78,11 @@ function optionsFields(p: Principal, catalog: Catalog, form: FormFields): string
   }).join('');
   const browser = form.get('browser') ?? catalog.defaultBrowser;
   const browsers = catalog.browsers().map((b) => `<option value="${esc(b.id)}"${selected(b.id === browser)}>${esc(b.name)}</option>`).join('');
-  const report = form.get('report') ?? 'lighthouse';
-  const reports = [['lighthouse', 'Lighthouse'], ['lighthouse,legacy', 'Lighthouse and legacy (PageSpeed, YSlow)'], ['legacy', 'Legacy only'], ['none', 'Metrics only (no report)']]
-    .map(([v, l]) => `<option value="${v}"${selected(v === report)}>${l}</option>`).join('');
-  const retention = form.get('retention') ?? '1';
-  const retentions = ['1', '6', '12', '24'].map((m) => `<option value="${m}"${selected(m === retention)}>${m} month${m === '1' ? '' : 's'}</option>`).join('');
+  const report = form.get('report') ?? DEFAULT_REPORT_TYPE;
+  const reports = REPORT_TYPE_MENU
+    .map(({ name: v, label: l }) => `<option value="${v}"${selected(v === report)}>${l}</option>`).join('');
+  const retention = form.get('retention') ?? String(DEFAULT_RETENTION);
+  const retentions = RETENTION_MONTHS.map(String).map((m) => `<option value="${m}"${selected(m === retention)}>${retentionLabel(Number(m))}</option>`).join('');
   const connection = form.get('connection') ?? '';
   const connections = CONNECTIONS.map(([v, l]) => `<option value="${v}"${selected(v === connection)}>${esc(l)}</option>`).join('');
   const device = form.get('simulate_device') ?? '';
@@ -133,8 +136,7 @@ export function registerAnalyze(kit: WebKit): void {
       const options = parseTestAttributes({ data: { type: 'test', attributes: attributesFromForm(form) } }, {
         plan: v.principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation, defaultBrowser: ctx.catalog.defaultBrowser,
       });
-      const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, options, 'on-demand');
-      ctx.notifyQueued();
+      const started = await requestTest(ctx.intake, v.principal, options, 'on-demand');
       return seeOther(reply, `/tests/${started.test.id}`);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

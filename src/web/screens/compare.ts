@@ -6,6 +6,7 @@
  */
 import type { ReportRow } from '../../core/reports.js';
 import { ApiError } from '../../core/errors.js';
+import { COMPARED_METRICS, unitBetter, type Better, type MetricUnit } from '../../core/vocabulary/metrics.js';
 import { bytes, ms } from '../../report/format.js';
 import { loadReportData, type ReportData } from '../../report/view.js';
 import { renderWaterfall } from '../../report/waterfall.js';
@@ -16,30 +17,15 @@ import { ownReport } from './report.js';
 export const COMPARE_MIN = 2;
 export const COMPARE_MAX = 4;
 
-/** How a figure reads and which way is better: scores up, times, sizes, counts and layout shift down. */
-export type FigureKind = 'score' | 'time' | 'size' | 'count' | 'cls';
+/** How a figure reads: the metrics table's unit (core/vocabulary/metrics.ts), which also says which way is better. */
+export type FigureKind = MetricUnit;
 
 type NumericKey = { [K in keyof ReportRow]: ReportRow[K] extends number | null ? K : never }[keyof ReportRow];
 
-export const FIGURES: { key: NumericKey; label: string; kind: FigureKind }[] = [
-  { key: 'service_score', label: 'Grade %', kind: 'score' },
-  { key: 'performance_score', label: 'Performance', kind: 'score' },
-  { key: 'structure_score', label: 'Structure', kind: 'score' },
-  { key: 'time_to_first_byte', label: 'Time to first byte', kind: 'time' },
-  { key: 'first_paint_time', label: 'First paint', kind: 'time' },
-  { key: 'first_contentful_paint', label: 'First contentful paint', kind: 'time' },
-  { key: 'largest_contentful_paint', label: 'Largest contentful paint', kind: 'time' },
-  { key: 'dom_interactive_time', label: 'DOM interactive', kind: 'time' },
-  { key: 'dom_content_loaded_time', label: 'DOM content loaded', kind: 'time' },
-  { key: 'onload_time', label: 'Onload', kind: 'time' },
-  { key: 'fully_loaded_time', label: 'Fully loaded', kind: 'time' },
-  { key: 'time_to_interactive', label: 'Time to interactive', kind: 'time' },
-  { key: 'speed_index', label: 'Speed index', kind: 'time' },
-  { key: 'total_blocking_time', label: 'Total blocking time', kind: 'time' },
-  { key: 'cumulative_layout_shift', label: 'Cumulative layout shift', kind: 'cls' },
-  { key: 'page_bytes', label: 'Page size', kind: 'size' },
-  { key: 'page_requests', label: 'Requests', kind: 'count' },
-];
+/** The compared figures: the metrics table's, in its compare order, with their labels, units and directions. */
+export const FIGURES: { key: NumericKey; label: string; kind: FigureKind; better: Better }[] = COMPARED_METRICS.map((m) => ({
+  key: m.column as NumericKey, label: m.label, kind: m.unit, better: m.better,
+}));
 
 /**
  * The report IDs of the query, in order, duplicates dropped: `reports=A,B` and `reports=A&reports=B` alike.
@@ -103,15 +89,16 @@ function magnitude(kind: FigureKind, d: number): string {
   }
 }
 
-/** How `value` differs from `base`, and whether that is better (scores: higher; everything else: lower). */
-export function figureDelta(kind: FigureKind, base: number | null | undefined, value: number | null | undefined): Delta {
+/** How `value` differs from `base`, and whether that is better (the metric's direction; by default its unit's). */
+export function figureDelta(kind: FigureKind, base: number | null | undefined, value: number | null | undefined,
+  better: Better = unitBetter(kind)): Delta {
   const b = figureValue(kind, base);
   const v = figureValue(kind, value);
   if (b === null || v === null) return { text: '', verdict: 'none' };
   const d = v - b;
   const size = magnitude(kind, Math.abs(d));
   if (size === '') return { text: 'same', verdict: 'same' };
-  const higherIsBetter = kind === 'score';
+  const higherIsBetter = better === 'higher';
   return { text: `${d > 0 ? '+' : MINUS}${size}`, verdict: (d > 0) === higherIsBetter ? 'better' : 'worse' };
 }
 
@@ -145,7 +132,7 @@ function figuresTable(reports: ReportRow[]): string {
   const rows = FIGURES.map((f) => {
     const cells = reports.map((r, i) => {
       const value = `<span class="cmp-value">${esc(showFigure(f.kind, r[f.key]))}</span>`;
-      return `<td class="num">${value}${i === 0 ? '' : deltaHtml(figureDelta(f.kind, base[f.key], r[f.key]))}</td>`;
+      return `<td class="num">${value}${i === 0 ? '' : deltaHtml(figureDelta(f.kind, base[f.key], r[f.key], f.better))}</td>`;
     }).join('');
     return `<tr><th scope="row">${f.label}</th>${cells}</tr>`;
   }).join('');

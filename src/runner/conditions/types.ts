@@ -1,0 +1,52 @@
+/**
+ * What the runner is given about a test: the options it reads and the load's conditions. Defined here, in the
+ * runner, because the runner imports nothing from core, store, api or web; core builds values of these types
+ * (core/analysis-options.ts AnalysisOptions is a RunOptions, core/conditions.ts makes the LoadConditions).
+ */
+import type { DnsOverride } from '../../net/resolve.js';
+
+/** The test options the runner reads: what the load produces (report, video), where it ends, the emulated screen. */
+export interface RunOptions {
+  url: string;
+  /** Which reports the load feeds: contains "lighthouse" and/or "legacy", or is "none". */
+  report: string;
+  video: 0 | 1;
+  stop_onload: 0 | 1;
+  user_agent?: string;
+  browser_width?: number;
+  browser_height?: number;
+  browser_dppx?: number;
+  browser_rotate: 0 | 1;
+  /** Page loads behind the report: absent for one. */
+  runs?: number;
+}
+
+/** The figures of a `throttle` value: download and upload in Kbit/s, latency in ms. */
+export interface ThrottleFigures {
+  downloadKbps: number;
+  uploadKbps: number;
+  latencyMs: number;
+}
+
+/** A cookie set in the browser before the load, host-only for the tested URL (README: cookies). */
+export interface TestCookie {
+  name: string;
+  value: string;
+  path: string;
+  secure: boolean;
+  httpOnly: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
+export interface LoadConditions {
+  url: string;
+  throttle?: ThrottleFigures;
+  cookies: TestCookie[];
+  dns: DnsOverride[];
+  allowUrl: string[];
+  blockUrl: string[];
+  adblock: boolean;
+  auth?: { username: string; password: string };
+  /** The load ends at the end of onload instead of at fully loaded. */
+  stopOnload: boolean;
+}
