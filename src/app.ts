@@ -2,9 +2,11 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/in-process-transport.js';
-import { RunQualityGuard } from './agent/run-guard.js';
+import { HostQualityCheck } from './agent/host-check.js';
 import { launchAheadFor, runnerSettings, withRunnerSettings } from './agent/runner-settings.js';
 import { buildServer } from './api/server.js';
+import { registerWebApp } from './web/routes.js';
+import type { AppContext } from './context/app-context.js';
 import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
 import { createCatalog } from './core/catalog.js';
@@ -14,7 +16,7 @@ import { RateLimiter, sweepRateLimits } from './core/ratelimit.js';
 import { failQueuedPastTimeout, reapExpiredLeases } from './core/tests.js';
 import { ensureLocalLocation, LocationDirectory, LOCAL_LOCATION_ID, onlineWindowMs } from './core/locations.js';
 import { QueueSignal } from './core/queue-signal.js';
-import { ServiceMetrics } from './api/metrics.js';
+import { ServiceMetrics } from './context/service-metrics.js';
 import { sealStoredOptions } from './core/stored-options.js';
 import { runTest, warmRunner } from './runner/run.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from './runner/browser.js';
@@ -80,7 +82,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const metrics = config.metricsToken ? new ServiceMetrics(store, locations) : undefined;
   let agent: Agent | undefined;
   let testEvents: TestEventsJob | undefined;
-  const server = await buildServer({
+  // A queued test wakes the in-process agent and remote agents' waiting claims, whoever queued it.
+  const notifyQueued = (): void => {
+    agent?.wake();
+    queueSignal.notify();
+  };
+  const ctx: AppContext = {
     config,
     store,
     artifacts,
@@ -88,15 +95,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     principals: new PrincipalCache((key) => authenticate(store.db, config.plans, key), config.authCacheMs),
     rateLimiter: new RateLimiter(store),
     sandbox,
-    notifyQueued: () => {
-      agent?.wake();
-      queueSignal.notify();
-    },
+    notifyQueued,
+    intake: { store, policy: config.targetPolicy, wake: notifyQueued },
     queueSignal,
     notifyFinished: () => testEvents?.wake(),
     locations,
     metrics,
-  });
+  };
+  const server = await buildServer(ctx, (app) => registerWebApp(app, ctx));
   // An account whose plan left the plans file is warned about in the service's log.
   config.plans.useLog(server.log);
   // Rows stored before encryption at rest get their secrets sealed (once; later starts find none).
@@ -116,7 +122,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       sandbox,
       log: server.log as never,
       run: withRunnerSettings(overrides.run ?? runTest, settings),
-      guard: config.runGuard && new RunQualityGuard(config.runGuard, server.log as never),
+      hostCheck: config.runGuard && new HostQualityCheck(config.runGuard, server.log as never),
       ahead: launchAhead ? launchAheadFor(settings, { ...config, sandbox, policy: config.targetPolicy }) : undefined,
       warmRunner: () => warmRunner(config.runTimeoutMs),
     });
@@ -146,7 +152,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const reaper = setInterval(reap, Math.max(500, Math.floor(config.leaseMs / 2)));
   reaper.unref();
   const log = server.log as never;
-  const monitor = new MonitorScheduler({ store, targetPolicy: config.targetPolicy, plans: config.plans, notifyQueued: () => agent?.wake(), log });
+  const monitor = new MonitorScheduler({ store, targetPolicy: config.targetPolicy, plans: config.plans, notifyQueued, log });
   const sweeper = new ExpirySweeper({ store, artifacts, log });
   const mailer = config.smtp ? smtpMailer(config.smtp.url, config.smtp.from) : undefined;
   const dispatcher = new DeliveryDispatcher({ store, policy: config.targetPolicy, retryBaseMs: config.webhookRetryBaseMs, mailer, log });

@@ -5,7 +5,7 @@ import { TargetPolicy } from './net/policy.js';
 import { AUTH_CACHE_MAX_MS } from './core/auth-cache.js';
 import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
-import { DEFAULT_RUN_GUARD, type RunGuardSettings } from './agent/run-guard.js';
+import { DEFAULT_HOST_CHECK, type HostCheckSettings } from './agent/host-check.js';
 import { DEFAULT_HEARTBEAT_MS } from './core/locations.js';
 import { caCertificates, TrustStoreError } from './runner/trust-store.js';
 
@@ -52,8 +52,8 @@ export interface Config {
   authCacheMs: number;
   /** Upper bound of one run. */
   runTimeoutMs: number;
-  /** The run guard (agent/run-guard.ts); undefined when WEBGAUGE_RUN_GUARD=0: every load counts, nothing is measured. */
-  runGuard?: RunGuardSettings;
+  /** The run guard (agent/host-check.ts); undefined when WEBGAUGE_RUN_GUARD=0: every load counts, nothing is measured. */
+  runGuard?: HostCheckSettings;
   logLevel: string;
   /** Operator filter-list files for adblock=1 (WEBGAUGE_ADBLOCK_LIST, colon-separated), used with our own list. */
   adblockLists: string[];
@@ -100,12 +100,12 @@ function numberVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: 
   return n;
 }
 
-function runGuardVar(env: NodeJS.ProcessEnv): RunGuardSettings | undefined {
+function runGuardVar(env: NodeJS.ProcessEnv): HostCheckSettings | undefined {
   if (!boolVar(env, 'WEBGAUGE_RUN_GUARD', true)) return undefined;
   return {
-    minBenchmarkRatio: numberVar(env, 'WEBGAUGE_RUN_MIN_BENCHMARK_RATIO', DEFAULT_RUN_GUARD.minBenchmarkRatio, 0, 1),
-    freeCores: numberVar(env, 'WEBGAUGE_RUN_FREE_CORES', DEFAULT_RUN_GUARD.freeCores, 0, 1024),
-    maxExtraLoads: intVar(env, 'WEBGAUGE_RUN_EXTRA_LOADS', DEFAULT_RUN_GUARD.maxExtraLoads, 0, 10),
+    minBenchmarkRatio: numberVar(env, 'WEBGAUGE_RUN_MIN_BENCHMARK_RATIO', DEFAULT_HOST_CHECK.minBenchmarkRatio, 0, 1),
+    freeCores: numberVar(env, 'WEBGAUGE_RUN_FREE_CORES', DEFAULT_HOST_CHECK.freeCores, 0, 1024),
+    maxExtraLoads: intVar(env, 'WEBGAUGE_RUN_EXTRA_LOADS', DEFAULT_HOST_CHECK.maxExtraLoads, 0, 10),
   };
 }
 

@@ -206,7 +206,8 @@ async function main(argv: string[]): Promise<number> {
       args: [sub, ...rest].filter((a): a is string => a !== undefined),
       options: { server: { type: 'string' }, token: { type: 'string' }, slots: { type: 'string' } },
     });
-    const { stop } = await startRemoteAgent({ server: values.server ?? '', token: values.token ?? '', slots: Number(values.slots ?? '1') });
+    const { stop } = await startRemoteAgent({ server: values.server ?? '', token: values.token ?? '', slots: Number(values.slots ?? '1'),
+      config: loadConfig() });
     let stopping = false;
     const onSignal = () => {
       if (stopping) return;

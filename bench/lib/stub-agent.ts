@@ -6,6 +6,7 @@
  *   node --import tsx bench/lib/stub-agent.ts <server> <token>
  */
 import { startRemoteAgent } from '../../src/agent/remote.js';
+import { loadConfig } from '../../src/config.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { stubResult } from '../../test/helpers/stub-result.js';
 
@@ -16,4 +17,4 @@ async function stubRun(spec: RunSpec): Promise<RunResult> {
   return stubResult(spec.options.url);
 }
 
-await startRemoteAgent({ server: server!, token: token!, slots: 1, run: stubRun });
+await startRemoteAgent({ server: server!, token: token!, slots: 1, run: stubRun, config: loadConfig() });

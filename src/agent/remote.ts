@@ -1,24 +1,41 @@
 /**
  * `webgauge agent --server URL --token TOKEN [--slots N]`: an agent in another place. It needs the server's URL and
  * a token of its location, nothing else: no database, no data of the service. It claims tests of its location over
- * HTTP, runs them with the same runner and run guard as the in-process agent, uploads results and hands its tests
- * back on SIGTERM. Its network is the one a hostile page would reach into, so it applies its own target policy.
+ * HTTP, runs them with the same runner and host-quality check as the in-process agent, uploads results and hands its
+ * tests back on SIGTERM. Its network is the one a hostile page would reach into, so it applies its own target policy.
  */
 import pino from 'pino';
-import { loadConfig } from '../config.js';
+import type { TargetPolicy } from '../net/policy.js';
 import { createCatalog } from '../core/catalog.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from '../runner/browser.js';
 import { runTest, warmRunner } from '../runner/run.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
 import { Agent } from './agent.js';
 import { AgentRefused, HttpTransport } from './http-transport.js';
-import { RunQualityGuard } from './run-guard.js';
+import { HostQualityCheck, type HostCheckSettings } from './host-check.js';
 import { launchAheadFor, runnerSettings, withRunnerSettings } from './runner-settings.js';
+
+/** What the agent reads of the operator's configuration (config.ts loads it from the agent machine's environment). */
+export interface RemoteAgentConfig {
+  logLevel: string;
+  dataDir: string;
+  chromePath: string;
+  browserSandbox: boolean;
+  browserUser: string;
+  targetPolicy: TargetPolicy;
+  adblockLists: string[];
+  extraCaCerts?: string[];
+  leaseMs: number;
+  agentHeartbeatMs: number;
+  runTimeoutMs: number;
+  runGuard?: HostCheckSettings;
+}
 
 export interface RemoteAgentOptions {
   server: string;
   token: string;
   slots: number;
+  config: RemoteAgentConfig;
   /** The page load; the queue bench replaces it with one that returns at once (bench/queue.bench.ts). */
   run?: (spec: RunSpec) => Promise<RunResult>;
   /** How long to keep trying to reach the server at start. */
@@ -39,7 +56,7 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
   if (!o.token) throw new AgentStartError('--token is required (webgauge agent token create --location ID prints one)');
   if (!Number.isSafeInteger(o.slots) || o.slots < 1 || o.slots > 64) throw new AgentStartError('--slots must be an integer from 1 to 64');
 
-  const config = loadConfig();
+  const { config } = o;
   const log = pino({ level: config.logLevel });
   const sandbox = browserSandbox({ enabled: config.browserSandbox, userName: config.browserUser, tag: dataDirTag(config.dataDir) });
   const orphans = removeOrphanedBrowsers(sandbox.tag);
@@ -71,7 +88,7 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     log,
     run,
     idlePollMs: 0, // a claim waits on the server
-    guard: o.run || !config.runGuard ? undefined : new RunQualityGuard(config.runGuard, log),
+    hostCheck: o.run || !config.runGuard ? undefined : new HostQualityCheck(config.runGuard, log),
     ahead: o.run ? undefined : launchAheadFor(runner, { ...config, sandbox, policy: config.targetPolicy }),
     warmRunner: () => warmRunner(config.runTimeoutMs),
   });

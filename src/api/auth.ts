@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/accounts.js';
 import { ApiError } from '../core/errors.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context/app-context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -9,7 +9,7 @@ import { tagIdsForPages } from '../core/page-tags-lookup.js';
 import type { EventResources } from '../scheduler/test-events.js';
 import type { Store } from '../store/db.js';
 import { reportResource, testResource } from './jsonapi.js';
-import { Links } from './links.js';
+import { Links } from '../context/links.js';
 import { alertEventResource } from './routes/alerts.js';
 
 export function eventResources(store: Store, config: Config, listenOrigin: () => string): EventResources {

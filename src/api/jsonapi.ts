@@ -4,7 +4,7 @@ import type { PageRow } from '../core/pages.js';
 import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/report-figures.js';
 import { readRunsMeta } from '../core/runs.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
-import type { Links } from './links.js';
+import type { Links } from '../context/links.js';
 
 /** JSON:API resource objects. Times leave as Unix seconds; metrics as integers (COMPAT.md). */
 

@@ -4,7 +4,7 @@
  * the documented responses. Served without authentication at GET /api/2.0/openapi.json.
  */
 import { JSONAPI } from './errors.js';
-import { API_PREFIX } from './links.js';
+import { API_PREFIX } from '../context/links.js';
 import type { RegisteredRoute } from './router.js';
 import { API_TAGS, COMPONENT_HEADERS, COMPONENT_SCHEMAS, type JsonSchema, type RouteSchema } from './schemas/index.js';
 

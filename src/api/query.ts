@@ -1,4 +1,5 @@
 import { ApiError } from '../core/errors.js';
+import { hasControlCharacter } from '../core/ids.js';
 import {
   OPS,
   isNumericType,
@@ -28,9 +29,6 @@ export const MAX_QUERY_FILTER_VALUES = 1000;
 const MAX_PAGE_NUMBER = 1_000_000_000;
 /** Unix seconds whose milliseconds JavaScript dates (and so bigint columns and safe integers) hold: ±8.64e12. */
 const TIME_MAX = 8_640_000_000_000;
-/** No column holds control characters (PostgreSQL text cannot hold NUL at all), so no filter value has one. */
-const CONTROL = /[\u0000-\u001f\u007f]/;
-export const hasControlCharacter = (s: string): boolean => CONTROL.test(s);
 
 const FILTER_KEY = /^filter\[([^\][]*)\]$/;
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -77,7 +75,7 @@ function parseValue(name: string, attr: AttrSpec, raw: string): string | number 
       return n;
     }
     default:
-      if (CONTROL.test(raw)) throw new ApiError('E40006', `filter[${name}] has a value with a control character (such as NUL); no ${name} has one.`);
+      if (hasControlCharacter(raw)) throw new ApiError('E40006', `filter[${name}] has a value with a control character (such as NUL); no ${name} has one.`);
       return raw;
   }
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { authenticateRequest } from './auth.js';
-import type { AppContext } from './context.js';
-import { API_PREFIX, Links } from './links.js';
+import type { AppContext } from '../context/app-context.js';
+import { API_PREFIX, Links } from '../context/links.js';
 import { routeKey, routeSchema, type Method, type RouteSchema } from './schemas/index.js';
 import { requestValidationError } from './validation.js';
 

@@ -1,9 +1,9 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { authenticateRequest } from './auth.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context/app-context.js';
 import { BODY_LIMIT, clientErrorHandler, handleError, sendApiError } from './errors.js';
-import { API_PREFIX, linkOrigin } from './links.js';
+import { API_PREFIX, linkOrigin } from '../context/links.js';
 import { openApiDocument } from './openapi.js';
 import { Router } from './router.js';
 import { registerReferenceRoutes } from './routes/reference.js';
@@ -13,13 +13,11 @@ import { registerListRoutes } from './routes/lists.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
 import { registerTagRoutes } from './routes/tags.js';
-import { registerReportPage } from './routes/report-page.js';
 import { registerAlertRoutes } from './routes/alerts.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerAgentProtocol } from './routes/agent-protocol.js';
 import { registerMetrics } from './metrics.js';
 import { compileRequestSchema } from './validation.js';
-import { registerWebApp } from '../web/routes.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
@@ -45,7 +43,11 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+/**
+ * The HTTP server: the API's routes, the agent protocol and the metrics, and (`mountWebApp`, given by the
+ * composition in app.ts) the web app beside them on the same server, registered where it always was.
+ */
+export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyInstance) => void): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
@@ -88,7 +90,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   registerMonitoringRoutes(router, ctx);
   registerAlertRoutes(router, ctx);
   registerWebhookRoutes(router, ctx);
-  registerReportPage(app, ctx, registerWebApp(app, ctx));
+  mountWebApp?.(app);
   registerAgentProtocol(app, ctx);
   registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
 

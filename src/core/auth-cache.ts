@@ -8,7 +8,6 @@
  * Only keys that authenticated are remembered: a key created by the CLI works at once everywhere.
  */
 import { LRUCache } from 'lru-cache';
-import type { Principal } from './accounts.js';
 
 /** The longest any process may keep trusting what it read about a key (the promise above). */
 export const AUTH_CACHE_MAX_MS = 5_000;
@@ -20,15 +19,16 @@ export function accountsChanged(): void {
   epoch++;
 }
 
-export class PrincipalCache {
+/** `P` is who a key is (core/accounts.ts's Principal): this cache only keeps it. */
+export class PrincipalCache<P extends object> {
   /** By API key (each request carries it in memory anyway; hashing it per request would cost more than the
    *  lookup); null when entries are not kept (ttl 0). */
-  private readonly entries: LRUCache<string, Principal> | null;
-  private readonly pending = new Map<string, Promise<Principal | null>>();
+  private readonly entries: LRUCache<string, P> | null;
+  private readonly pending = new Map<string, Promise<P | null>>();
   private seenEpoch = epoch;
 
   constructor(
-    private readonly lookup: (apiKey: string) => Promise<Principal | null>,
+    private readonly lookup: (apiKey: string) => Promise<P | null>,
     ttlMs: number,
     maxEntries = 10_000,
   ) {
@@ -36,7 +36,7 @@ export class PrincipalCache {
     this.entries = ttlMs > 0 ? new LRUCache({ max: maxEntries, ttl: ttlMs }) : null;
   }
 
-  async get(apiKey: string): Promise<Principal | null> {
+  async get(apiKey: string): Promise<P | null> {
     if (this.seenEpoch !== epoch) {
       this.entries?.clear();
       this.pending.clear();

@@ -20,3 +20,20 @@ export function sha256Hex(s: string): string {
  */
 export const hashApiKey = sha256Hex;
 export const hashSessionToken = sha256Hex;
+
+/** The longest path ID accepted; IDs this server makes are 12 characters, catalogue IDs are short slugs. */
+export const MAX_ID_LENGTH = 128;
+
+/**
+ * No ID has a control character; PostgreSQL text cannot even hold NUL, so such an ID is refused (with the
+ * route's not-found code) before it reaches a query. (A JSON Schema pattern: the API's path parameters use it.)
+ */
+export const ID_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
+const ID = new RegExp(ID_PATTERN);
+
+/** Could `s` be an ID at all? The rule of the API's path parameters, for the web app and the public report page. */
+export const couldBeId = (s: string): boolean => s.length >= 1 && s.length <= MAX_ID_LENGTH && ID.test(s);
+
+/** No column holds control characters (PostgreSQL text cannot hold NUL at all), so no ID, filter or search has one. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+export const hasControlCharacter = (s: string): boolean => CONTROL.test(s);

@@ -12,6 +12,8 @@ import { refreshPage, type ReportRow } from './reports.js';
 import { unlinkPage } from '../store/tags.js';
 import { TEST_RETENTION_MS, type TestRow } from './tests.js';
 import { releaseReportListLock, takeReportListLock } from '../store/locks.js';
+import { assertOwnerRole } from './roles.js';
+import type { Principal } from './accounts.js';
 
 /**
  * Pages (spec 1.2, 2.3, 4.3) and the three lists (4.1 tests, 4.3 pages and a page's reports).
@@ -68,7 +70,9 @@ export async function getPage(db: Db, accountId: string, id: string): Promise<Pa
 }
 
 /** DELETE /pages/{id}: the page, all its reports (rows, then files) and its tag links. */
-export async function deletePage(store: Store, artifacts: ArtifactStore, page: PageRow): Promise<number> {
+/** Deletes a page with its reports and their files; only the Owner role may. */
+export async function deletePage(store: Store, artifacts: ArtifactStore, principal: Pick<Principal, 'role'>, page: PageRow): Promise<number> {
+  assertOwnerRole(principal, 'delete pages');
   const removed = await store.db.transaction().execute(async (trx) => {
     // `returning` names exactly the rows deleted, including a report committed meanwhile by completeTest.
     const ids = await deleteReportsOfPage(trx, page.id);

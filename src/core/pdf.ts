@@ -1,8 +1,8 @@
 /**
  * report.pdf (spec 4.2, 7, 8): our own report page rendered to PDF by Chromium, on request.
  *
- * - Plan: a plan without PDFs is 403 E40301, without full PDFs (`full=1`) 403 E40302; the Viewer role is
- *   refused before this (403 E40301, api/routes/reports.ts).
+ * - Role and plan: the Viewer role is refused first (403 E40301: a PDF spends credits), then a plan without PDFs
+ *   (403 E40301) and one without full PDFs (`full=1`, 403 E40302).
  * - Credits: 0.2 for the PDF, 0.3 for the full PDF (PDF_COST, FULL_PDF_COST), charged when a generation starts
  *   (402 E40201 when the balance is short) and refunded if it fails. The file is kept with the report's other
  *   files, so asking again, by anyone holding the key, serves it without charging again.
@@ -23,6 +23,7 @@ import type { Store } from '../store/db.js';
 import { adjustCredits, fromTenths, spendCredits, tenths, type Principal } from './accounts.js';
 import { clock } from './clock.js';
 import { ApiError } from './errors.js';
+import { assertOwnerRole } from './roles.js';
 import { newId } from './ids.js';
 import { FULL_PDF_COST, PDF_COST } from './pricing.js';
 import { ARTIFACT, artifactKey, type ReportRow } from './reports.js';
@@ -74,6 +75,7 @@ export class PdfService {
   constructor(private readonly o: PdfServiceOptions) {}
 
   async request(principal: Principal, report: ReportRow, full: boolean, pageUrl: string, log: PdfLog): Promise<PdfAnswer> {
+    assertOwnerRole(principal, 'create PDF reports');
     const { plan } = principal;
     if (!plan.pdf) throw new ApiError('E40301', `The ${plan.name} plan does not include PDF reports.`);
     if (full && !plan.fullPdf) {

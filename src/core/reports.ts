@@ -20,6 +20,8 @@ import { deletePageRow, setPageStats, upsertPage } from '../store/pages.js';
 import {
   deleteReports, getValidReport, insertReport, pageReportStats, resourceNames, validReportsByIds, type ReportRow, type ReportWithTags,
 } from '../store/reports.js';
+import { assertOwnerRole } from './roles.js';
+import type { Principal } from './accounts.js';
 
 export type { ReportRow, ReportWithTags };
 
@@ -249,7 +251,9 @@ export async function getReportById(db: Db, id: string): Promise<ReportWithTags 
   return getValidReport(db, id, clock.now());
 }
 
-export async function deleteReport(store: Store, artifacts: ArtifactStore, report: ReportRow): Promise<void> {
+/** Deletes a report and its files; only the Owner role may. */
+export async function deleteReport(store: Store, artifacts: ArtifactStore, principal: Pick<Principal, 'role'>, report: ReportRow): Promise<void> {
+  assertOwnerRole(principal, 'delete reports');
   await store.db.transaction().execute(async (trx) => {
     await deleteReports(trx, [report.id]);
     await refreshPage(trx, report.page_id);

@@ -32,15 +32,25 @@ export interface StartedTest {
   creditsUsed: number;
 }
 
+/** Where tests are queued: the service's store, the operator's target policy, and the wake-up of the agents. */
+export interface TestIntake {
+  store: Store;
+  policy: TargetPolicy;
+  /** Tells the in-process agent and remote agents' waiting claims that a test was queued. */
+  wake(): void;
+}
+
 /**
  * A test asked for by a person (API, web app): the role, then the target policy (a page that resolves to an
- * address the operator did not allow is refused before anything is charged), then startTest.
+ * address the operator did not allow is refused before anything is charged), then startTest; the agents are woken.
  */
-export async function requestTest(store: Store, policy: TargetPolicy, principal: Principal, options: AnalysisOptions, source: TestSource):
+export async function requestTest(intake: TestIntake, principal: Principal, options: AnalysisOptions, source: TestSource):
   Promise<StartedTest> {
   assertOwnerRole(principal, 'start tests');
-  await assertAllowedTarget(options.url, policy, options.dns);
-  return startTest(store, principal, options, source);
+  await assertAllowedTarget(options.url, intake.policy, options.dns);
+  const started = await startTest(intake.store, principal, options, source);
+  intake.wake();
+  return started;
 }
 
 /**

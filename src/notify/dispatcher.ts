@@ -6,7 +6,7 @@
  */
 import { clock, toSeconds } from '../core/clock.js';
 import type { TargetPolicy } from '../net/policy.js';
-import { PeriodicJob } from '../scheduler/periodic.js';
+import { PeriodicJob } from '../lib/periodic-job.js';
 import type { Store } from '../store/db.js';
 import { dueDeliveries, leaseDelivery, recordAttempt, webhookById, type DeliveryRow } from '../store/webhooks.js';
 import type { Mailer, MailMessage } from './email.js';

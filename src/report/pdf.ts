@@ -4,7 +4,6 @@
  * One fresh browser per PDF (~0.3 s to launch), like the runner's.
  */
 import type { ArtifactStore } from '../artifacts/store.js';
-import type { Config } from '../config.js';
 import type { Catalog } from '../core/catalog.js';
 import { PdfService } from '../core/pdf.js';
 import type { ReportRow } from '../core/reports.js';
@@ -13,9 +12,10 @@ import { renderReportPage } from './page.js';
 import { loadReportData } from './view.js';
 import type { Store } from '../store/db.js';
 
-/** What printing a report needs of the app (the API's context has it all; report/ does not depend on api/). */
+/** What printing a report needs of the app (the application context has it all; report/ depends on no edge). */
 export interface ReportPdfContext {
-  config: Pick<Config, 'chromePath' | 'pdfWaitMs'>;
+  /** The operator's settings printing uses (config.ts: WEBGAUGE_CHROME_PATH, WEBGAUGE_PDF_WAIT_MS). */
+  config: { chromePath: string; pdfWaitMs: number };
   store: Store;
   artifacts: ArtifactStore;
   catalog: Catalog;

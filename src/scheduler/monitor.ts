@@ -12,7 +12,7 @@
  * the page (`monitor_skipped_at`, `monitor_skip_reason`); too many tests pending (E42900) → retried every
  * RETRY_MS until the next slot is due.
  */
-import { PeriodicJob } from './periodic.js';
+import { PeriodicJob } from '../lib/periodic-job.js';
 import type { AnalysisOptions } from '../core/analysis-options.js';
 import { readOptions } from '../core/stored-options.js';
 import { clock } from '../core/clock.js';

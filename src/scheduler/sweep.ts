@@ -7,7 +7,7 @@
 import { sweepSessions } from '../core/sessions.js';
 import { deleteOldDeliveries } from '../store/webhooks.js';
 import type { ArtifactStore } from '../artifacts/store.js';
-import { PeriodicJob } from './periodic.js';
+import { PeriodicJob } from '../lib/periodic-job.js';
 import { clock } from '../core/clock.js';
 import { refreshPage } from '../core/reports.js';
 import { orphanLinkPageIds, unlinkPage, unlinkPages } from '../store/tags.js';

@@ -17,7 +17,7 @@ import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { getValidReport } from '../store/reports.js';
 import { takePendingEvents, testsWithPendingEvents } from '../store/tests.js';
-import { PeriodicJob } from './periodic.js';
+import { PeriodicJob } from '../lib/periodic-job.js';
 
 /** The JSON:API resources and links that payloads and e-mails carry (built by api/, which owns the shapes). */
 export interface EventResources {

@@ -9,14 +9,9 @@ import { migrations } from './migrations/index.js';
 import { statementName } from './prepared.js';
 import { loadSecretKey, SecretBox } from './secret-box.js';
 
-export type Engine = 'sqlite' | 'postgres';
+import type { Engine, RootDb } from './handles.js';
 
-/** What a query runs on: the database, or a transaction of it. */
-export type Db = Kysely<Database> | Transaction<Database>;
-/** The database itself: what can start a transaction. */
-export type RootDb = Kysely<Database>;
-/** Inside a transaction (what row locks need). */
-export type Trx = Transaction<Database>;
+export type { Db, Engine, RootDb, Trx } from './handles.js';
 
 export interface Store {
   db: Kysely<Database>;

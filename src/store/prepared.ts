@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { Db } from './db.js';
+import type { Db } from './handles.js';
 
 type Argument = string | number;
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context/app-context.js';
 import { esc } from '../report/format.js';
 import { csrfValid, FormFields, newNonce, sameOrigin, secureHeaders, visitorOf, type Visitor } from './session.js';
 import { CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from './assets.js';

@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../context.js';
-import { couldBeId } from '../schemas/common.js';
-import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../../core/reports.js';
-import { renderReportPage } from '../../report/page.js';
-import { pdfService } from '../../report/pdf.js';
-import { sendRanged } from '../range.js';
-import { loadReportData } from '../../report/view.js';
-import type { OwnerReportView } from '../../web/routes.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context/app-context.js';
+import { couldBeId } from '../core/ids.js';
+import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../core/reports.js';
+import { renderReportPage } from '../report/page.js';
+import { pdfService } from '../report/pdf.js';
+import { sendRanged } from '../context/http-range.js';
+import { loadReportData } from '../report/view.js';
 
 const IMMUTABLE = 'max-age=31536000';
 /** The page loads nothing but its own pictures and video, and runs no script. */
@@ -19,6 +18,9 @@ const CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-s
  * search engines not to index it. Unknown or expired IDs get a plain 404.
  * Its own account, signed in to the web app, sees the same report inside the app (web/screens/report.ts).
  */
+/** Its own account's view of a report inside the web app, when the request is signed in as that account. */
+export type OwnerReportView = (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined>;
+
 export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerView?: OwnerReportView): void {
   const notFound = (reply: FastifyReply, what: string) => reply.code(404).type('text/plain').send(what);
   // A string that is no ID (a NUL in it: PostgreSQL cannot even compare it) is simply not found.

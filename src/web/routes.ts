@@ -3,9 +3,8 @@
  * beyond presentation). Screens: sign in, Analyze, a test's progress, the report, Pages, a page's history,
  * Compare, Tags, Account.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../api/context.js';
-import type { ReportRow } from '../core/reports.js';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context/app-context.js';
 import { registerAssets } from './assets.js';
 import { WebKit } from './kit.js';
 import { analyzeScreen, registerAnalyze } from './screens/analyze.js';
@@ -16,10 +15,10 @@ import { registerPageScreens } from './screens/pages.js';
 import { registerCompare } from './screens/compare.js';
 import { registerTagScreens } from './screens/tags.js';
 import { registerAccountScreen } from './screens/account.js';
+import { registerReportPage } from './report-page.js';
 
-export type OwnerReportView = (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined>;
-
-export function registerWebApp(app: FastifyInstance, ctx: AppContext): OwnerReportView {
+/** The web app's screens and the public report page (which shows its own account the report inside the app). */
+export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
   const kit = new WebKit(app, ctx);
   registerAssets(app);
   registerSignIn(kit, async (_req, _reply, v, nonce) => analyzeScreen(kit, v, nonce));
@@ -29,5 +28,5 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): OwnerRepo
   registerCompare(kit);
   registerTagScreens(kit);
   registerAccountScreen(kit);
-  return registerReportScreens(kit);
+  registerReportPage(app, ctx, registerReportScreens(kit));
 }

@@ -7,8 +7,8 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/accounts.js';
 import { csrfToken, csrfTokenValid, sessionPrincipal, SESSION_TTL_MS } from '../core/sessions.js';
-import type { AppContext } from '../api/context.js';
-import { linkOrigin } from '../api/links.js';
+import type { AppContext } from '../context/app-context.js';
+import { linkOrigin } from '../context/links.js';
 
 export const SESSION_COOKIE = 'webgauge_session';
 

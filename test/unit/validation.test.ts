@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { ValidateFunction } from 'ajv';
 import { jsonApiBody } from '../../src/api/body.js';
-import type { AppContext } from '../../src/api/context.js';
+import type { AppContext } from '../../src/context/app-context.js';
 import { Router } from '../../src/api/router.js';
 import { ROUTE_SCHEMAS } from '../../src/api/schemas/index.js';
 import { parseQuery } from '../../src/api/server.js';

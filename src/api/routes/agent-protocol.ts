@@ -12,7 +12,7 @@ import {
   type ClaimResponse, type HelloResponse, type ProtocolError,
 } from '../../agent/protocol.js';
 import { bundleChecksum, BundleError, decodeBundle } from '../../agent/result-bundle.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 
 class ProtocolFailure extends Error {
   constructor(readonly status: number, readonly code: ProtocolError['error']['code'], message: string) {

@@ -4,10 +4,10 @@ import { expireDueReports, listPageReports, listPages, listTests, requirePage, w
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, type ListQuery, type ListTable, type ListSpec } from '../../store/list-query.js';
 import { principalOf } from '../auth.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import { pageResource, reportResource, testResource } from '../jsonapi.js';
-import type { Links } from '../links.js';
+import type { Links } from '../../context/links.js';
 import { listLinks, parseListQuery } from '../query.js';
 import type { Router } from '../router.js';
 

@@ -1,7 +1,7 @@
 import { parseFrequency, setMonitoring } from '../../core/monitoring.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import type { Router } from '../router.js';
 import { requirePage, sendPage } from './page-response.js';
 import { assertOwnerRole } from '../../core/roles.js';

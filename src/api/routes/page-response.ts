@@ -2,10 +2,10 @@ import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import { getPage, requirePage as requireAccountPage, type PageRow } from '../../core/pages.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import { pageResource } from '../jsonapi.js';
-import type { Links } from '../links.js';
+import type { Links } from '../../context/links.js';
 
 /** The page in the path of attach_tags, detach_tags and performance_monitor, loaded as GET /pages/{id} does. */
 export function requirePage(ctx: AppContext, accountId: string, id: string): Promise<PageRow> {

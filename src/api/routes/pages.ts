@@ -4,7 +4,7 @@ import { deletePage } from '../../core/pages.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
 import { getReport } from '../../core/reports.js';
 import { principalOf } from '../auth.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import { pageResource } from '../jsonapi.js';
 import type { Router } from '../router.js';
@@ -27,8 +27,7 @@ export function registerPageRoutes(r: Router, ctx: AppContext): void {
   r.delete('/pages/:id', async (req, reply) => {
     const principal = principalOf(req);
     const page = await loadPage(principal.accountId, (req.params as { id: string }).id);
-    if (principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete pages.');
-    await deletePage(ctx.store, ctx.artifacts, page);
+    await deletePage(ctx.store, ctx.artifacts, principal, page);
     return reply.type(JSONAPI).send({ data: { type: 'page', id: page.id } });
   });
 

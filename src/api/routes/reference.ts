@@ -1,7 +1,7 @@
 import { fromTenths, refilledCredits } from '../../core/accounts.js';
 import { ApiError } from '../../core/errors.js';
 import { principalOf } from '../auth.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import type { Router } from '../router.js';
 

@@ -9,12 +9,12 @@ import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/i
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
 import { answeredNotModified, entityTag } from '../conditional.js';
-import { sendRanged } from '../range.js';
+import { sendRanged } from '../../context/http-range.js';
 import { principalOf } from '../auth.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import { reportResource, reportViewKey } from '../jsonapi.js';
-import type { Links } from '../links.js';
+import type { Links } from '../../context/links.js';
 import type { Router } from '../router.js';
 import { queueAndRespond } from './tests.js';
 
@@ -114,8 +114,7 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
   r.delete('/reports/:id', async (req, reply) => {
     const principal = principalOf(req);
     const report = await loadReport(ctx, principal.accountId, (req.params as { id: string }).id);
-    if (principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete reports.');
-    await deleteReport(ctx.store, ctx.artifacts, report);
+    await deleteReport(ctx.store, ctx.artifacts, principal, report);
     return reply.type(JSONAPI).send({ data: { type: 'report', id: report.id } });
   });
 
@@ -132,8 +131,6 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
     if (!name) {
       throw new ApiError('E40001', `Unknown resource "${rawName}"; use one of ${Object.keys(RESOURCE_NAMES).filter((n) => n.includes('.') || n.includes('-')).join(', ')}.`);
     }
-    // Spec 5: the Viewer role cannot create PDF reports (they cost credits), whatever else applies.
-    if (name === 'report.pdf' && principalOf(req).role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot create PDF reports.');
     const query = req.query as Record<string, string | string[] | undefined>;
     switch (name) {
       case 'screenshot.jpg':

@@ -4,9 +4,9 @@ import { assertOwnerRole } from '../../core/roles.js';
 import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/tags.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
-import type { Links } from '../links.js';
+import type { Links } from '../../context/links.js';
 import type { Router } from '../router.js';
 import { requirePage, sendPage } from './page-response.js';
 

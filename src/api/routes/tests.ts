@@ -4,10 +4,10 @@ import { parseTestAttributes } from '../../core/options.js';
 import { getTest, queuePosition, requestTest, testNotFound, type TestSource } from '../../core/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import { testResource } from '../jsonapi.js';
-import type { Links } from '../links.js';
+import type { Links } from '../../context/links.js';
 import type { Router } from '../router.js';
 
 /** Queue a test (POST /tests and every retest) and answer 202 exactly as the spec and COMPAT.md say. */
@@ -19,8 +19,7 @@ export async function queueAndRespond(
   options: AnalysisOptions,
   source: TestSource,
 ): Promise<FastifyReply> {
-  const started = await requestTest(ctx.store, ctx.config.targetPolicy, principalOf(req), options, source);
-  ctx.notifyQueued();
+  const started = await requestTest(ctx.intake, principalOf(req), options, source);
   const self = links.test(started.test.id);
   const data = testResource(started.test, links);
   return reply

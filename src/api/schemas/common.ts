@@ -4,6 +4,7 @@
  * api/query.ts parses with).
  */
 import { ERRORS, type ErrorCode } from '../../core/errors.js';
+import { ID_PATTERN, MAX_ID_LENGTH } from '../../core/ids.js';
 import { OPS, isNumericType, type AttrSpec, type ListSpec } from '../../store/list-query.js';
 import { MAX_PAGE_SIZE } from '../query.js';
 import type { JsonSchema, ResponseDoc } from './types.js';
@@ -131,18 +132,6 @@ export function errors(...codes: ErrorCode[]): Record<string, ResponseDoc> {
 }
 
 /* ---------- parameters ---------- */
-
-/** The longest path ID accepted; IDs this server makes are 12 characters, catalogue IDs are short slugs. */
-export const MAX_ID_LENGTH = 128;
-
-/**
- * No ID has a control character; PostgreSQL text cannot even hold NUL, so such an ID is refused (with the
- * route's not-found code) before it reaches a query.
- */
-const ID_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
-
-/** The same rule for routes outside the API (the public report page): could `s` be an ID at all? */
-export const couldBeId = (s: string): boolean => s.length >= 1 && s.length <= MAX_ID_LENGTH && new RegExp(ID_PATTERN).test(s);
 
 export function idParams(description: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
   const id = str(`${description}: up to ${MAX_ID_LENGTH} characters, none of them a control character`, {

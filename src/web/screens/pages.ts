@@ -4,7 +4,7 @@
  * (lists, monitoring, tags, tests) is core's, as the API applies it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { assertOwnerRole } from '../../core/roles.js';
+import { mayChange } from '../../core/roles.js';
 import { ApiError } from '../../core/errors.js';
 import { parseFrequency, setMonitoring, type Frequency } from '../../core/monitoring.js';
 import { tagIdsForPages } from '../../core/page-tags-lookup.js';
@@ -13,14 +13,16 @@ import { reportsByIds, type ReportRow } from '../../core/reports.js';
 import { readOptions } from '../../core/stored-options.js';
 import { linkTags, listTags, type TagRow } from '../../core/tags.js';
 import { requestTest } from '../../core/tests.js';
-import { couldBeId } from '../../api/schemas/common.js';
-import { hasControlCharacter } from '../../api/query.js';
-import { bytes, ms } from '../../report/format.js';
+import { couldBeId, hasControlCharacter } from '../../core/ids.js';
+import { ms } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartMetric } from '../charts.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { gradeBox, inkOn } from './figures.js';
+import { figureValue, showFigure } from './compare.js';
+import { CHARTED_METRICS } from '../../core/vocabulary/metrics.js';
+import { FREQUENCIES, type FrequencySpec } from '../../core/vocabulary/frequencies.js';
 import { newestReports } from './report.js';
 
 export const PAGE_SIZE = 50;
@@ -42,7 +44,8 @@ export const SORTS: Record<string, { label: string; key: SortKey }> = {
 };
 const DEFAULT_SORT = '-latest_report_time';
 
-export const FREQUENCY_NAMES: Record<Frequency, string> = { no: 'Off', hourly: 'Hourly', daily: 'Daily', weekly: 'Weekly', monthly: 'Monthly' };
+/** The app's name of each monitoring frequency: the frequencies table's labels. */
+export const FREQUENCY_NAMES = Object.fromEntries(FREQUENCIES.map((f) => [f.name, f.label])) as Record<Frequency, string>;
 const frequencyName = (f: string) => FREQUENCY_NAMES[f as Frequency] ?? f;
 
 /** What the list shows, from the query string; anything unusable falls back to the default, never an error. */
@@ -161,18 +164,14 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
 
 /* The page view. */
 
-/** The charted figures: a report's value, or null when it has none. */
-const CHARTS: { metric: ChartMetric; value: (r: ReportRow) => number | null }[] = [
-  { metric: { title: 'Grade', label: 'grade', format: (v) => `${Math.round(v)}%`, max: 100 }, value: (r) => r.service_score },
-  { metric: { title: 'Performance', label: 'performance', format: (v) => `${Math.round(v)}%`, max: 100 }, value: (r) => r.performance_score },
-  { metric: { title: 'Structure', label: 'structure', format: (v) => `${Math.round(v)}%`, max: 100 }, value: (r) => r.structure_score },
-  { metric: { title: 'Largest Contentful Paint', label: 'LCP', format: ms, minTop: 1000 }, value: (r) => r.largest_contentful_paint },
-  { metric: { title: 'Total Blocking Time', label: 'TBT', format: ms, minTop: 100 }, value: (r) => r.total_blocking_time },
-  { metric: { title: 'Cumulative Layout Shift', label: 'CLS', format: (v) => v.toFixed(2), minTop: 0.1 }, value: (r) => r.cumulative_layout_shift },
-  // A negative fully loaded time is a test stopped at onload: no figure.
-  { metric: { title: 'Fully loaded', label: 'fully loaded', format: ms, minTop: 1000 }, value: (r) => (r.fully_loaded_time >= 0 ? r.fully_loaded_time : null) },
-  { metric: { title: 'Page size', label: 'page size', format: bytes, minTop: 1024 }, value: (r) => r.page_bytes },
-];
+/**
+ * The charted figures, from the metrics table (its chart titles, labels and axes, in its chart order): a report's
+ * value, or null when it has none (a negative time is a test stopped at onload: no figure).
+ */
+const CHARTS: { metric: ChartMetric; value: (r: ReportRow) => number | null }[] = CHARTED_METRICS.map((m) => ({
+  metric: { title: m.chart.title, label: m.chart.label, format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop },
+  value: (r: ReportRow) => figureValue(m.unit, r[m.column as keyof ReportRow] as number | null),
+}));
 
 /** The eight history charts of reports given newest first (as the list answers), drawn oldest to newest. */
 export function historyCharts(reports: ReportRow[]): string {
@@ -215,11 +214,13 @@ function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice): string {
   const skipped = page.monitored !== 'no' && page.monitor_skipped_at !== null && page.monitor_skip_reason
     ? `<p class="muted">Skipped at ${when(page.monitor_skipped_at)}: ${esc(page.monitor_skip_reason)}</p>` : '';
   const head = `<h2>Monitoring</h2>`;
-  if (v.principal.role === 'viewer') {
+  if (!mayChange(v.principal)) {
     return `<section class="card pv-part" aria-labelledby="pv-monitoring">${head.replace('<h2>', '<h2 id="pv-monitoring">')}` +
       `<p>Monitoring: <b>${esc(frequencyName(page.monitored))}</b></p>${next}${skipped}</section>`;
   }
-  const offered: Frequency[] = ['no', ...(v.principal.plan.hourlyMonitoring || page.monitored === 'hourly' ? ['hourly' as const] : []), 'daily', 'weekly', 'monthly'];
+  // A frequency the plan lacks stays offered while the page is monitored at it.
+  const offered: Frequency[] = FREQUENCIES.filter((f: FrequencySpec) => f.planFlag === undefined || v.principal.plan[f.planFlag] || page.monitored === f.name)
+    .map((f) => f.name);
   const options = offered.map((f) => `<option value="${f}"${selected(f === page.monitored)}>${FREQUENCY_NAMES[f]}</option>`).join('');
   const error = notice.error?.part === 'monitoring' ? errorBox(notice.error.message) : '';
   const saved = notice.saved === 'monitoring' ? `<div class="ok" role="status">Monitoring saved.</div>` : '';
@@ -233,7 +234,7 @@ function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice): string {
 
 function tagsPart(v: Visitor, page: PageRow, tags: TagRow[], attached: Set<string>, notice: PageNotice): string {
   const manage = `<p><a href="/tags">Manage tags</a></p>`;
-  if (v.principal.role === 'viewer') {
+  if (!mayChange(v.principal)) {
     const pills = tags.filter((t) => attached.has(t.id)).map(tagPill).join('');
     return `<section class="card pv-part" aria-labelledby="pv-tags"><h2 id="pv-tags">Tags</h2>${pills ? `<p>${pills}</p>` : '<p class="muted">No tags.</p>'}${manage}</section>`;
   }
@@ -301,22 +302,20 @@ export function registerPageScreens(kit: WebKit): void {
   kit.action('/pages/:id/retest', async (req, reply, v) => {
     const page = await loadPage(v, idOf(req));
     // The page's options are those of the last test that produced a report for it (as POST /pages/{id}/retest).
-    const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, readOptions(ctx.store.box, page.options), 'on-demand');
-    ctx.notifyQueued();
+    const started = await requestTest(ctx.intake, v.principal, readOptions(ctx.store.box, page.options), 'on-demand');
     return seeOther(reply, `/tests/${started.test.id}`);
   });
 
   kit.action('/pages/:id/delete', async (req, reply, v) => {
     const page = await loadPage(v, idOf(req));
-    assertOwnerRole(v.principal, 'delete pages');
-    await deletePage(ctx.store, ctx.artifacts, page);
+    await deletePage(ctx.store, ctx.artifacts, v.principal, page);
     return seeOther(reply, '/pages');
   });
 
   /** A form's failure shown on the page view with the API's title and detail; a missing page stays a 404 screen. */
   const refuse = async (reply: FastifyReply, v: Visitor, nonce: string, pageId: string, part: 'monitoring' | 'tags', err: unknown) => {
     // A missing page, or a viewer's post (who has no form to show it in), is an error screen.
-    if (!(err instanceof ApiError) || err.code === 'E40402' || v.principal.role === 'viewer') throw err;
+    if (!(err instanceof ApiError) || err.code === 'E40402' || !mayChange(v.principal)) throw err;
     reply.code(err.status);
     return pageScreen(kit, v, nonce, await loadPage(v, pageId), { error: { part, message: `${err.title}: ${err.detail ?? ''}` } });
   };

@@ -6,7 +6,7 @@
  */
 import { getTest, queuePosition, testNotFound, type TestRow } from '../../core/tests.js';
 import { testsChanged } from '../../core/test-signal.js';
-import { couldBeId } from '../../api/schemas/common.js';
+import { couldBeId } from '../../core/ids.js';
 import { newNonce, secureHeaders, visitorOf } from '../session.js';
 import { esc, seeOther, shell, type WebKit } from '../kit.js';
 import type { Db } from '../../store/db.js';

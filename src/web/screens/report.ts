@@ -7,13 +7,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ARTIFACT, artifactKey, deleteReport, reportNotFound, reportResources, requireReport, type ReportRow, type ReportWithTags,
 } from '../../core/reports.js';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context/app-context.js';
 import { listPageReports, getPage } from '../../core/pages.js';
 import { readOptions } from '../../core/stored-options.js';
 import { requestTest } from '../../core/tests.js';
 import { ApiError } from '../../core/errors.js';
-import { couldBeId } from '../../api/schemas/common.js';
-import { Links } from '../../api/links.js';
+import { couldBeId } from '../../core/ids.js';
+import type { OwnerReportView } from '../report-page.js';
+import { Links } from '../../context/links.js';
 import { pdfService } from '../../report/pdf.js';
 import { reportParts } from '../../report/page.js';
 import { loadReportData } from '../../report/view.js';
@@ -92,22 +93,20 @@ export function ownReport(ctx: AppContext, v: Visitor, id: string): Promise<Repo
   return requireReport(ctx.store.db, v.principal.accountId, id);
 }
 
-export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined> {
+export function registerReportScreens(kit: WebKit): OwnerReportView {
   const { ctx } = kit;
 
   kit.action('/reports/:id/retest', async (req, reply, v) => {
     const { id } = req.params as { id: string };
     const report = await ownReport(ctx, v, id);
-    const started = await requestTest(ctx.store, ctx.config.targetPolicy, v.principal, readOptions(ctx.store.box, report.options), 'on-demand');
-    ctx.notifyQueued();
+    const started = await requestTest(ctx.intake, v.principal, readOptions(ctx.store.box, report.options), 'on-demand');
     return seeOther(reply, `/tests/${started.test.id}`);
   });
 
   kit.action('/reports/:id/delete', async (req, reply, v) => {
     const { id } = req.params as { id: string };
     const report = await ownReport(ctx, v, id);
-    if (v.principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot delete reports.');
-    await deleteReport(ctx.store, ctx.artifacts, report);
+    await deleteReport(ctx.store, ctx.artifacts, v.principal, report);
     const page = await getPage(ctx.store.db, v.principal.accountId, report.page_id);
     return seeOther(reply, page ? `/pages/${page.id}` : '/pages');
   });
@@ -116,7 +115,6 @@ export function registerReportScreens(kit: WebKit): (req: FastifyRequest, reply:
     const { id, name } = req.params as { id: string; name: string };
     const report = await ownReport(ctx, v, id);
     if (name === 'report.pdf') {
-      if (v.principal.role === 'viewer') throw new ApiError('E40301', 'The Viewer role cannot create PDF reports.');
       const pageUrl = new Links(req, ctx.config).keptReportPage(report.id);
       // The PDF is made once and kept; a person waits for it here (the API answers 302 and is asked again).
       for (let waited = 0; ; waited += 500) {

@@ -11,7 +11,7 @@ import {
   deleteTag, listTags, parseTagBody, requireTag, saveTag, TAG_DESCRIPTION_MAX, TAG_NAME_MAX, taggedPageCounts,
   tagNotFound, type TagInput, type TagRow,
 } from '../../core/tags.js';
-import { couldBeId } from '../../api/schemas/common.js';
+import { couldBeId } from '../../core/ids.js';
 import { assertOwnerRole } from '../../core/roles.js';
 import type { FormFields, Visitor } from '../session.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
