@@ -9,7 +9,7 @@
  * 3. a bootstrap over the measured steady values (2000 sequences of the same length, drawn with replacement):
  *    the share of sequences with at least one false alarm, which the few real sequences cannot estimate.
  */
-import { regressionVerdict, REGRESSION } from '../src/core/alerts.js';
+import { regressionVerdict, REGRESSION } from '../src/core/alerts/alerts.js';
 import { startFixtureSite } from '../test/fixtures/site/server.js';
 import { call, startServer, waitForTest } from '../test/helpers/server.js';
 

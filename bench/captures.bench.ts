@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createAccount } from '../src/core/accounts.js';
+import { createAccount } from '../src/core/accounts/accounts.js';
 import { runTest } from '../src/runner/run.js';
 import type { RunSpec } from '../src/runner/types.js';
 import { startFixtureSite } from '../test/fixtures/site/server.js';

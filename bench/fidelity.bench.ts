@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runTest } from '../src/runner/run.js';
 import { defaultSandbox } from '../src/runner/browser.js';
 import { buildTrustStore, caCertificates } from '../src/runner/trust-store.js';
-import { throttleFigures } from '../src/core/options.js';
+import { throttleFigures } from '../src/core/options/options.js';
 import { FIXTURE, ORIGINS } from '../test/fixtures/site/server.js';
 import { startFixtureSiteProcess } from '../test/fixtures/site/process.js';
 import { makePrivateCa } from '../test/helpers/certificates.js';

@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { addLocation, createAgentToken } from '../src/core/locations.js';
+import { addLocation, createAgentToken } from '../src/core/catalog/locations.js';
 import { call, engines, startServer, type TestServer } from '../test/helpers/server.js';
 
 const TESTS = Number(process.env.BENCH_TESTS ?? 400);

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { authenticate } from '../src/core/accounts.js';
+import { authenticate } from '../src/core/accounts/accounts.js';
 import { startServer, type EngineName } from '../test/helpers/server.js';
 import { seedReports } from './lib/seed-reports.js';
 

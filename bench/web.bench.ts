@@ -11,7 +11,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
-import { authenticate } from '../src/core/accounts.js';
+import { authenticate } from '../src/core/accounts/accounts.js';
 import { CLIENT_SCRIPT_FILE, CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from '../src/web/assets.js';
 import { REPORT_CSS } from '../src/report/style.js';
 import { APP_CSS } from '../src/web/style.js';

@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TargetPolicy } from './net/policy.js';
-import { AUTH_CACHE_MAX_MS } from './core/auth-cache.js';
-import { parsePlansFile, PlanFileError, PlanRegistry } from './core/plans.js';
+import { AUTH_CACHE_MAX_MS } from './core/accounts/auth-cache.js';
+import { parsePlansFile, PlanFileError, PlanRegistry } from './core/accounts/plans.js';
 import { parseSecretKey, SecretKeyError } from './store/secret-box.js';
 import { DEFAULT_HOST_CHECK, type HostCheckSettings } from './agent/host-check.js';
-import { DEFAULT_HEARTBEAT_MS } from './core/locations.js';
+import { DEFAULT_HEARTBEAT_MS } from './core/catalog/locations.js';
 import { caCertificates, TrustStoreError } from './runner/trust-store.js';
 
 /** One typed, validated configuration, from WEBGAUGE_* environment variables (CLI flags override). */
@@ -48,7 +48,7 @@ export interface Config {
   agentHeartbeatMs: number;
   /** Bearer token of GET /metrics (WEBGAUGE_METRICS_TOKEN); unset: no metrics endpoint. */
   metricsToken?: string;
-  /** How long a process trusts what it read about an API key (core/auth-cache.ts); 0 = not at all. */
+  /** How long a process trusts what it read about an API key (core/accounts/auth-cache.ts); 0 = not at all. */
   authCacheMs: number;
   /** Upper bound of one run. */
   runTimeoutMs: number;

@@ -3,13 +3,13 @@ import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { BrowserSetupError } from './runner/browser.js';
-import { AccountInputError, countAccounts, createAccount, listAccounts, regenerateKey, setPassword, updateAccount } from './core/accounts.js';
-import { passwordProblem } from './core/passwords.js';
-import type { PlanRegistry, Role } from './core/plans.js';
+import { AccountInputError, countAccounts, createAccount, listAccounts, regenerateKey, setPassword, updateAccount } from './core/accounts/accounts.js';
+import { passwordProblem } from './core/accounts/passwords.js';
+import type { PlanRegistry, Role } from './core/accounts/plans.js';
 import { openStore, type Store } from './store/db.js';
 import {
   addLocation, createAgentToken, listAgentTokens, listLocations, LocationInputError, removeLocation, revokeToken,
-} from './core/locations.js';
+} from './core/catalog/locations.js';
 import { AgentStartError, startRemoteAgent } from './agent/remote.js';
 import { TrustStoreError } from './runner/trust-store.js';
 

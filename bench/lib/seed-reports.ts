@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { grade } from '../../src/analysis/grade.js';
 import { clock } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
-import { reportExpiry, type ReportRow } from '../../src/core/reports.js';
+import { reportExpiry, type ReportRow } from '../../src/core/reports/reports.js';
 import type { Store } from '../../src/store/db.js';
 import type { PagesTable } from '../../src/store/schema.js';
 

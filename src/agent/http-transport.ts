@@ -4,9 +4,9 @@
  * gone) are retried; the server's own refusals are not.
  */
 import { hostname } from 'node:os';
-import type { RunsFile } from '../core/runs.js';
-import { readPlainOptions } from '../core/stored-options.js';
-import type { Catalog } from '../core/catalog.js';
+import type { RunsFile } from '../core/tests/runs.js';
+import { readPlainOptions } from '../core/options/stored-options.js';
+import type { Catalog } from '../core/catalog/catalog.js';
 import type { RunResult } from '../runner/types.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, AGENT_VERSION, CHECKSUM_HEADER,

@@ -1,11 +1,11 @@
 /** The in-process agent's way to the service: direct calls into core, in the server's own process. */
 import { hostname } from 'node:os';
 import type { ArtifactStore } from '../artifacts/store.js';
-import { claimWork, completeWork } from '../core/agent-work.js';
-import type { Catalog } from '../core/catalog.js';
-import { announceAgent, LOCAL_LOCATION_ID } from '../core/locations.js';
-import type { RunsFile } from '../core/runs.js';
-import { failTest, releaseTest, renewLease } from '../core/tests.js';
+import { claimWork, completeWork } from '../core/tests/agent-work.js';
+import type { Catalog } from '../core/catalog/catalog.js';
+import { announceAgent, LOCAL_LOCATION_ID } from '../core/catalog/locations.js';
+import type { RunsFile } from '../core/tests/runs.js';
+import { failTest, releaseTest, renewLease } from '../core/tests/tests.js';
 import type { Store } from '../store/db.js';
 import type { RunResult } from '../runner/types.js';
 import { AGENT_VERSION } from './protocol.js';

@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import type { TargetPolicy } from '../net/policy.js';
-import { createCatalog } from '../core/catalog.js';
+import { createCatalog } from '../core/catalog/catalog.js';
 import { browserSandbox, dataDirTag, removeOrphanedBrowsers } from '../runner/browser.js';
 import { runTest, warmRunner } from '../runner/run.js';
 import type { RunResult, RunSpec } from '../runner/types.js';

@@ -6,7 +6,7 @@
  * SHA-256 of the whole bundle in a header; the server checks it before it reads anything.
  */
 import { createHash } from 'node:crypto';
-import type { RunsFile } from '../core/runs.js';
+import type { RunsFile } from '../core/tests/runs.js';
 import type { RunResult } from '../runner/types.js';
 
 const MAGIC = Buffer.from('WGR1');

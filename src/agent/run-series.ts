@@ -7,9 +7,9 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCount } from '../core/analysis-options.js';
-import { loadFigures, numericAttributes } from '../core/report-figures.js';
-import { candidateRuns, runsFile, type RunRecord, type RunsFile } from '../core/runs.js';
+import { runCount } from '../core/options/analysis-options.js';
+import { loadFigures, numericAttributes } from '../core/reports/report-figures.js';
+import { candidateRuns, runsFile, type RunRecord, type RunsFile } from '../core/tests/runs.js';
 import type { RunResult, RunSpec } from '../runner/types.js';
 import type { HostQualityCheck } from './host-check.js';
 

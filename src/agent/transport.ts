@@ -1,8 +1,8 @@
-import type { AnalysisOptions } from '../core/analysis-options.js';
-import type { Catalog } from '../core/catalog.js';
-import { deviceProfile } from '../core/catalog.js';
-import { loadConditions, type LoadConditions } from '../core/conditions.js';
-import type { RunsFile } from '../core/runs.js';
+import type { AnalysisOptions } from '../core/options/analysis-options.js';
+import type { Catalog } from '../core/catalog/catalog.js';
+import { deviceProfile } from '../core/catalog/catalog.js';
+import { loadConditions, type LoadConditions } from '../core/options/conditions.js';
+import type { RunsFile } from '../core/tests/runs.js';
 import type { DeviceProfile, RunResult } from '../runner/types.js';
 
 /** A unit of work as an agent sees it: no account, no credits. */

@@ -1,4 +1,4 @@
-/** Descriptive statistics shared by the regression check (core/alerts.ts), the median run and the run guard. */
+/** Descriptive statistics shared by the regression check (core/alerts/alerts.ts), the median run and the run guard. */
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of nothing');

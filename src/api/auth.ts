@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../core/accounts.js';
+import type { Principal } from '../core/accounts/accounts.js';
 import { ApiError } from '../core/errors.js';
 import type { AppContext } from '../context/app-context.js';
 

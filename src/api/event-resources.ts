@@ -4,8 +4,8 @@
  */
 import type { Config } from '../config.js';
 import { clock } from '../core/clock.js';
-import { accountPrincipal } from '../core/monitoring.js';
-import { tagIdsForPages } from '../core/page-tags-lookup.js';
+import { accountPrincipal } from '../core/pages/monitoring.js';
+import { tagIdsForPages } from '../core/pages/page-tags-lookup.js';
 import type { EventResources } from '../scheduler/test-events.js';
 import type { Store } from '../store/db.js';
 import { reportResource, testResource } from './jsonapi.js';

@@ -1,9 +1,9 @@
 import { toSeconds } from '../core/clock.js';
-import { optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports.js';
-import type { PageRow } from '../core/pages.js';
-import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/report-figures.js';
-import { readRunsMeta } from '../core/runs.js';
-import { TEST_RETENTION_MS, type TestRow } from '../core/tests.js';
+import { optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports/reports.js';
+import type { PageRow } from '../core/pages/pages.js';
+import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/reports/report-figures.js';
+import { readRunsMeta } from '../core/tests/runs.js';
+import { TEST_RETENTION_MS, type TestRow } from '../core/tests/tests.js';
 import type { Links } from '../context/links.js';
 
 /** JSON:API resource objects. Times leave as Unix seconds; metrics as integers (COMPAT.md). */

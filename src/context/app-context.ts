@@ -1,13 +1,13 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Config } from '../config.js';
-import type { Principal } from '../core/accounts.js';
-import type { PrincipalCache } from '../core/auth-cache.js';
-import type { Catalog } from '../core/catalog.js';
-import type { LocationDirectory } from '../core/locations.js';
-import type { QueueSignal } from '../core/queue-signal.js';
-import type { TestIntake } from '../core/tests.js';
+import type { Principal } from '../core/accounts/accounts.js';
+import type { PrincipalCache } from '../core/accounts/auth-cache.js';
+import type { Catalog } from '../core/catalog/catalog.js';
+import type { LocationDirectory } from '../core/catalog/locations.js';
+import type { QueueSignal } from '../core/tests/queue-signal.js';
+import type { TestIntake } from '../core/tests/tests.js';
 import type { ServiceMetrics } from './service-metrics.js';
-import type { RateLimiter } from '../core/ratelimit.js';
+import type { RateLimiter } from '../core/accounts/ratelimit.js';
 import type { Store } from '../store/db.js';
 import type { BrowserSandbox } from '../runner/browser.js';
 
@@ -17,14 +17,14 @@ export interface AppContext {
   store: Store;
   artifacts: ArtifactStore;
   catalog: Catalog;
-  /** Who an API key is, remembered briefly (core/auth-cache.ts). */
+  /** Who an API key is, remembered briefly (core/accounts/auth-cache.ts). */
   principals: PrincipalCache<Principal>;
   rateLimiter: RateLimiter;
   /** Who the browsers of this process (PDFs, the in-process agent) run as. */
   sandbox: BrowserSandbox;
   /** Tell the in-process agent and waiting remote claims that work was queued. */
   notifyQueued(): void;
-  /** Where tests are requested (core/tests.ts requestTest): it wakes the agents itself. */
+  /** Where tests are requested (core/tests/tests.ts requestTest): it wakes the agents itself. */
   intake: TestIntake;
   /** What remote agents' long-poll claims wait on (notifyQueued wakes it). */
   queueSignal: QueueSignal;

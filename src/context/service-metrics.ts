@@ -5,9 +5,9 @@
  * the nodes; HTTP durations are this node's.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { LocationDirectory } from '../core/locations.js';
+import type { LocationDirectory } from '../core/catalog/locations.js';
 import type { Store } from '../store/db.js';
-import { queuedTestCounts } from '../core/tests.js';
+import { queuedTestCounts } from '../core/tests/tests.js';
 
 export class ServiceMetrics {
   readonly registry = new Registry();

@@ -1,7 +1,7 @@
 /** Putting notifications in the outbox (the deliveries table), inside the caller's transaction. */
 import { clock, toSeconds } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { webhookEvents, type WebhookEvent } from '../core/webhooks.js';
+import { webhookEvents, type WebhookEvent } from '../core/alerts/webhooks.js';
 import type { Db } from '../store/db.js';
 import { insertDelivery, listWebhooks } from '../store/webhooks.js';
 import type { MailMessage } from './email.js';

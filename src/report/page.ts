@@ -5,9 +5,9 @@
  * next to the page (web) or inline (PDF).
  */
 import type { StructureReport } from '../analysis/grade.js';
-import type { AnalysisOptions } from '../core/analysis-options.js';
-import type { ReportRow } from '../core/reports.js';
-import { readRunsMeta, type RunsMeta } from '../core/runs.js';
+import type { AnalysisOptions } from '../core/options/analysis-options.js';
+import type { ReportRow } from '../core/reports/reports.js';
+import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
 import { bytes, esc, ms } from './format.js';
 import { CONTENT_TYPES } from '../analysis/resource-summary.js';
 import { REPORT_CSS } from './style.js';

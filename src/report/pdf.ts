@@ -4,9 +4,9 @@
  * One fresh browser per PDF (~0.3 s to launch), like the runner's.
  */
 import type { ArtifactStore } from '../artifacts/store.js';
-import type { Catalog } from '../core/catalog.js';
-import { PdfService } from '../core/pdf.js';
-import type { ReportRow } from '../core/reports.js';
+import type { Catalog } from '../core/catalog/catalog.js';
+import { PdfService } from '../core/reports/pdf.js';
+import type { ReportRow } from '../core/reports/reports.js';
 import { closeBrowser, launchBrowser, type BrowserSandbox } from '../runner/browser.js';
 import { renderReportPage } from './page.js';
 import { loadReportData } from './view.js';

@@ -7,10 +7,10 @@ import sharp from 'sharp';
 import type { StructureReport } from '../analysis/grade.js';
 import { structureReport } from '../analysis/grade.js';
 import { anyObject, objectWithArray, readJsonArtifact, type ArtifactStore } from '../artifacts/store.js';
-import type { AnalysisOptions } from '../core/analysis-options.js';
-import { readOptions } from '../core/stored-options.js';
+import type { AnalysisOptions } from '../core/options/analysis-options.js';
+import { readOptions } from '../core/options/stored-options.js';
 import type { SecretBox } from '../store/secret-box.js';
-import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports.js';
+import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports/reports.js';
 import type { ResourceSummary } from '../analysis/resource-summary.js';
 import type { WaterfallEntry } from './waterfall.js';
 

@@ -22,7 +22,7 @@ export interface RunSpec {
   testId: string;
   /** The test's options, for what the load produces (report type, video) and the emulated screen. */
   options: RunOptions;
-  /** The load's conditions, parsed once by core from the same options (core/conditions.ts). */
+  /** The load's conditions, parsed once by core from the same options (core/options/conditions.ts). */
   conditions: LoadConditions;
   device?: DeviceProfile;
   chromePath: string;

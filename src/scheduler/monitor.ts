@@ -13,15 +13,15 @@
  * RETRY_MS until the next slot is due.
  */
 import { PeriodicJob } from '../lib/periodic-job.js';
-import type { AnalysisOptions } from '../core/analysis-options.js';
-import { readOptions } from '../core/stored-options.js';
+import type { AnalysisOptions } from '../core/options/analysis-options.js';
+import { readOptions } from '../core/options/stored-options.js';
 import { clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
-import { accountPrincipal, nextSlot, type Frequency } from '../core/monitoring.js';
-import { assertAllowedTarget } from '../core/targets.js';
+import { accountPrincipal, nextSlot, type Frequency } from '../core/pages/monitoring.js';
+import { assertAllowedTarget } from '../core/tests/targets.js';
 import type { TargetPolicy } from '../net/policy.js';
-import type { PlanRegistry } from '../core/plans.js';
-import { startTest } from '../core/tests.js';
+import type { PlanRegistry } from '../core/accounts/plans.js';
+import { startTest } from '../core/tests/tests.js';
 import type { Db, Store } from '../store/db.js';
 import { lockAccount } from '../store/locks.js';
 import { duePages, moveSlotIfUnchanged, type DuePage, type SlotMove } from '../store/monitoring.js';

@@ -4,15 +4,15 @@
  * Runs at start and every intervalMs, in bounded batches so one run never holds the store for long.
  * Expired rows are already invisible to the API (every read filters on time); the sweep only reclaims space.
  */
-import { sweepSessions } from '../core/sessions.js';
+import { sweepSessions } from '../core/accounts/sessions.js';
 import { deleteOldDeliveries } from '../store/webhooks.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import { PeriodicJob } from '../lib/periodic-job.js';
 import { clock } from '../core/clock.js';
-import { refreshPage } from '../core/reports.js';
+import { refreshPage } from '../core/reports/reports.js';
 import { orphanLinkPageIds, unlinkPage, unlinkPages } from '../store/tags.js';
 import { deleteTests, finishedTestIdsBefore, staleQueuedTestIds } from '../store/tests.js';
-import { failTest, TEST_RETENTION_MS } from '../core/tests.js';
+import { failTest, TEST_RETENTION_MS } from '../core/tests/tests.js';
 import type { Store } from '../store/db.js';
 import { deleteReports, expiredReports } from '../store/reports.js';
 import type { MonitorLog } from './monitor.js';

@@ -1,16 +1,16 @@
 /**
  * What follows a finished test, for every test of every source (API, on-demand, monitored): the page's alert
- * conditions are checked against the new report (core/alerts.ts), and the notifications are queued in the
+ * conditions are checked against the new report (core/alerts/alerts.ts), and the notifications are queued in the
  * outbox (webhooks test.completed / test.error / alert.*, alert e-mails) for the dispatcher to send.
  *
  * A finished test carries `events_pending` (set in the transaction that completes or fails it); this job takes
  * the mark in the same transaction as the checks and the queued deliveries, so each test is followed up exactly
  * once, across processes and restarts. A failure here never touches the test or its report.
  */
-import { checkConditions, type AlertConditionRow, type AlertEventRow } from '../core/alerts.js';
+import { checkConditions, type AlertConditionRow, type AlertEventRow } from '../core/alerts/alerts.js';
 import { clock } from '../core/clock.js';
-import type { ReportRow } from '../core/reports.js';
-import type { TestRow } from '../core/tests.js';
+import type { ReportRow } from '../core/reports/reports.js';
+import type { TestRow } from '../core/tests/tests.js';
 import { alertMail, type MailMessage } from '../notify/email.js';
 import { queueEmail, queueWebhookEvent } from '../notify/outbox.js';
 import { accountById } from '../store/accounts.js';

@@ -16,7 +16,7 @@ export type { Db, Engine, RootDb, Trx } from './handles.js';
 export interface Store {
   db: Kysely<Database>;
   engine: Engine;
-  /** Encrypts the stored secrets (core/stored-options.ts). */
+  /** Encrypts the stored secrets (core/options/stored-options.ts). */
   box: SecretBox;
   close(): Promise<void>;
 }

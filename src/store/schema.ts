@@ -103,7 +103,7 @@ export interface ReportsTable extends LoadMetrics, LighthouseColumns {
   structure_score: number | null;
   pagespeed_score: number | null;
   yslow_score: number | null;
-  /** JSON of the report's meta.runs (core/runs.ts RunsMeta) when the test loaded the page more than once. */
+  /** JSON of the report's meta.runs (core/tests/runs.ts RunsMeta) when the test loaded the page more than once. */
   runs: string | null;
 }
 

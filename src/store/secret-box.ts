@@ -1,6 +1,6 @@
 /**
  * Encryption at rest of the few stored values that are secrets (a test's HTTP auth password and cookies, see
- * core/stored-options.ts): AES-256-GCM under one key of the service, so that a database dump or backup alone
+ * core/options/stored-options.ts): AES-256-GCM under one key of the service, so that a database dump or backup alone
  * does not reveal them. The key comes from WEBGAUGE_SECRET_KEY or, by default, from `secret.key` in the data
  * directory, created (mode 0600) at first start. Several nodes sharing one PostgreSQL database must share the
  * key through WEBGAUGE_SECRET_KEY. Losing the key loses the stored secrets only: reports stay readable, but

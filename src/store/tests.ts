@@ -204,7 +204,7 @@ export async function queuedTestsByLocation(db: Db): Promise<Map<string, number>
 
 /**
  * An account's tests created after `since` (one indexed read): how many, and the credits they were charged. A
- * failed test was refunded (core/tests.ts failTest), so its charge does not count.
+ * failed test was refunded (core/tests/tests.ts failTest), so its charge does not count.
  */
 export async function testUsageSince(db: Db, accountId: string, since: number): Promise<{ tests: number; chargedTenths: number }> {
   const row = await db

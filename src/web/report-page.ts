@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context/app-context.js';
 import { couldBeId } from '../core/ids.js';
-import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../core/reports.js';
+import { ARTIFACT, artifactKey, getReportById, reportResources, type ReportRow } from '../core/reports/reports.js';
 import { renderReportPage } from '../report/page.js';
 import { pdfService } from '../report/pdf.js';
 import { sendRanged } from '../context/http-range.js';

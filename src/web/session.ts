@@ -1,12 +1,12 @@
 /**
  * The web app's edge: who is signed in (session cookie), CSRF checks, and the security headers of every screen.
- * The rules themselves (tokens, hashing, attempt limits) live in core/sessions.ts.
+ * The rules themselves (tokens, hashing, attempt limits) live in core/accounts/sessions.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../core/accounts.js';
-import { csrfToken, csrfTokenValid, sessionPrincipal, SESSION_TTL_MS } from '../core/sessions.js';
+import type { Principal } from '../core/accounts/accounts.js';
+import { csrfToken, csrfTokenValid, sessionPrincipal, SESSION_TTL_MS } from '../core/accounts/sessions.js';
 import type { AppContext } from '../context/app-context.js';
 import { linkOrigin } from '../context/links.js';
 

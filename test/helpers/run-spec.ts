@@ -1,6 +1,6 @@
 /** RunSpecs for tests and benchmarks that drive the runner directly (no agent): conditions parsed by core. */
-import { loadConditions } from '../../src/core/conditions.js';
-import type { AnalysisOptions } from '../../src/core/analysis-options.js';
+import { loadConditions } from '../../src/core/options/conditions.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
 import { TargetPolicy } from '../../src/net/policy.js';
 import type { RunSpec } from '../../src/runner/types.js';
 

@@ -2,13 +2,13 @@
  * Rows written straight into the store, for tests of tags, monitoring and the sweep that need pages and reports
  * but not a browser: a page with one valid report, as completeTest would leave it (no artifact files).
  */
-import type { AnalysisOptions } from '../../src/core/analysis-options.js';
-import { authenticate } from '../../src/core/accounts.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
+import { authenticate } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
-import { PlanRegistry } from '../../src/core/plans.js';
+import { PlanRegistry } from '../../src/core/accounts/plans.js';
 import { newId } from '../../src/core/ids.js';
-import { optionsFingerprint, publicOptions } from '../../src/core/options.js';
-import { reportExpiry } from '../../src/core/reports.js';
+import { optionsFingerprint, publicOptions } from '../../src/core/options/options.js';
+import { reportExpiry } from '../../src/core/reports/reports.js';
 import type { Insertable } from 'kysely';
 import type { Store } from '../../src/store/db.js';
 import type { ReportsTable } from '../../src/store/schema.js';

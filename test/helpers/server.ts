@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createAccount, type CreateAccountInput } from '../../src/core/accounts.js';
+import { createAccount, type CreateAccountInput } from '../../src/core/accounts/accounts.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { DAY_MS, refilledCredits } from '../../src/core/accounts.js';
+import { DAY_MS, refilledCredits } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
-import { PLANS } from '../../src/core/plans.js';
-import { failTest } from '../../src/core/tests.js';
+import { PLANS } from '../../src/core/accounts/plans.js';
+import { failTest } from '../../src/core/tests/tests.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { assertError, assertData } from '../helpers/assertions.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bundleChecksum, encodeBundle } from '../../src/agent/result-bundle.js';
-import { addLocation, createAgentToken } from '../../src/core/locations.js';
+import { addLocation, createAgentToken } from '../../src/core/catalog/locations.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 import { stubResult } from '../helpers/stub-result.js';
 

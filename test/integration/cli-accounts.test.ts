@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { accountByPassword } from '../../src/core/accounts.js';
+import { accountByPassword } from '../../src/core/accounts/accounts.js';
 import { openStore } from '../../src/store/db.js';
 
 describe('webgauge account create, list, update', () => {

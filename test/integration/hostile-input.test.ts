@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { FileArtifactStore } from '../../src/artifacts/store.js';
-import { ARTIFACT, artifactKey } from '../../src/core/reports.js';
+import { ARTIFACT, artifactKey } from '../../src/core/reports/reports.js';
 import { join } from 'node:path';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage, type Seeded } from '../helpers/seed.js';

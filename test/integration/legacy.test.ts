@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FileArtifactStore } from '../../src/artifacts/store.js';
 import { clock } from '../../src/core/clock.js';
-import { ARTIFACT, artifactKey } from '../../src/core/reports.js';
+import { ARTIFACT, artifactKey } from '../../src/core/reports/reports.js';
 import type { StructureReport } from '../../src/analysis/grade.js';
 import { FIXTURE, startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { assertError } from '../helpers/assertions.js';

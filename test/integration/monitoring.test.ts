@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { clock } from '../../src/core/clock.js';
-import { failTest } from '../../src/core/tests.js';
+import { failTest } from '../../src/core/tests/tests.js';
 import { MonitorScheduler, RETRY_MS } from '../../src/scheduler/monitor.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';

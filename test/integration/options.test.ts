@@ -28,7 +28,7 @@ import { ALLOW_ALL, runSpec } from '../helpers/run-spec.js';
 import { adblockEngine, adblockJudge } from '../../src/runner/conditions/adblock.js';
 import { loadConfig } from '../../src/config.js';
 import type { RunResult } from '../../src/runner/types.js';
-import type { AnalysisOptions } from '../../src/core/analysis-options.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

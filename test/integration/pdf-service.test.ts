@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { FileArtifactStore } from '../../src/artifacts/store.js';
-import { authenticate } from '../../src/core/accounts.js';
-import { getReportById } from '../../src/core/reports.js';
+import { authenticate } from '../../src/core/accounts/accounts.js';
+import { getReportById } from '../../src/core/reports/reports.js';
 import { clock } from '../../src/core/clock.js';
-import { PdfService, SLOT_TTL_MS } from '../../src/core/pdf.js';
+import { PdfService, SLOT_TTL_MS } from '../../src/core/reports/pdf.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { inflateSync } from 'node:zlib';
-import { ARTIFACT, artifactKey } from '../../src/core/reports.js';
+import { ARTIFACT, artifactKey } from '../../src/core/reports/reports.js';
 import { engines, startServer, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE, startFixtureSite, type FixtureSite, type RecordedRequest } from '../fixtures/site/server.js';
 import { runTest, RunError } from '../../src/runner/run.js';
-import { secretScrubber, testSecrets } from '../../src/core/secrets.js';
+import { secretScrubber, testSecrets } from '../../src/core/options/secrets.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
-import type { AnalysisOptions } from '../../src/core/analysis-options.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
 import { analysisOptions, PUBLIC_ONLY, runSpec } from '../helpers/run-spec.js';
 import { startFixtureSiteProcess, type FixtureSiteProcess } from '../fixtures/site/process.js';
 import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
@@ -372,7 +372,7 @@ describe('options change the load', () => {
     assert.equal(typeof run.result.metrics.total_blocking_time, 'number');
   });
 
-  test('the HAR as stored (core/secrets.ts over the runner\'s) carries no credentials or cookie values', () => {
+  test('the HAR as stored (core/options/secrets.ts over the runner\'s) carries no credentials or cookie values', () => {
     const stored = secretScrubber(testSecrets(opts)).json(run.result.har);
     const har = JSON.stringify(stored);
     assert.ok(!har.includes(FIXTURE.auth.password));

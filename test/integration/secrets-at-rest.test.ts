@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../src/app.js';
-import { optionsFingerprint } from '../../src/core/options.js';
-import { readOptions, storedFingerprint } from '../../src/core/stored-options.js';
+import { optionsFingerprint } from '../../src/core/options/options.js';
+import { readOptions, storedFingerprint } from '../../src/core/options/stored-options.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../src/store/secret-box.js';
-import { storeOptions } from '../../src/core/stored-options.js';
+import { storeOptions } from '../../src/core/options/stored-options.js';
 import { InProcessTransport } from '../../src/agent/in-process-transport.js';
 import { FileArtifactStore } from '../../src/artifacts/store.js';
-import { createCatalog } from '../../src/core/catalog.js';
+import { createCatalog } from '../../src/core/catalog/catalog.js';
 import { join } from 'node:path';
 
 const password = 'at-rest-pw';

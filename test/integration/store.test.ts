@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import { authenticate } from '../../src/core/accounts.js';
+import { authenticate } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
-import { addLocation } from '../../src/core/locations.js';
-import { claimTest, failQueuedPastTimeout, failTest, reapExpiredLeases, releaseTest, renewLease, type TestRow } from '../../src/core/tests.js';
+import { addLocation } from '../../src/core/catalog/locations.js';
+import { claimTest, failQueuedPastTimeout, failTest, reapExpiredLeases, releaseTest, renewLease, type TestRow } from '../../src/core/tests/tests.js';
 import { deleteAgent, upsertAgent } from '../../src/store/locations.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';

@@ -17,7 +17,7 @@ import { startFixtureSiteProcess, type FixtureSiteProcess } from '../fixtures/si
 import { makePrivateCa } from '../helpers/certificates.js';
 import { originsFidelity, withinGoal, type HandshakeBytes } from '../helpers/link-physics.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
-import { throttleFigures } from '../../src/core/options.js';
+import { throttleFigures } from '../../src/core/options/options.js';
 import type { HarEntry } from '../../src/runner/capture/har.js';
 
 const THROTTLE = '5000/1000/150';

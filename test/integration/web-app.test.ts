@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { authenticate, setPassword } from '../../src/core/accounts.js';
-import { SIGN_IN_LIMIT } from '../../src/core/sessions.js';
+import { authenticate, setPassword } from '../../src/core/accounts/accounts.js';
+import { SIGN_IN_LIMIT } from '../../src/core/accounts/sessions.js';
 import { runTest } from '../../src/runner/run.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';

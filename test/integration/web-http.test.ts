@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authenticate, setPassword } from '../../src/core/accounts.js';
-import { failTest } from '../../src/core/tests.js';
+import { authenticate, setPassword } from '../../src/core/accounts/accounts.js';
+import { failTest } from '../../src/core/tests/tests.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 
 interface Page {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authenticate } from '../../src/core/accounts.js';
-import { refreshPage } from '../../src/core/reports.js';
+import { authenticate } from '../../src/core/accounts/accounts.js';
+import { refreshPage } from '../../src/core/reports/reports.js';
 import { addReport, accountIdOf, seedPage, type Seeded } from '../helpers/seed.js';
 import { engines, startServer, type TestServer } from '../helpers/server.js';
 

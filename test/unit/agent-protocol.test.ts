@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BundleError, bundleChecksum, decodeBundle, encodeBundle } from '../../src/agent/result-bundle.js';
 import { loadConfig, ConfigError } from '../../src/config.js';
-import { QueueSignal } from '../../src/core/queue-signal.js';
+import { QueueSignal } from '../../src/core/tests/queue-signal.js';
 import type { RunResult } from '../../src/runner/types.js';
 
 function result(): RunResult {

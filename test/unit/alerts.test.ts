@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ALERT_METRICS, parseConditionBody, REGRESSION, regressionVerdict } from '../../src/core/alerts.js';
+import { ALERT_METRICS, parseConditionBody, REGRESSION, regressionVerdict } from '../../src/core/alerts/alerts.js';
 import { ApiError } from '../../src/core/errors.js';
 import { alertMail } from '../../src/notify/email.js';
 import { signatureHeader } from '../../src/notify/sign.js';

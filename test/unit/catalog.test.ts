@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KnownDevices } from 'puppeteer-core';
-import { createCatalog, deviceProfile, deviceSlug } from '../../src/core/catalog.js';
+import { createCatalog, deviceProfile, deviceSlug } from '../../src/core/catalog/catalog.js';
 
 const catalog = createCatalog({ locationName: 'Frankfurt rack 3', locationRegion: 'Europe' });
 

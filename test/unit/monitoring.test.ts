@@ -1,8 +1,8 @@
-/** The monitoring slot grid and body parsing (core/monitoring.ts), without a store. */
+/** The monitoring slot grid and body parsing (core/pages/monitoring.ts), without a store. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/core/errors.js';
-import { nextSlot, parseFrequency } from '../../src/core/monitoring.js';
+import { nextSlot, parseFrequency } from '../../src/core/pages/monitoring.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/core/errors.js';
-import { assertAllowedTarget } from '../../src/core/targets.js';
+import { assertAllowedTarget } from '../../src/core/tests/targets.js';
 import { isNonPublicAddress, nonPublicKind } from '../../src/net/addresses.js';
 import { TargetPolicy } from '../../src/net/policy.js';
 import { resolveHost } from '../../src/net/resolve.js';

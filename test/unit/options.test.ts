@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AnalysisOptions } from '../../src/core/analysis-options.js';
-import { createCatalog, type Browser, type Catalog } from '../../src/core/catalog.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
+import { createCatalog, type Browser, type Catalog } from '../../src/core/catalog/catalog.js';
 import { ApiError, type ErrorCode } from '../../src/core/errors.js';
 import {
   optionsFingerprint,
@@ -9,8 +9,8 @@ import {
   parseTestAttributes,
   publicOptions,
   type OptionsContext,
-} from '../../src/core/options.js';
-import { PLANS } from '../../src/core/plans.js';
+} from '../../src/core/options/options.js';
+import { PLANS } from '../../src/core/accounts/plans.js';
 import { urlPatternMatches } from '../../src/runner/conditions/url-patterns.js';
 
 const catalog = createCatalog({ locationName: 'Test machine', locationRegion: 'Local' });

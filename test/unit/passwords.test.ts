@@ -1,7 +1,7 @@
 /** Account passwords: scrypt with a salt per hash, checked in constant time, rules as NIST puts them. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { hashPassword, passwordProblem, PasswordError, verifyPassword } from '../../src/core/passwords.js';
+import { hashPassword, passwordProblem, PasswordError, verifyPassword } from '../../src/core/accounts/passwords.js';
 
 describe('passwords', () => {
   test('a hash verifies its password only; two hashes of one password differ (salt)', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { parsePlansFile, PLANS, PlanFileError, PlanRegistry } from '../../src/core/plans.js';
+import { parsePlansFile, PLANS, PlanFileError, PlanRegistry } from '../../src/core/accounts/plans.js';
 
 const refused = (doc: unknown, ...parts: string[]) =>
   assert.throws(() => parsePlansFile(doc), (err: Error) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ReportType, Retention } from '../../src/core/analysis-options.js';
-import { FULL_PDF_COST, PDF_COST, testCost, testCostTenths } from '../../src/core/pricing.js';
+import type { ReportType, Retention } from '../../src/core/options/analysis-options.js';
+import { FULL_PDF_COST, PDF_COST, testCost, testCostTenths } from '../../src/core/accounts/pricing.js';
 
 const cost = (report: ReportType, video: 0 | 1 = 0, retention: Retention = 1) => testCost({ report, video, retention });
 

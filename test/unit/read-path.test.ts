@@ -7,11 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PLANS } from '../../src/core/plans.js';
-import { accountsChanged, PrincipalCache } from '../../src/core/auth-cache.js';
-import type { Principal } from '../../src/core/accounts.js';
+import { PLANS } from '../../src/core/accounts/plans.js';
+import { accountsChanged, PrincipalCache } from '../../src/core/accounts/auth-cache.js';
+import type { Principal } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
-import { RateLimiter } from '../../src/core/ratelimit.js';
+import { RateLimiter } from '../../src/core/accounts/ratelimit.js';
 import { openStore, type Store } from '../../src/store/db.js';
 
 describe('RateLimiter', () => {

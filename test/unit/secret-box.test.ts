@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { loadSecretKey, parseSecretKey, SecretBox, SecretKeyError } from '../../src/store/secret-box.js';
-import { readOptions, storeOptions } from '../../src/core/stored-options.js';
-import type { AnalysisOptions } from '../../src/core/analysis-options.js';
+import { readOptions, storeOptions } from '../../src/core/options/stored-options.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
 import { loadConfig, ConfigError } from '../../src/config.js';
 
 const options: AnalysisOptions = {

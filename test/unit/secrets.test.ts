@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LITERAL_MIN, REMOVED, scrubError, secretScrubber, testSecrets } from '../../src/core/secrets.js';
+import { LITERAL_MIN, REMOVED, scrubError, secretScrubber, testSecrets } from '../../src/core/options/secrets.js';
 
 const secrets = testSecrets({
   httpauth_username: 'wg',

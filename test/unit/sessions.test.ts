@@ -1,16 +1,16 @@
-/** Web app sessions (core/sessions.ts): tokens kept hashed, their CSRF token, expiry, and the sign-in limit. */
+/** Web app sessions (core/accounts/sessions.ts): tokens kept hashed, their CSRF token, expiry, and the sign-in limit. */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createAccount, regenerateKeyOf, setPassword } from '../../src/core/accounts.js';
+import { createAccount, regenerateKeyOf, setPassword } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
-import { PlanRegistry } from '../../src/core/plans.js';
-import { RateLimiter } from '../../src/core/ratelimit.js';
+import { PlanRegistry } from '../../src/core/accounts/plans.js';
+import { RateLimiter } from '../../src/core/accounts/ratelimit.js';
 import {
   createSession, csrfToken, csrfTokenValid, endSession, sessionPrincipal, SESSION_TTL_MS, SIGN_IN_LIMIT, signIn, sweepSessions,
-} from '../../src/core/sessions.js';
+} from '../../src/core/accounts/sessions.js';
 import { openStore, type Store } from '../../src/store/db.js';
 
 /** Put the clock at `t` (ms). */

@@ -13,12 +13,12 @@ import { Router } from '../../src/api/router.js';
 import { ROUTE_SCHEMAS } from '../../src/api/schemas/index.js';
 import { parseQuery } from '../../src/api/server.js';
 import { checkBody, compileRequestSchema, requestValidationError } from '../../src/api/validation.js';
-import { createCatalog } from '../../src/core/catalog.js';
+import { createCatalog } from '../../src/core/catalog/catalog.js';
 import { ApiError } from '../../src/core/errors.js';
-import { parseFrequency } from '../../src/core/monitoring.js';
-import { parseTestAttributes } from '../../src/core/options.js';
-import { PLANS } from '../../src/core/plans.js';
-import { parseIdList, parseTagBody } from '../../src/core/tags.js';
+import { parseFrequency } from '../../src/core/pages/monitoring.js';
+import { parseTestAttributes } from '../../src/core/options/options.js';
+import { PLANS } from '../../src/core/accounts/plans.js';
+import { parseIdList, parseTagBody } from '../../src/core/pages/tags.js';
 import { parseListQuery } from '../../src/api/query.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, type ListSpec } from '../../src/store/list-query.js';
 

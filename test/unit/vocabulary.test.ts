@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ALERT_METRICS } from '../../src/core/alerts.js';
-import { publicOptions } from '../../src/core/options.js';
+import { ALERT_METRICS } from '../../src/core/alerts/alerts.js';
+import { publicOptions } from '../../src/core/options/options.js';
 import { ACCEPTED_FREQUENCIES, FREQUENCIES, FREQUENCY_NAMES } from '../../src/core/vocabulary/frequencies.js';
 import {
   ALERTABLE_METRICS, CHARTED_METRICS, COMPARED_METRICS, higherIsBetter, LIGHTHOUSE_METRICS, LOAD_METRICS, METRICS, unitBetter,

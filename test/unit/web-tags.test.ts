@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { colorInputValue, tagBodyFromForm } from '../../src/web/screens/tags.js';
 import { FormFields } from '../../src/web/session.js';
-import { parseTagBody } from '../../src/core/tags.js';
+import { parseTagBody } from '../../src/core/pages/tags.js';
 
 describe('tags form', () => {
   it('becomes the API body the API parser accepts', () => {

@@ -4,9 +4,9 @@
  * not at all, idempotent), report failures and hand tests back. JSON in and out, errors as {error: {code, message}}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { completeWork, claimWork } from '../../core/agent-work.js';
-import { agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/locations.js';
-import { failTest, releaseTest, renewLease } from '../../core/tests.js';
+import { completeWork, claimWork } from '../../core/tests/agent-work.js';
+import { agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/catalog/locations.js';
+import { failTest, releaseTest, renewLease } from '../../core/tests/tests.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, CHECKSUM_HEADER, MAX_CLAIM_WAIT_MS, MAX_RESULT_BYTES,
   type ClaimResponse, type HelloResponse, type ProtocolError,

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   changeCondition, createCondition, deleteCondition, listConditions, parseConditionBody, requireCondition,
   type AlertConditionRow, type AlertEventRow,
-} from '../../core/alerts.js';
+} from '../../core/alerts/alerts.js';
 import { toSeconds } from '../../core/clock.js';
-import { assertOwnerRole } from '../../core/roles.js';
+import { assertOwnerRole } from '../../core/accounts/roles.js';
 import { queryAlertEvents } from '../../store/alerts.js';
 import { ALERT_EVENTS_LIST } from '../../store/list-query.js';
 import { principalOf } from '../auth.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clock } from '../../core/clock.js';
-import { expireDueReports, listPageReports, listPages, listTests, requirePage, withReportListLock } from '../../core/pages.js';
-import { tagIdsForPages } from '../../core/page-tags-lookup.js';
+import { expireDueReports, listPageReports, listPages, listTests, requirePage, withReportListLock } from '../../core/pages/pages.js';
+import { tagIdsForPages } from '../../core/pages/page-tags-lookup.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, type ListQuery, type ListTable, type ListSpec } from '../../store/list-query.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../../context/app-context.js';

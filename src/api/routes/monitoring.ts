@@ -1,10 +1,10 @@
-import { parseFrequency, setMonitoring } from '../../core/monitoring.js';
+import { parseFrequency, setMonitoring } from '../../core/pages/monitoring.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../../context/app-context.js';
 import type { Router } from '../router.js';
 import { requirePage, sendPage } from './page-response.js';
-import { assertOwnerRole } from '../../core/roles.js';
+import { assertOwnerRole } from '../../core/accounts/roles.js';
 
 /** POST /pages/{id}/performance_monitor (spec 3, 4.3): 404 page, 403 role, 415, 400 E4001, 403 E40303; 200 the page. */
 export function registerMonitoringRoutes(r: Router, ctx: AppContext): void {

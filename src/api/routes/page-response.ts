@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import { getPage, requirePage as requireAccountPage, type PageRow } from '../../core/pages.js';
-import { tagIdsForPages } from '../../core/page-tags-lookup.js';
+import { getPage, requirePage as requireAccountPage, type PageRow } from '../../core/pages/pages.js';
+import { tagIdsForPages } from '../../core/pages/page-tags-lookup.js';
 import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';
 import { pageResource } from '../jsonapi.js';

@@ -1,8 +1,8 @@
-import { readOptions } from '../../core/stored-options.js';
+import { readOptions } from '../../core/options/stored-options.js';
 import { ApiError } from '../../core/errors.js';
-import { deletePage } from '../../core/pages.js';
-import { tagIdsForPages } from '../../core/page-tags-lookup.js';
-import { getReport } from '../../core/reports.js';
+import { deletePage } from '../../core/pages/pages.js';
+import { tagIdsForPages } from '../../core/pages/page-tags-lookup.js';
+import { getReport } from '../../core/reports/reports.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../../context/app-context.js';
 import { JSONAPI } from '../errors.js';

@@ -1,4 +1,4 @@
-import { fromTenths, refilledCredits } from '../../core/accounts.js';
+import { fromTenths, refilledCredits } from '../../core/accounts/accounts.js';
 import { ApiError } from '../../core/errors.js';
 import { principalOf } from '../auth.js';
 import type { AppContext } from '../../context/app-context.js';

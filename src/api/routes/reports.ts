@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { readOptions } from '../../core/stored-options.js';
+import { readOptions } from '../../core/options/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
-import { publicOptions } from '../../core/options.js';
-import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports.js';
-import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/images.js';
+import { publicOptions } from '../../core/options/options.js';
+import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports/reports.js';
+import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/reports/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
 import { answeredNotModified, entityTag } from '../conditional.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { expireDueReports } from '../../core/pages.js';
-import { assertOwnerRole } from '../../core/roles.js';
-import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/tags.js';
+import { expireDueReports } from '../../core/pages/pages.js';
+import { assertOwnerRole } from '../../core/accounts/roles.js';
+import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/pages/tags.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../../context/app-context.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AnalysisOptions } from '../../core/analysis-options.js';
-import { parseTestAttributes } from '../../core/options.js';
-import { getTest, queuePosition, requestTest, testNotFound, type TestSource } from '../../core/tests.js';
+import type { AnalysisOptions } from '../../core/options/analysis-options.js';
+import { parseTestAttributes } from '../../core/options/options.js';
+import { getTest, queuePosition, requestTest, testNotFound, type TestSource } from '../../core/tests/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../../context/app-context.js';

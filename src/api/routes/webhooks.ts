@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { toSeconds } from '../../core/clock.js';
-import { assertOwnerRole } from '../../core/roles.js';
-import { createWebhook, deleteWebhook, listWebhooks, parseWebhookBody, requireWebhook, webhookEvents, type WebhookRow } from '../../core/webhooks.js';
+import { assertOwnerRole } from '../../core/accounts/roles.js';
+import { createWebhook, deleteWebhook, listWebhooks, parseWebhookBody, requireWebhook, webhookEvents, type WebhookRow } from '../../core/alerts/webhooks.js';
 import type { Attempt } from '../../notify/dispatcher.js';
 import { DELIVERIES_LIST } from '../../store/list-query.js';
 import { queryDeliveries, type DeliveryRow } from '../../store/webhooks.js';

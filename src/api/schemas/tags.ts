@@ -1,5 +1,5 @@
 /** Tags (spec 2.7, 4.4): create or update, partial update, delete, and the tag-side attach/detach of pages. */
-import { ID_LIST_MAX, TAG_DESCRIPTION_MAX, TAG_NAME_MAX } from '../../core/tags.js';
+import { ID_LIST_MAX, TAG_DESCRIPTION_MAX, TAG_NAME_MAX } from '../../core/pages/tags.js';
 import { document, errors, idParams, link, obj, ok, ref, resource, str } from './common.js';
 import { idList } from './pages.js';
 import type { JsonSchema, RouteSchema } from './types.js';

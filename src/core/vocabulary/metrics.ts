@@ -1,7 +1,7 @@
 /**
  * The report metrics (spec 2.2): the one table. Each row is a numeric report attribute, named as the API and
  * the reports table name it, with how the app names and shows it and which direction is better. The report
- * figures (core/report-figures.ts), alerts, the app's compare table and history charts read it.
+ * figures (core/reports/report-figures.ts), alerts, the app's compare table and history charts read it.
  */
 import type { LighthouseMetrics, LoadMetrics } from '../../runner/metrics.js';
 import type { ReportsTable } from '../../store/schema.js';

@@ -1,10 +1,10 @@
 /**
  * The test options of POST /tests (spec 4.1): the one table. In the order of the normalised options (their JSON,
- * the `analysis-options` resource and the page fingerprint follow it). The options parser (core/options.ts), the
- * stored options (core/stored-options.ts), the page identity and the app's Analyze form read it.
+ * the `analysis-options` resource and the page fingerprint follow it). The options parser (core/options/options.ts), the
+ * stored options (core/options/stored-options.ts), the page identity and the app's Analyze form read it.
  */
-import type { AnalysisOptions } from '../analysis-options.js';
-import type { BrowserCapability } from '../catalog.js';
+import type { AnalysisOptions } from '../options/analysis-options.js';
+import type { BrowserCapability } from '../catalog/catalog.js';
 
 export type OptionKind =
   /** The page address. */

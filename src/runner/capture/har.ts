@@ -1,7 +1,7 @@
 /**
  * HAR 1.2 from Lighthouse's devtools log of the load (chrome-har), with contents trimmed and HTTP auth
  * challenges taken out of the authorized responses, plus the byte/request/timing figures the report takes
- * from it. Credentials and cookie values are removed by core/secrets.ts when the HAR is stored.
+ * from it. Credentials and cookie values are removed by core/options/secrets.ts when the HAR is stored.
  */
 import { harFromMessages } from 'chrome-har';
 import type { DevtoolsLog } from 'lighthouse';

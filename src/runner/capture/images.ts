@@ -1,6 +1,6 @@
 /**
  * The images of the load, as the browser received them, for the optimized-images archive (built later and
- * lazily, outside the test slot: core/images.ts). The bodies come from the browser's own network buffer after
+ * lazily, outside the test slot: core/reports/images.ts). The bodies come from the browser's own network buffer after
  * the load, so no image is fetched a second time.
  */
 import type { CDPSession } from 'puppeteer-core';

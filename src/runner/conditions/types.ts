@@ -1,7 +1,7 @@
 /**
  * What the runner is given about a test: the options it reads and the load's conditions. Defined here, in the
  * runner, because the runner imports nothing from core, store, api or web; core builds values of these types
- * (core/analysis-options.ts AnalysisOptions is a RunOptions, core/conditions.ts makes the LoadConditions).
+ * (core/options/analysis-options.ts AnalysisOptions is a RunOptions, core/options/conditions.ts makes the LoadConditions).
  */
 import type { DnsOverride } from '../../net/resolve.js';
 

@@ -96,7 +96,7 @@ async function readPage(ctx: LoadContext): Promise<LoadedPage & { screenshot: Bu
 
 /** The HAR of the load up to its end (monotonic seconds), with the guard's addresses and lookups. */
 async function captureHar(ctx: LoadContext, devtoolsLog: DevtoolsLog, loadEndAt: number): Promise<Har> {
-  // Secrets are scrubbed by core when the artifacts are stored (core/secrets.ts).
+  // Secrets are scrubbed by core when the artifacts are stored (core/options/secrets.ts).
   const har = buildHar(devtoolsLog);
   await ctx.connections.settled();
   applyGuardConnections(har, ctx.connections.ledger);

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * Locations the operator adds, the agents that run tests there and the tokens they sign in with (remote agents).
- * Location 1 is written at every start from WEBGAUGE_LOCATION_NAME/REGION (core/locations.ts). A test waits in the
+ * Location 1 is written at every start from WEBGAUGE_LOCATION_NAME/REGION (core/catalog/locations.ts). A test waits in the
  * queue since `queued_at` (its creation, or the moment it went back to the queue) for the queue timeout.
  */
 export const m008LocationsAgents: Migration = {

@@ -3,11 +3,11 @@
  * the API key. Keys are stored hashed, so the current one cannot be shown; "Regenerate API key" asks first
  * (POST /account/key without confirm=yes), then makes a new one and shows it once.
  */
-import { fromTenths, refilledCredits, regenerateKeyOf } from '../../core/accounts.js';
+import { fromTenths, refilledCredits, regenerateKeyOf } from '../../core/accounts/accounts.js';
 import { clock } from '../../core/clock.js';
-import { accountPrincipal } from '../../core/monitoring.js';
-import type { Plan } from '../../core/plans.js';
-import { accountUsage } from '../../core/usage.js';
+import { accountPrincipal } from '../../core/pages/monitoring.js';
+import type { Plan } from '../../core/accounts/plans.js';
+import { accountUsage } from '../../core/accounts/usage.js';
 import type { Visitor } from '../session.js';
 import { actionButton, esc, shell, type WebKit } from '../kit.js';
 import { plural, utcMinute } from './figures.js';

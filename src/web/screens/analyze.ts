@@ -1,15 +1,15 @@
 /**
  * Analyze: a URL and, under "Analysis options", every option of POST /tests the account's plan allows. The form's
- * fields carry the API's attribute names; the values are handed to the same parser as the API's (core/options.ts),
+ * fields carry the API's attribute names; the values are handed to the same parser as the API's (core/options/options.ts),
  * so the checks and messages are the API's own.
  */
-import { fromTenths, refilledCredits, type Principal } from '../../core/accounts.js';
-import type { Catalog } from '../../core/catalog.js';
-import { parseTestAttributes } from '../../core/options.js';
+import { fromTenths, refilledCredits, type Principal } from '../../core/accounts/accounts.js';
+import type { Catalog } from '../../core/catalog/catalog.js';
+import { parseTestAttributes } from '../../core/options/options.js';
 import { optionsOfKind } from '../../core/vocabulary/options.js';
 import { DEFAULT_REPORT_TYPE, REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
-import { requestTest } from '../../core/tests.js';
+import { requestTest } from '../../core/tests/tests.js';
 import { ApiError } from '../../core/errors.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';

@@ -4,7 +4,7 @@
  * filmstrips on one time axis, and each report's waterfall. The reports are read as the report screen reads them
  * (ownReport: the account's own, not expired) and drawn with the report page's own parts.
  */
-import type { ReportRow } from '../../core/reports.js';
+import type { ReportRow } from '../../core/reports/reports.js';
 import { ApiError } from '../../core/errors.js';
 import { COMPARED_METRICS, unitBetter, type Better, type MetricUnit } from '../../core/vocabulary/metrics.js';
 import { bytes, ms } from '../../report/format.js';

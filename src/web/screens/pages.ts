@@ -4,15 +4,15 @@
  * (lists, monitoring, tags, tests) is core's, as the API applies it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { mayChange } from '../../core/roles.js';
+import { mayChange } from '../../core/accounts/roles.js';
 import { ApiError } from '../../core/errors.js';
-import { parseFrequency, setMonitoring, type Frequency } from '../../core/monitoring.js';
-import { tagIdsForPages } from '../../core/page-tags-lookup.js';
-import { deletePage, expireDueReports, listPageReports, listPages, pageNotFound, requirePage, type PageRow } from '../../core/pages.js';
-import { reportsByIds, type ReportRow } from '../../core/reports.js';
-import { readOptions } from '../../core/stored-options.js';
-import { linkTags, listTags, type TagRow } from '../../core/tags.js';
-import { requestTest } from '../../core/tests.js';
+import { parseFrequency, setMonitoring, type Frequency } from '../../core/pages/monitoring.js';
+import { tagIdsForPages } from '../../core/pages/page-tags-lookup.js';
+import { deletePage, expireDueReports, listPageReports, listPages, pageNotFound, requirePage, type PageRow } from '../../core/pages/pages.js';
+import { reportsByIds, type ReportRow } from '../../core/reports/reports.js';
+import { readOptions } from '../../core/options/stored-options.js';
+import { linkTags, listTags, type TagRow } from '../../core/pages/tags.js';
+import { requestTest } from '../../core/tests/tests.js';
 import { couldBeId, hasControlCharacter } from '../../core/ids.js';
 import { ms } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';

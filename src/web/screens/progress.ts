@@ -1,11 +1,11 @@
 /**
  * A test on its way: queued (with how many are ahead), started, then the report opens; or the error. The
  * screen follows the test through server-sent events (GET /tests/{id}/events): the server pushes a change the
- * moment this process sees it (core/test-signal.ts) and re-reads the test every few seconds for changes made by
+ * moment this process sees it (core/tests/test-signal.ts) and re-reads the test every few seconds for changes made by
  * another node. Without script the screen reloads itself every 5 s.
  */
-import { getTest, queuePosition, testNotFound, type TestRow } from '../../core/tests.js';
-import { testsChanged } from '../../core/test-signal.js';
+import { getTest, queuePosition, testNotFound, type TestRow } from '../../core/tests/tests.js';
+import { testsChanged } from '../../core/tests/test-signal.js';
 import { couldBeId } from '../../core/ids.js';
 import { newNonce, secureHeaders, visitorOf } from '../session.js';
 import { esc, seeOther, shell, type WebKit } from '../kit.js';

@@ -6,11 +6,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ARTIFACT, artifactKey, deleteReport, reportNotFound, reportResources, requireReport, type ReportRow, type ReportWithTags,
-} from '../../core/reports.js';
+} from '../../core/reports/reports.js';
 import type { AppContext } from '../../context/app-context.js';
-import { listPageReports, getPage } from '../../core/pages.js';
-import { readOptions } from '../../core/stored-options.js';
-import { requestTest } from '../../core/tests.js';
+import { listPageReports, getPage } from '../../core/pages/pages.js';
+import { readOptions } from '../../core/options/stored-options.js';
+import { requestTest } from '../../core/tests/tests.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import type { OwnerReportView } from '../report-page.js';

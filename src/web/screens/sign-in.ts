@@ -1,5 +1,5 @@
 /** Sign in (e-mail and password, or the API key) and sign out. */
-import { createSession, endSession, signIn, SIGN_IN_LIMIT, type Credentials } from '../../core/sessions.js';
+import { createSession, endSession, signIn, SIGN_IN_LIMIT, type Credentials } from '../../core/accounts/sessions.js';
 import { clearSessionCookie, FormFields, newNonce, sameOrigin, setSessionCookie, visitorOf } from '../session.js';
 import { errorBox, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
 

@@ -6,13 +6,13 @@
  */
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import { expireDueReports } from '../../core/pages.js';
+import { expireDueReports } from '../../core/pages/pages.js';
 import {
   deleteTag, listTags, parseTagBody, requireTag, saveTag, TAG_DESCRIPTION_MAX, TAG_NAME_MAX, taggedPageCounts,
   tagNotFound, type TagInput, type TagRow,
-} from '../../core/tags.js';
+} from '../../core/pages/tags.js';
 import { couldBeId } from '../../core/ids.js';
-import { assertOwnerRole } from '../../core/roles.js';
+import { assertOwnerRole } from '../../core/accounts/roles.js';
 import type { FormFields, Visitor } from '../session.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
 

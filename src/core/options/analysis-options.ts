@@ -1,0 +1,52 @@
+/**
+ * The normalised analysis options of a test: what POST /tests accepted, with defaults filled in.
+ * Stored with the test and the report, returned by the `analysis-options` resource, and hashed into the
+ * page fingerprint. Optional fields are absent (not undefined) when the user did not give them. What each option
+ * is (kind, pro only, capability, identity, secret) is the options table's (vocabulary/options.ts).
+ */
+import type { ReportType } from '../vocabulary/report-types.js';
+import type { Retention } from '../vocabulary/retentions.js';
+
+export type { ReportType, Retention };
+export type Flag = 0 | 1;
+
+export interface AnalysisOptions {
+  url: string;
+  location: string;
+  browser: string;
+  report: ReportType;
+  retention: Retention;
+  httpauth_username?: string;
+  httpauth_password?: string;
+  adblock: Flag;
+  cookies: string[];
+  video: Flag;
+  stop_onload: Flag;
+  /** `down/up/latency`: Kbit/s, Kbit/s, ms. */
+  throttle?: string;
+  allow_url: string[];
+  block_url: string[];
+  /** `host:ip` overrides. */
+  dns: string[];
+  simulate_device?: string;
+  user_agent?: string;
+  browser_width?: number;
+  browser_height?: number;
+  browser_dppx?: number;
+  browser_rotate: Flag;
+  /** Page loads behind the report (Webgauge's extension): absent for one, 2 to the plan's max_runs otherwise. */
+  runs?: number;
+}
+
+/** How many times the page is loaded for one test (1 when the test did not ask for more). */
+export const runCount = (o: Pick<AnalysisOptions, 'runs'>): number => o.runs ?? 1;
+
+/**
+ * Retests and monitored tests repeat stored options: an account since moved to a plan with fewer runs per test
+ * gets its plan's most (POST /tests refuses more with E40004 instead).
+ */
+export function withRunsUpTo(o: AnalysisOptions, maxRuns: number): AnalysisOptions {
+  if (runCount(o) <= maxRuns) return o;
+  const { runs: _dropped, ...rest } = o;
+  return maxRuns > 1 ? { ...rest, runs: maxRuns } : rest;
+}

@@ -1,0 +1,57 @@
+/**
+ * What the service does for an agent, whichever way the agent reaches it (in the same process, or over HTTP from
+ * another place: api/routes/agent-protocol.ts): hand out a queued test of its location with a lease, renew the
+ * lease, take the result or the failure, take a test back.
+ */
+import { testsChanged } from './test-signal.js';
+import type { ArtifactStore } from '../../artifacts/store.js';
+import type { Store } from '../../store/db.js';
+import { SecretKeyError } from '../../store/secret-box.js';
+import { findTest } from '../../store/tests.js';
+import type { AnalysisOptions } from '../options/analysis-options.js';
+import { completeTest } from '../reports/reports.js';
+import type { RunsFile } from './runs.js';
+import { readOptions } from '../options/stored-options.js';
+import { claimTest, failTest } from './tests.js';
+import type { RunResult } from '../../runner/types.js';
+
+/** A claimed test as an agent gets it: its ID and options, secrets included (the load needs them). */
+export interface Work {
+  testId: string;
+  options: AnalysisOptions;
+}
+
+/** The oldest queued test of the location, leased to the agent; null when there is none. */
+export async function claimWork(store: Store, location: string, agentId: string, leaseMs: number): Promise<Work | null> {
+  for (;;) {
+    const test = await claimTest(store, location, agentId, leaseMs);
+    if (!test) return null;
+    testsChanged.notify();
+    try {
+      return { testId: test.id, options: readOptions(store.box, test.options) };
+    } catch (err) {
+      // Its secrets were sealed under another key: no run can use them; fail now (refunded), not after two leases.
+      if (!(err instanceof SecretKeyError)) throw err;
+      await failTest(store, test.id, agentId, `The test's cookies or HTTP auth password cannot be read by this ` +
+        `server (${err.message}); the operator must restore the service's secret key.`);
+    }
+  }
+}
+
+/**
+ * Store the result of a test the agent holds. Idempotent: an agent that sends the same result again (its first
+ * upload timed out after it landed) is told it was stored, and no second report is made.
+ * Returns false when the agent had lost the test (its lease ran out and the test went elsewhere).
+ */
+export async function completeWork(store: Store, artifacts: ArtifactStore, testId: string, agentId: string,
+  result: RunResult, runs?: RunsFile): Promise<boolean> {
+  const before = await findTest(store.db, testId);
+  if (before?.state === 'completed') return true;
+  if (!before || before.state !== 'started' || before.lease_owner !== agentId) return false;
+  if (await completeTest(store, artifacts, testId, agentId, result, runs)) {
+    testsChanged.notify();
+    return true;
+  }
+  // A concurrent upload of the same result may have landed first.
+  return (await findTest(store.db, testId))?.state === 'completed';
+}
