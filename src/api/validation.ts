@@ -6,7 +6,7 @@
  * request exactly as the client sent it (the API is lenient on purpose and its own parsers normalise).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ApiError, type ErrorCode } from '../core/errors.js';
+import { ApiError, show as shown, type ErrorCode } from '../core/errors.js';
 import { COMPONENT_SCHEMAS, routeSchema, type JsonSchema, type RouteSchema } from './schemas/index.js';
 
 export const ajv = new Ajv({
@@ -46,10 +46,8 @@ export function compileRequestSchema({ schema }: { schema: unknown }): ValidateF
 
 export type RequestPart = 'params' | 'querystring' | 'body';
 
-const show = (v: unknown): string => {
-  const s = v === undefined ? 'nothing' : (JSON.stringify(v) ?? String(v));
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-};
+/** A value the client sent, quoted as every error detail quotes one (core/errors.ts); "nothing" when absent. */
+const show = (v: unknown): string => (v === undefined ? 'nothing' : shown(v));
 
 const segments = (pointer: string) => pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 

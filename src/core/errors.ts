@@ -73,3 +73,12 @@ export class ApiError extends Error {
     this.title = ERRORS[code].title;
   }
 }
+
+/** Is `v` a plain JSON object (not null, not an array)? */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A value the client gave, as an error detail quotes it: JSON, cut at 80 characters. */
+export const show = (v: unknown): string => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+};

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ALERT_METRICS, parseConditionBody, REGRESSION, regressionVerdict } from '../../src/core/alerts/alerts.js';
+import { ALERT_METRICS, CONDITION_SHAPE, parseConditionInput, REGRESSION, regressionVerdict } from '../../src/core/alerts/alerts.js';
+import { resourceAttributes } from '../../src/api/resource-body.js';
 import { ApiError } from '../../src/core/errors.js';
 import { alertMail } from '../../src/notify/email.js';
 import { signatureHeader } from '../../src/notify/sign.js';
+
+/** What POST (and PATCH) .../performance_alert_conditions does with a body: the API unwraps it, core parses it. */
+const parseConditionBody = (b: unknown, mode: 'create' | 'patch') =>
+  parseConditionInput(resourceAttributes(b, 'performance_alert_condition', CONDITION_SHAPE, mode === 'patch'), mode);
 
 const steady = [200, 204, 198, 201, 207, 199, 202, 196, 203, 200, 205, 197, 201, 199, 204];
 const newestFirst = (oldestFirst: number[]) => [...oldestFirst].reverse();

@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/core/errors.js';
-import { nextSlot, parseFrequency } from '../../src/core/pages/monitoring.js';
+import { nextSlot, parseFrequency as parseFrequencyWord } from '../../src/core/pages/monitoring.js';
+import { monitorFrequency } from '../../src/api/resource-body.js';
+
+/** What POST /pages/{id}/monitoring does with a body: the API unwraps it, core reads the frequency. */
+const parseFrequency = (b: unknown) => parseFrequencyWord(monitorFrequency(b));
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -6,12 +6,16 @@ import { ApiError, type ErrorCode } from '../../src/core/errors.js';
 import {
   optionsFingerprint,
   parseCookie,
-  parseTestAttributes,
+  parseTestOptions,
   publicOptions,
   type OptionsContext,
 } from '../../src/core/options/options.js';
 import { PLANS } from '../../src/core/accounts/plans.js';
 import { urlPatternMatches } from '../../src/runner/conditions/url-patterns.js';
+import { testAttributes } from '../../src/api/resource-body.js';
+
+/** What POST /tests does with a body: the API unwraps it, core parses the options. */
+const parseTestAttributes = (b: unknown, c: Parameters<typeof parseTestOptions>[1]) => parseTestOptions(testAttributes(b), c);
 
 const catalog = createCatalog({ locationName: 'Test machine', locationRegion: 'Local' });
 const pro: OptionsContext = { plan: PLANS.pro, catalog, defaultLocation: '1', defaultBrowser: '3' };

@@ -7,7 +7,7 @@ import { median, sampleStdev } from '../../src/analysis/statistics.js';
 import { withRunsUpTo } from '../../src/core/options/analysis-options.js';
 import { createCatalog } from '../../src/core/catalog/catalog.js';
 import { ApiError } from '../../src/core/errors.js';
-import { optionsFingerprint, parseTestAttributes, type OptionsContext } from '../../src/core/options/options.js';
+import { optionsFingerprint, parseTestOptions, type OptionsContext } from '../../src/core/options/options.js';
 import { PLANS } from '../../src/core/accounts/plans.js';
 import { testCost } from '../../src/core/accounts/pricing.js';
 import { runsFile, runsMeta, type RunRecord } from '../../src/core/tests/runs.js';
@@ -15,6 +15,10 @@ import { DEFAULT_HOST_CHECK, READ_WHEN_IDLE_EVERY_MS, READING_VALID_MS, RETRY_RE
 import { otherCpuCores, sampleCpu } from '../../src/runner/host-load.js';
 import { JITTERY_MEDIAN_MS, logNormalDelays } from '../fixtures/site/jittery.js';
 import { startFixtureSite } from '../fixtures/site/server.js';
+import { testAttributes } from '../../src/api/resource-body.js';
+
+/** What POST /tests does with a body: the API unwraps it, core parses the options. */
+const parseTestAttributes = (b: unknown, c: Parameters<typeof parseTestOptions>[1]) => parseTestOptions(testAttributes(b), c);
 
 const catalog = createCatalog({ locationName: 'Test machine', locationRegion: 'Local' });
 const pro: OptionsContext = { plan: PLANS.pro, catalog, defaultLocation: '1', defaultBrowser: '3' };

@@ -16,11 +16,22 @@ import { checkBody, compileRequestSchema, requestValidationError } from '../../s
 import { createCatalog } from '../../src/core/catalog/catalog.js';
 import { ApiError } from '../../src/core/errors.js';
 import { parseFrequency } from '../../src/core/pages/monitoring.js';
-import { parseTestAttributes } from '../../src/core/options/options.js';
+import { parseTestOptions } from '../../src/core/options/options.js';
 import { PLANS } from '../../src/core/accounts/plans.js';
-import { parseIdList, parseTagBody } from '../../src/core/pages/tags.js';
+import { parseIdList, parseTagInput } from '../../src/core/pages/tags.js';
+import { idListOf, tagBody } from '../../src/api/resource-body.js';
 import { parseListQuery } from '../../src/api/query.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, type ListSpec } from '../../src/store/list-query.js';
+import { testAttributes } from '../../src/api/resource-body.js';
+
+/** What POST /page_tags(/id) does with a body: the API unwraps it, core parses the tag. */
+const parseTagBody = (b: unknown, mode: 'create' | 'patch') => {
+  const { id, attributes } = tagBody(b, mode);
+  return parseTagInput(attributes, mode, id);
+};
+
+/** What POST /tests does with a body: the API unwraps it, core parses the options. */
+const parseTestAttributes = (b: unknown, c: Parameters<typeof parseTestOptions>[1]) => parseTestOptions(testAttributes(b), c);
 
 const catalog = createCatalog({ locationName: 'Test machine', locationRegion: 'Local' });
 const optionsCtx = { plan: PLANS.pro, catalog, defaultLocation: '1', defaultBrowser: '3' };
@@ -236,8 +247,8 @@ describe('the schemas never refuse what the domain parsers accept', () => {
         ['POST /page_tags', { data }, (b) => parseTagBody(b, 'create')],
         ['POST /page_tags/:id', { data }, (b) => parseTagBody(b, 'patch')],
         ['POST /pages/:id/performance_monitor', { data: { ...data, attributes: { frequency: r.pick(frequencies) } } }, parseFrequency],
-        ['POST /page_tags/:id/attach', { page_ids: r.pick(lists) }, (b) => parseIdList(b, 'page_ids')],
-        ['POST /pages/:id/detach_tags', { page_tags: r.pick(lists) }, (b) => parseIdList(b, 'page_tags')],
+        ['POST /page_tags/:id/attach', { page_ids: r.pick(lists) }, (b) => parseIdList(idListOf(b, 'page_ids'), 'page_ids')],
+        ['POST /pages/:id/detach_tags', { page_tags: r.pick(lists) }, (b) => parseIdList(idListOf(b, 'page_tags'), 'page_tags')],
       ];
       for (const [key, body, parse] of cases) {
         if (!accepts(() => parse(body))) continue;

@@ -44,6 +44,4 @@ export function overallScore(results: readonly RuleResult[]): number {
 
 export const clampScore = (n: number): number => Math.max(0, Math.min(100, Math.round(n)));
 
-export function plural(n: number, word: string, words = `${word}s`): string {
-  return `${n} ${n === 1 ? word : words}`;
-}
+export { plural } from '../../lib/words.js';

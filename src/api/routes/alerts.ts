@@ -1,6 +1,7 @@
+import { resourceAttributes } from '../resource-body.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  changeCondition, createCondition, deleteCondition, listConditions, parseConditionBody, requireCondition,
+  changeCondition, createCondition, deleteCondition, listConditions, CONDITION_SHAPE, parseConditionInput, requireCondition,
   type AlertConditionRow, type AlertEventRow,
 } from '../../core/alerts/alerts.js';
 import { toSeconds } from '../../core/clock.js';
@@ -71,7 +72,7 @@ export function registerAlertRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const page = await requirePage(ctx, p.accountId, params(req).id);
     assertOwnerRole(p, 'create alert conditions');
-    const input = jsonApiBody(req, (body) => parseConditionBody(body, 'create'));
+    const input = jsonApiBody(req, (body) => parseConditionInput(resourceAttributes(body, 'performance_alert_condition', CONDITION_SHAPE), 'create'));
     return sendCondition(reply, links, await createCondition(store.db, p, page.id, input), 201);
   });
 
@@ -86,7 +87,7 @@ export function registerAlertRoutes(r: Router, ctx: AppContext): void {
     const page = await requirePage(ctx, p.accountId, params(req).id);
     const c = await requireCondition(store.db, p.accountId, page.id, params(req).condition_id);
     assertOwnerRole(p, 'change alert conditions');
-    const input = jsonApiBody(req, (body) => parseConditionBody(body, 'patch', c));
+    const input = jsonApiBody(req, (body) => parseConditionInput(resourceAttributes(body, 'performance_alert_condition', CONDITION_SHAPE, true), 'patch', c));
     return sendCondition(reply, links, await changeCondition(store.db, c, input));
   });
 

@@ -1,3 +1,4 @@
+import { monitorFrequency } from '../resource-body.js';
 import { parseFrequency, setMonitoring } from '../../core/pages/monitoring.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
@@ -12,7 +13,7 @@ export function registerMonitoringRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const pageId = (await requirePage(ctx, p.accountId, (req.params as { id: string }).id)).id;
     assertOwnerRole(p, 'change monitoring');
-    const frequency = jsonApiBody(req, parseFrequency);
+    const frequency = jsonApiBody(req, (body) => parseFrequency(monitorFrequency(body)));
     await setMonitoring(ctx.store, ctx.catalog, p, pageId, frequency);
     return sendPage(ctx, reply, links, p.accountId, pageId);
   });

@@ -1,7 +1,8 @@
+import { idListOf, tagBody } from '../resource-body.js';
 import type { FastifyReply } from 'fastify';
 import { expireDueReports } from '../../core/pages/pages.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
-import { deleteTag, linkTags, listTags, parseIdList, parseTagBody, requireTag, saveTag, type TagRow } from '../../core/pages/tags.js';
+import { deleteTag, linkTags, listTags, parseIdList, parseTagInput, requireTag, saveTag, type TagRow } from '../../core/pages/tags.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../../context/app-context.js';
@@ -9,6 +10,12 @@ import { JSONAPI } from '../errors.js';
 import type { Links } from '../../context/links.js';
 import type { Router } from '../router.js';
 import { requirePage, sendPage } from './page-response.js';
+
+/** A tag body's resource into core's tag input (a create may name its ID in data.id; an update may not). */
+function tagInput(body: unknown, mode: 'create' | 'patch') {
+  const { id, attributes } = tagBody(body, mode);
+  return parseTagInput(attributes, mode, id);
+}
 
 /**
  * Tags (spec 2.7, 4.4) and the page-side attach_tags/detach_tags (4.3). Check order on every write: the
@@ -45,7 +52,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
   r.post('/page_tags', async (req, reply, links) => {
     const p = principalOf(req);
     assertOwnerRole(p, 'create or change tags');
-    const input = jsonApiBody(req, (body) => parseTagBody(body, 'create'));
+    const input = jsonApiBody(req, (body) => tagInput(body, 'create'));
     const { tag, created } = await saveTag(store, p, input);
     return sendTag(reply, links, tag, created ? 201 : 200);
   });
@@ -58,7 +65,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const tag = await requireTag(store.db, p.accountId, idParam(req.params));
     assertOwnerRole(p, 'change tags');
-    const input = jsonApiBody(req, (body) => parseTagBody(body, 'patch'));
+    const input = jsonApiBody(req, (body) => tagInput(body, 'patch'));
     return sendTag(reply, links, (await saveTag(store, p, input, tag.id)).tag);
   });
 
@@ -75,7 +82,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
       const p = principalOf(req);
       const tag = await requireTag(store.db, p.accountId, idParam(req.params));
       assertOwnerRole(p, `${op} tags`);
-      const pageIds = jsonApiBody(req, (body) => parseIdList(body, 'page_ids'));
+      const pageIds = jsonApiBody(req, (body) => parseIdList(idListOf(body, 'page_ids'), 'page_ids'));
       await expireDueReports(store, ctx.artifacts, p.accountId); // pages whose last report expired are gone
       await linkTags(store, p, op, { pageIds, tagIds: [tag.id] });
       return sendTag(reply, links, tag);
@@ -85,7 +92,7 @@ export function registerTagRoutes(r: Router, ctx: AppContext): void {
       const p = principalOf(req);
       const pageId = (await requirePage(ctx, p.accountId, idParam(req.params))).id;
       assertOwnerRole(p, `${op} tags`);
-      const tagIds = jsonApiBody(req, (body) => parseIdList(body, 'page_tags'));
+      const tagIds = jsonApiBody(req, (body) => parseIdList(idListOf(body, 'page_tags'), 'page_tags'));
       await linkTags(store, p, op, { pageIds: [pageId], tagIds });
       return sendPage(ctx, reply, links, p.accountId, pageId);
     });

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnalysisOptions } from '../../core/options/analysis-options.js';
-import { parseTestAttributes } from '../../core/options/options.js';
+import { parseTestOptions } from '../../core/options/options.js';
+import { testAttributes } from '../resource-body.js';
 import { getTest, queuePosition, requestTest, testNotFound, type TestSource } from '../../core/tests/tests.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
@@ -37,7 +38,7 @@ export function registerTestRoutes(r: Router, ctx: AppContext): void {
   r.post('/tests', async (req, reply, links) => {
     const principal = principalOf(req);
     const options = jsonApiBody(req, (body) =>
-      parseTestAttributes(body, {
+      parseTestOptions(testAttributes(body), {
         plan: principal.plan,
         catalog: ctx.catalog,
         defaultLocation: ctx.catalog.defaultLocation,

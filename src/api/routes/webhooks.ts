@@ -1,7 +1,8 @@
+import { resourceAttributes } from '../resource-body.js';
 import type { FastifyRequest } from 'fastify';
 import { toSeconds } from '../../core/clock.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
-import { createWebhook, deleteWebhook, listWebhooks, parseWebhookBody, requireWebhook, webhookEvents, type WebhookRow } from '../../core/alerts/webhooks.js';
+import { createWebhook, deleteWebhook, listWebhooks, parseWebhookInput, WEBHOOK_SHAPE, requireWebhook, webhookEvents, type WebhookRow } from '../../core/alerts/webhooks.js';
 import type { Attempt } from '../../notify/dispatcher.js';
 import { DELIVERIES_LIST } from '../../store/list-query.js';
 import { queryDeliveries, type DeliveryRow } from '../../store/webhooks.js';
@@ -51,7 +52,7 @@ export function registerWebhookRoutes(r: Router, ctx: AppContext): void {
   r.post('/webhooks', async (req, reply, links) => {
     const p = principalOf(req);
     assertOwnerRole(p, 'create webhooks');
-    const input = jsonApiBody(req, parseWebhookBody);
+    const input = jsonApiBody(req, (body) => parseWebhookInput(resourceAttributes(body, 'webhook', WEBHOOK_SHAPE)));
     const { webhook, secret } = await createWebhook(store, p, input, ctx.config.targetPolicy);
     const data = webhookResource(webhook, links, secret);
     return reply.code(201).header('Location', data.links.self).type(JSONAPI).send({ data, links: { self: data.links.self } });

@@ -1,7 +1,7 @@
 /** Tests (spec 2.1, 4.1): POST /tests with its lenient body, the test list and the poll endpoint. */
 import { TESTS_LIST } from '../../store/list-query.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS } from '../../core/vocabulary/retentions.js';
-import { orList } from '../../core/vocabulary/words.js';
+import { orList } from '../../lib/words.js';
 import { parseListQuery } from '../query.js';
 import { document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';

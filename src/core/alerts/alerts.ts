@@ -19,9 +19,8 @@ import {
 import { REPORTS_LIST } from '../../store/list-query.js';
 import type { Principal } from '../accounts/accounts.js';
 import { clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
-import { resourceAttributes, show } from './resource-body.js';
 import { ALERTABLE_METRICS, higherIsBetter } from '../vocabulary/metrics.js';
 
 export type { AlertConditionRow, AlertEventRow };
@@ -49,11 +48,10 @@ export interface ConditionInput {
   enabled?: boolean;
 }
 
-const SHAPE = 'send {"data":{"type":"performance_alert_condition","attributes":{"metric":"fully_loaded_time","operator":"gt","value":3000}}}';
+export const CONDITION_SHAPE = 'send {"data":{"type":"performance_alert_condition","attributes":{"metric":"fully_loaded_time","operator":"gt","value":3000}}}';
 
-/** Parse a create (metric, operator and value required) or partial update body; E4001 says what to fix. */
-export function parseConditionBody(body: unknown, mode: 'create' | 'patch', current?: AlertConditionRow): ConditionInput {
-  const a = resourceAttributes(body, 'performance_alert_condition', SHAPE, mode === 'patch');
+/** A condition's attributes as a client gave them, for a create (metric, operator and value required) or partial update; E4001 says what to fix. */
+export function parseConditionInput(a: Readonly<Record<string, unknown>>, mode: 'create' | 'patch', current?: AlertConditionRow): ConditionInput {
   const out: ConditionInput = {};
   if (a.metric !== undefined) {
     if (typeof a.metric !== 'string' || !ALERT_METRICS.includes(a.metric)) {
@@ -83,7 +81,7 @@ export function parseConditionBody(body: unknown, mode: 'create' | 'patch', curr
   }
   if (mode === 'create') {
     for (const k of ['metric', 'operator', 'value'] as const) {
-      if (out[k] === undefined) throw new ApiError('E4001', `${k} is required; ${SHAPE}`);
+      if (out[k] === undefined) throw new ApiError('E4001', `${k} is required; ${CONDITION_SHAPE}`);
     }
   }
   // The value's range depends on the operator and metric, old or new.

@@ -9,9 +9,8 @@ import type { Store } from '../../store/db.js';
 import { countWebhooks, deleteWebhookRow, getWebhook, insertWebhook, listWebhooks, type WebhookRow } from '../../store/webhooks.js';
 import type { Principal } from '../accounts/accounts.js';
 import { clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
-import { resourceAttributes, show } from './resource-body.js';
 import { assertAllowedTarget } from '../tests/targets.js';
 
 export type { WebhookRow };
@@ -22,16 +21,16 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const WEBHOOKS_PER_ACCOUNT_MAX = 20;
 export const WEBHOOK_URL_MAX = 2048;
 
-const SHAPE = 'send {"data":{"type":"webhook","attributes":{"url":"https://example.com/hook","events":["alert.triggered"]}}}';
+export const WEBHOOK_SHAPE = 'send {"data":{"type":"webhook","attributes":{"url":"https://example.com/hook","events":["alert.triggered"]}}}';
 
 export interface WebhookInput {
   url: string;
   events: WebhookEvent[];
 }
 
-export function parseWebhookBody(body: unknown): WebhookInput {
-  const a = resourceAttributes(body, 'webhook', SHAPE);
-  if (typeof a.url !== 'string' || a.url.trim() === '') throw new ApiError('E4001', `url is required: an absolute http(s) URL; ${SHAPE}`);
+/** A webhook's attributes as a client gave them: `url` and `events`; E4001 says what to fix. */
+export function parseWebhookInput(a: Readonly<Record<string, unknown>>): WebhookInput {
+  if (typeof a.url !== 'string' || a.url.trim() === '') throw new ApiError('E4001', `url is required: an absolute http(s) URL; ${WEBHOOK_SHAPE}`);
   const url = a.url.trim();
   let parsed: URL;
   try {

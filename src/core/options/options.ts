@@ -12,7 +12,7 @@ import { deviceSlug, locationOffers, type Catalog } from '../catalog/catalog.js'
 import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OPTIONS } from '../vocabulary/options.js';
 import { DEFAULT_REPORT_TYPE, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from '../vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, RETENTION_WORDS } from '../vocabulary/retentions.js';
-import { ApiError } from '../errors.js';
+import { ApiError, show } from '../errors.js';
 import type { Plan } from '../accounts/plans.js';
 import type { ThrottleFigures } from '../../runner/conditions/types.js';
 
@@ -37,11 +37,6 @@ const PRO_FLAGS = PRO_OPTIONS.filter((k) => flags.includes(k));
 type Attrs = Record<string, unknown>;
 
 const bad = (detail: string) => new ApiError('E40004', detail);
-const isObject = (v: unknown): v is Attrs => typeof v === 'object' && v !== null && !Array.isArray(v);
-const show = (v: unknown): string => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-};
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -290,21 +285,11 @@ function checkDns(s: string, where: string): string {
   return `${wildcard ? '*.' : ''}${host}:${ip.toLowerCase()}`;
 }
 
-function attributesOf(body: unknown): Attrs {
-  const shape = 'the body must be {"data":{"type":"test","attributes":{"url":"https://example.com/", ...}}}';
-  if (!isObject(body)) throw new ApiError('E40002', `Request body is not a JSON object; ${shape}`);
-  const data = body.data;
-  if (!isObject(data)) throw new ApiError('E40002', `data is missing or not an object; ${shape}`);
-  if (data.type !== 'test') throw new ApiError('E40002', `data.type must be "test", got ${show(data.type)}; ${shape}`);
-  if (!isObject(data.attributes)) {
-    throw new ApiError('E40002', `data.attributes is missing or not an object; ${shape}`);
-  }
-  return data.attributes;
-}
-
-/** Parses the body of POST /tests into normalised options, or throws the spec's 400 error. */
-export function parseTestAttributes(body: unknown, ctx: OptionsContext): AnalysisOptions {
-  const a = attributesOf(body);
+/**
+ * A test's attributes as a client gave them (POST /tests, the web app's Analyze form) into normalised options, or
+ * the spec's 400 error naming what to fix.
+ */
+export function parseTestOptions(a: Readonly<Attrs>, ctx: OptionsContext): AnalysisOptions {
   const { catalog, plan } = ctx;
 
   // Plan first: no point making someone fix the syntax of an option their plan refuses anyway.

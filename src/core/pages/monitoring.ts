@@ -23,17 +23,8 @@ export type { Frequency };
 
 const HOUR = 3_600_000;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `{data:{type:'performance_monitor', attributes:{frequency}}}` → the frequency (`none` means `no`), or 400 E4001. */
-export function parseFrequency(body: unknown): Frequency {
-  const shape = 'send {"data":{"type":"performance_monitor","attributes":{"frequency":"daily"}}}';
-  const data = isObject(body) ? body.data : undefined;
-  if (!isObject(data)) throw new ApiError('E4001', `data is missing or not an object; ${shape}.`);
-  if (data.type !== undefined && data.type !== 'performance_monitor') {
-    throw new ApiError('E4001', `data.type must be "performance_monitor", got ${JSON.stringify(data.type)}; ${shape}.`);
-  }
-  const raw = isObject(data.attributes) ? data.attributes.frequency : undefined;
+/** The frequency a client asked for (`none` means `no`), or 400 E4001 naming the frequencies there are. */
+export function parseFrequency(raw: unknown): Frequency {
   const word = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
   const f = word !== undefined && Object.hasOwn(FREQUENCY_BY_WORD, word) ? FREQUENCY_BY_WORD[word] : undefined;
   if (!f) {

@@ -7,7 +7,7 @@ import type { Store } from '../../store/db.js';
 import type { Principal } from '../accounts/accounts.js';
 import type { Db } from '../../store/db.js';
 import { clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 import { lockAccount } from '../../store/locks.js';
@@ -38,27 +38,20 @@ export interface TagInput {
   color?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const show = (v: unknown) => (typeof v === 'string' ? `"${v.slice(0, 60)}"` : JSON.stringify(v) ?? String(v));
 const chars = (s: string) => [...s].length;
 
 /**
- * Parse `{data:{type:'tag', id?, attributes:{name?, description?, color?}}}`. `create` requires a name;
- * `patch` (POST /page_tags/{id}) refuses `data.id`. Unknown attributes are ignored, as on POST /tests.
+ * A tag's attributes as a client gave them (`name?`, `description?`, `color?`; the API's body or the app's form).
+ * `create` requires a name and may name the tag's ID (`id`, a client-chosen `data.id`); `patch` (POST
+ * /page_tags/{id}) refuses one. Unknown attributes are ignored, as on POST /tests.
  */
-export function parseTagBody(body: unknown, mode: 'create' | 'patch'): TagInput {
-  const shape = 'send {"data":{"type":"tag","attributes":{"name":"...","description":"...","color":"FFFFFF"}}}';
-  if (!isObject(body) || !isObject(body.data)) throw new ApiError('E4001', `data is missing or not an object; ${shape}`);
-  const data = body.data;
-  if (data.type !== undefined && data.type !== 'tag') throw new ApiError('E4001', `data.type must be "tag", got ${show(data.type)}; ${shape}`);
-  const a = data.attributes === undefined && mode === 'patch' ? {} : data.attributes;
-  if (!isObject(a)) throw new ApiError('E4001', `data.attributes is missing or not an object; ${shape}`);
+export function parseTagInput(a: Readonly<Record<string, unknown>>, mode: 'create' | 'patch', id?: unknown): TagInput {
   const out: TagInput = {};
 
-  if (data.id !== undefined && data.id !== null) {
+  if (id !== undefined && id !== null) {
     if (mode === 'patch') throw new ApiError('E4001', 'data.id is not accepted here: the tag is the one in the path; remove data.id.');
-    if (typeof data.id !== 'string' || data.id.trim() === '') throw new ApiError('E4001', `data.id must be a tag ID string, got ${show(data.id)}.`);
-    out.id = data.id.trim();
+    if (typeof id !== 'string' || id.trim() === '') throw new ApiError('E4001', `data.id must be a tag ID string, got ${show(id)}.`);
+    out.id = id.trim();
   }
 
   if (a.name !== undefined) {
@@ -96,9 +89,8 @@ export function parseTagBody(body: unknown, mode: 'create' | 'patch'): TagInput 
   return out;
 }
 
-/** The `page_ids` / `page_tags` list of an attach or detach body: 1-500 non-empty strings, duplicates dropped. */
-export function parseIdList(body: unknown, key: 'page_ids' | 'page_tags'): string[] {
-  const list = isObject(body) ? body[key] : undefined;
+/** The `page_ids` / `page_tags` list of an attach or detach: 1-500 non-empty strings, duplicates dropped. */
+export function parseIdList(list: unknown, key: 'page_ids' | 'page_tags'): string[] {
   const shape = `send {"${key}":["ID", ...]} with 1 to ${ID_LIST_MAX} IDs`;
   if (!Array.isArray(list)) throw new ApiError('E4001', `${key} is missing or not an array; ${shape}.`);
   if (list.length === 0 || list.length > ID_LIST_MAX) throw new ApiError('E4001', `${key} has ${list.length} items; ${shape}.`);

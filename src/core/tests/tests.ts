@@ -17,6 +17,7 @@ import {
   claimQueuedTest, countActiveTests, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedWithoutAgent, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
   requeueExpiredTest, testCharge, type TestRow,
 } from '../../store/tests.js';
+import { plural } from '../../lib/words.js';
 
 export type { TestRow };
 export type TestSource = 'api' | 'on-demand' | 'monitored';
@@ -209,7 +210,6 @@ export async function failQueuedPastTimeout(
   return failed;
 }
 
-const plural = (n: number, unit: string): string => `${n} ${unit}${n === 1 ? '' : 's'}`;
 
 /** Tests waiting for an agent, by location ID. */
 export function queuedTestCounts(db: Db): Promise<Map<string, number>> {

@@ -2,7 +2,7 @@
  * The monitoring frequencies (spec 4.3): the one table. The API's enums and request pattern, core's parser, slot
  * grid and plan check, the report list's `monitored` filter check and the app's monitoring menu read it.
  */
-import { orList } from './words.js';
+import { orList } from '../../lib/words.js';
 
 const HOUR = 3_600_000;
 

@@ -2,7 +2,7 @@
  * The report types of a test (spec 4.1 `report`): the one table. The options parser, stored options, the
  * API's description and the app's report menu read it.
  */
-import { orList } from './words.js';
+import { orList } from '../../lib/words.js';
 
 export interface ReportTypeSpec {
   name: string;

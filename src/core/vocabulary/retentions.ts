@@ -2,7 +2,7 @@
  * How long a report is kept (spec 4.1 `retention`, months): the one table. The options parser, stored options,
  * the API's schema and the app's menu read it.
  */
-import { orList } from './words.js';
+import { orList } from '../../lib/words.js';
 
 export interface RetentionSpec {
   months: number;

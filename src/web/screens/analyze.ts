@@ -5,7 +5,7 @@
  */
 import { fromTenths, refilledCredits, type Principal } from '../../core/accounts/accounts.js';
 import type { Catalog } from '../../core/catalog/catalog.js';
-import { parseTestAttributes } from '../../core/options/options.js';
+import { parseTestOptions } from '../../core/options/options.js';
 import { optionsOfKind } from '../../core/vocabulary/options.js';
 import { DEFAULT_REPORT_TYPE, REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
@@ -133,7 +133,7 @@ export function registerAnalyze(kit: WebKit): void {
   const { ctx } = kit;
   kit.action('/analyze', async (_req, reply, v, form, nonce) => {
     try {
-      const options = parseTestAttributes({ data: { type: 'test', attributes: attributesFromForm(form) } }, {
+      const options = parseTestOptions(attributesFromForm(form), {
         plan: v.principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation, defaultBrowser: ctx.catalog.defaultBrowser,
       });
       const started = await requestTest(ctx.intake, v.principal, options, 'on-demand');

@@ -323,7 +323,7 @@ export function registerPageScreens(kit: WebKit): void {
   kit.action('/pages/:id/monitoring', async (req, reply, v, form, nonce) => {
     const page = await loadPage(v, idOf(req));
     try {
-      const frequency = parseFrequency({ data: { type: 'performance_monitor', attributes: { frequency: form.get('frequency') } } });
+      const frequency = parseFrequency(form.get('frequency'));
       await setMonitoring(ctx.store, ctx.catalog, v.principal, page.id, frequency);
     } catch (err) {
       return refuse(reply, v, nonce, page.id, 'monitoring', err);

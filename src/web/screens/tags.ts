@@ -1,14 +1,14 @@
 /**
  * Tags: the account's tags with how many pages carry each, a form to create one, and a tag's own screen to edit
  * or delete it. The forms are turned into the API's JSON body and handed to the API's parser and the core's rules
- * (parseTagBody, saveTag, deleteTag), so the checks and messages are the API's own. Tags are attached to pages on
+ * (parseTagInput, saveTag, deleteTag), so the checks and messages are the API's own. Tags are attached to pages on
  * a page's view. The Viewer role sees the list only.
  */
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import { expireDueReports } from '../../core/pages/pages.js';
 import {
-  deleteTag, listTags, parseTagBody, requireTag, saveTag, TAG_DESCRIPTION_MAX, TAG_NAME_MAX, taggedPageCounts,
+  deleteTag, listTags, parseTagInput, requireTag, saveTag, TAG_DESCRIPTION_MAX, TAG_NAME_MAX, taggedPageCounts,
   tagNotFound, type TagInput, type TagRow,
 } from '../../core/pages/tags.js';
 import { couldBeId } from '../../core/ids.js';
@@ -19,15 +19,15 @@ import { actionButton, csrfField, errorBox, esc, seeOther, shell, type WebKit } 
 /** The colour a new tag starts with in the form (the API's own default, white, is there to keep). */
 export const FORM_DEFAULT_COLOR = '2456D6';
 
-/** The form's fields as the API's tag body: what POST /page_tags (or /page_tags/{id}) would receive. */
-export function tagBodyFromForm(form: FormFields): { data: { type: 'tag'; attributes: Record<string, string> } } {
+/** The form's fields as a tag's attributes: what POST /page_tags (or /page_tags/{id}) would carry. */
+export function tagAttributesFromForm(form: FormFields): Record<string, string> {
   const attributes: Record<string, string> = {
     name: form.get('name') ?? '',
     // <input type=color> sends "#rrggbb"; the API writes "RRGGBB".
     color: (form.get('color') ?? '').trim().replace(/^#/, '').toUpperCase(),
     description: form.get('description') ?? '',
   };
-  return { data: { type: 'tag', attributes } };
+  return attributes;
 }
 
 /** An <input type=color> value: "#" and six lower-case hex digits (anything else: the form's default). */
@@ -153,7 +153,7 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
   kit.action('/tags', async (_req, reply, v, form, nonce) => {
     assertOwnerRole(v.principal, 'create or change tags');
     return attempt(reply, async () => {
-      const input: TagInput = parseTagBody(tagBodyFromForm(form), 'create');
+      const input: TagInput = parseTagInput(tagAttributesFromForm(form), 'create');
       const { tag } = await saveTag(store, v.principal, input);
       return seeOther(reply, `/tags?created=${encodeURIComponent(tag.id)}#tag-${encodeURIComponent(tag.id)}`);
     }, (message) => listScreen(v, nonce, {}, valuesOf(form), message));
@@ -167,7 +167,7 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
   kit.action('/tags/:id', async (req, reply, v, form, nonce) => {
     const tag = await ownedTag(v, (req.params as { id: string }).id, 'change tags');
     return attempt(reply, async () => {
-      const input = parseTagBody(tagBodyFromForm(form), 'patch');
+      const input = parseTagInput(tagAttributesFromForm(form), 'patch');
       await saveTag(store, v.principal, input, tag.id);
       return seeOther(reply, `/tags?saved=${encodeURIComponent(tag.id)}#tag-${encodeURIComponent(tag.id)}`);
     }, (message) => editScreen(v, nonce, tag, valuesOf(form), message));
