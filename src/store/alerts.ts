@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from './db.js';
 import { engineOf } from './engine.js';
-import { ALERT_EVENTS_LIST, runListQuery, type ListPage, type ListQuery } from './list-query.js';
+import { runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
 import type { AlertConditionsTable, AlertEventsTable } from './schema.js';
 
 export type AlertConditionRow = Selectable<AlertConditionsTable>;
@@ -42,10 +42,10 @@ export function getAlertEvent(db: Db, id: string): Promise<AlertEventRow | undef
   return db.selectFrom('alert_events').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function queryAlertEvents(db: Db, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<AlertEventRow>> {
+export function queryAlertEvents(db: Db, accountId: string, pageId: string, spec: ListSpec<'alert_events'>, q: ListQuery): Promise<ListPage<AlertEventRow>> {
   const scope = db.selectFrom('alert_events').selectAll('alert_events')
     .where('alert_events.account_id', '=', accountId).where('alert_events.page_id', '=', pageId);
-  return runListQuery(scope, ALERT_EVENTS_LIST, q, engineOf(db));
+  return runListQuery(scope, spec, q, engineOf(db));
 }
 
 /**

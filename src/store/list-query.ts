@@ -1,11 +1,11 @@
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Engine } from './db.js';
-import type { Database, ReportsTable } from './schema.js';
+import type { Database } from './schema.js';
 
 /**
  * The typed list query (made by api/query.ts from the query string) and its one translation into Kysely.
- * Column names come only from the per-resource table (`ListSpec`): the parser emits no attribute that is not a
- * key of it, and every value reaches the database as a bound parameter.
+ * Column names come only from the per-resource table (`ListSpec`, core/vocabulary/lists.ts): the parser emits no
+ * attribute that is not a key of it, and every value reaches the database as a bound parameter.
  */
 
 export type ValueType =
@@ -48,103 +48,6 @@ export interface ListSpec<T extends ListTable = ListTable> {
   /** Attributes that exist but cannot be sorted, with the reason (spec: pages by report_count). */
   unsortable?: Readonly<Record<string, string>>;
 }
-
-/* The per-resource tables: what each list filters and sorts on (spec 4.1, 4.3). */
-
-const STATES = ['queued', 'started', 'error', 'completed'] as const;
-const SOURCES = ['api', 'on-demand', 'monitored'] as const;
-const GRADES = ['A', 'B', 'C', 'D', 'E', 'F'] as const;
-const FREQUENCIES = ['no', 'hourly', 'daily', 'weekly', 'monthly'] as const;
-
-const time = (sort: boolean, nullable = false): AttrSpec => ({ type: 'time', filter: true, sort, nullable });
-const metric = (type: 'int' | 'number', nullable: boolean): AttrSpec => ({ type, filter: true, sort: true, nullable });
-
-export const TESTS_LIST: ListSpec<'tests'> = {
-  table: 'tests',
-  attrs: {
-    state: { type: 'enum', values: STATES, filter: true },
-    source: { type: 'enum', values: SOURCES, filter: true },
-    browser: { type: 'id', filter: true },
-    location: { type: 'id', filter: true },
-    created: time(true),
-    started: time(true, true),
-    finished: time(true, true),
-  },
-  defaultSort: [{ attr: 'created', desc: false }],
-  defaultPageSize: 50,
-};
-
-export const PAGES_LIST: ListSpec<'pages'> = {
-  table: 'pages',
-  attrs: {
-    url: { type: 'fuzzy', filter: true },
-    monitored: { type: 'enum', values: FREQUENCIES, aliases: { none: 'no' }, filter: true },
-    browser: { type: 'id', filter: true },
-    location: { type: 'id', filter: true },
-    page_tag: { type: 'tag', filter: true },
-    created: time(true),
-    latest_report_time: time(true),
-    report_count: { type: 'int', filter: true },
-  },
-  defaultSort: [{ attr: 'created', desc: true }],
-  defaultPageSize: 10,
-  unsortable: { report_count: 'sorting pages by report_count is unavailable' },
-};
-
-/** Nullable report metrics: scores and Lighthouse metrics are absent from reports that did not run Lighthouse. */
-const NULLABLE_INT_METRICS = [
-  'service_score', 'performance_score', 'structure_score', 'pagespeed_score', 'yslow_score', 'speed_index',
-  'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time',
-] as const satisfies readonly (keyof ReportsTable)[];
-const INT_METRICS = [
-  'html_bytes', 'page_bytes', 'page_requests', 'redirect_duration', 'connect_duration', 'backend_duration',
-  'time_to_first_byte', 'first_paint_time', 'first_contentful_paint', 'dom_interactive_time',
-  'dom_content_loaded_time', 'dom_content_loaded_duration', 'onload_time', 'onload_duration', 'fully_loaded_time',
-  'rum_speed_index',
-] as const satisfies readonly (keyof ReportsTable)[];
-
-export const REPORTS_LIST: ListSpec<'reports'> = {
-  table: 'reports',
-  attrs: {
-    source: { type: 'enum', values: SOURCES, filter: true },
-    service_grade: { type: 'enum', values: GRADES, filter: true },
-    browser: { type: 'id', filter: true },
-    location: { type: 'id', filter: true },
-    created: time(true),
-    expires: time(true),
-    ...Object.fromEntries(NULLABLE_INT_METRICS.map((k) => [k, metric('int', true)])),
-    ...Object.fromEntries(INT_METRICS.map((k) => [k, metric('int', false)])),
-    cumulative_layout_shift: metric('number', true),
-  },
-  defaultSort: [{ attr: 'created', desc: true }],
-  defaultPageSize: 50,
-};
-
-/** GET /pages/{id}/performance_alert_events (issue 12): newest first, like the report list. */
-export const ALERT_EVENTS_LIST: ListSpec<'alert_events'> = {
-  table: 'alert_events',
-  attrs: {
-    state: { type: 'enum', values: ['triggered', 'resolved'], filter: true },
-    metric: { type: 'id', filter: true },
-    created: time(true),
-    value: metric('number', false),
-    threshold: metric('number', false),
-  },
-  defaultSort: [{ attr: 'created', desc: true }],
-  defaultPageSize: 50,
-};
-
-/** GET /webhooks/{id}/deliveries (issue 12): newest first. */
-export const DELIVERIES_LIST: ListSpec<'deliveries'> = {
-  table: 'deliveries',
-  attrs: {
-    state: { type: 'enum', values: ['pending', 'delivered', 'failed'], filter: true },
-    event: { type: 'enum', values: ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved'], filter: true },
-    created: time(true),
-  },
-  defaultSort: [{ attr: 'created', desc: true }],
-  defaultPageSize: 50,
-};
 
 export interface FilterTerm {
   attr: string;

@@ -3,7 +3,7 @@
  * query's own filters (the scope of the account and of validity), run through list-query.ts.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, runListQuery, type ListPage, type ListQuery } from './list-query.js';
+import { runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
 import type { Database, PagesTable, ReportsTable, TestsTable } from './schema.js';
 import { engineOf } from './engine.js';
 
@@ -30,15 +30,16 @@ export const listScopes = {
   },
 };
 
-export function queryPages(db: Kysely<Database>, accountId: string, q: ListQuery): Promise<ListPage<Selectable<PagesTable>>> {
-  return runListQuery(listScopes.pages(db, accountId), PAGES_LIST, q, engineOf(db));
+export function queryPages(db: Kysely<Database>, accountId: string, spec: ListSpec<'pages'>, q: ListQuery): Promise<ListPage<Selectable<PagesTable>>> {
+  return runListQuery(listScopes.pages(db, accountId), spec, q, engineOf(db));
 }
 
-export function queryPageReports(db: Kysely<Database>, accountId: string, pageId: string, now: number, q: ListQuery):
+export function queryPageReports(db: Kysely<Database>, accountId: string, pageId: string, now: number, spec: ListSpec<'reports'>, q: ListQuery):
   Promise<ListPage<Selectable<ReportsTable>>> {
-  return runListQuery(listScopes.pageReports(db, accountId, pageId, now), REPORTS_LIST, q, engineOf(db));
+  return runListQuery(listScopes.pageReports(db, accountId, pageId, now), spec, q, engineOf(db));
 }
 
-export function queryTests(db: Kysely<Database>, accountId: string, createdAfter: number, q: ListQuery): Promise<ListPage<Selectable<TestsTable>>> {
-  return runListQuery(listScopes.tests(db, accountId, createdAfter, q), TESTS_LIST, q, engineOf(db));
+export function queryTests(db: Kysely<Database>, accountId: string, createdAfter: number, spec: ListSpec<'tests'>, q: ListQuery):
+  Promise<ListPage<Selectable<TestsTable>>> {
+  return runListQuery(listScopes.tests(db, accountId, createdAfter, q), spec, q, engineOf(db));
 }

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from './db.js';
 import { engineOf } from './engine.js';
-import { DELIVERIES_LIST, runListQuery, type ListPage, type ListQuery } from './list-query.js';
+import { runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
 import type { DeliveriesTable, WebhooksTable } from './schema.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -39,8 +39,8 @@ export async function insertDelivery(db: Db, row: Insertable<DeliveriesTable>): 
 }
 
 /** A page of a webhook's deliveries (the list query of GET /webhooks/{id}/deliveries). */
-export function queryDeliveries(db: Db, webhookId: string, q: ListQuery): Promise<ListPage<DeliveryRow>> {
-  return runListQuery(db.selectFrom('deliveries').selectAll('deliveries').where('deliveries.webhook_id', '=', webhookId), DELIVERIES_LIST, q, engineOf(db));
+export function queryDeliveries(db: Db, webhookId: string, spec: ListSpec<'deliveries'>, q: ListQuery): Promise<ListPage<DeliveryRow>> {
+  return runListQuery(db.selectFrom('deliveries').selectAll('deliveries').where('deliveries.webhook_id', '=', webhookId), spec, q, engineOf(db));
 }
 
 /** Pending deliveries whose attempt is due, oldest due first. */

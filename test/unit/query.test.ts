@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { listLinks, parseListQuery } from '../../src/api/query.js';
 import { parseQuery } from '../../src/api/server.js';
 import { ApiError } from '../../src/core/errors.js';
-import { PAGES_LIST, REPORTS_LIST, TESTS_LIST, substringPattern, type ListSpec } from '../../src/store/list-query.js';
+import { substringPattern, type ListSpec } from '../../src/store/list-query.js';
+import { PAGES_LIST, REPORTS_LIST, TESTS_LIST } from '../../src/core/vocabulary/lists.js';
 
 const parse = (spec: ListSpec, qs: string) => parseListQuery(spec, parseQuery(qs));
 const tests = (qs: string) => parse(TESTS_LIST, qs);

@@ -12,7 +12,7 @@ import { RETENTION_MONTHS } from '../../src/core/vocabulary/retentions.js';
 import { REPORT_SCHEMAS } from '../../src/api/schemas/reports.js';
 import { PAGE_SCHEMAS } from '../../src/api/schemas/pages.js';
 import { TEST_SCHEMAS } from '../../src/api/schemas/tests.js';
-import { PAGES_LIST, REPORTS_LIST } from '../../src/store/list-query.js';
+import { PAGES_LIST, REPORTS_LIST } from '../../src/core/vocabulary/lists.js';
 import { FIGURES } from '../../src/web/screens/compare.js';
 import { FREQUENCY_NAMES as APP_FREQUENCY_NAMES } from '../../src/web/screens/pages.js';
 

@@ -2,12 +2,11 @@ import { resourceAttributes } from '../resource-body.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   changeCondition, createCondition, deleteCondition, listConditions, CONDITION_SHAPE, parseConditionInput, requireCondition,
-  type AlertConditionRow, type AlertEventRow,
+  type AlertConditionRow, type AlertEventRow, listAlertEvents,
 } from '../../core/alerts/alerts.js';
 import { toSeconds } from '../../core/clock.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
-import { queryAlertEvents } from '../../store/alerts.js';
-import { ALERT_EVENTS_LIST } from '../../store/list-query.js';
+import { ALERT_EVENTS_LIST } from '../../core/vocabulary/lists.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../../context/app-context.js';
@@ -104,7 +103,7 @@ export function registerAlertRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const q = parseListQuery(ALERT_EVENTS_LIST, (req.query ?? {}) as Record<string, string | string[]>);
     const page = await requirePage(ctx, p.accountId, params(req).id);
-    const result = await queryAlertEvents(store.db, p.accountId, page.id, q);
+    const result = await listAlertEvents(store.db, p.accountId, page.id, q);
     return sendList(reply, req, links, q, result.rows.map((e) => alertEventResource(e, links)), result.hasNext);
   });
 }

@@ -2,10 +2,9 @@ import { resourceAttributes } from '../resource-body.js';
 import type { FastifyRequest } from 'fastify';
 import { toSeconds } from '../../core/clock.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
-import { createWebhook, deleteWebhook, listWebhooks, parseWebhookInput, WEBHOOK_SHAPE, requireWebhook, webhookEvents, type WebhookRow } from '../../core/alerts/webhooks.js';
+import { createWebhook, deleteWebhook, listWebhooks, parseWebhookInput, WEBHOOK_SHAPE, listDeliveries, type DeliveryRow, requireWebhook, webhookEvents, type WebhookRow } from '../../core/alerts/webhooks.js';
 import type { Attempt } from '../../notify/dispatcher.js';
-import { DELIVERIES_LIST } from '../../store/list-query.js';
-import { queryDeliveries, type DeliveryRow } from '../../store/webhooks.js';
+import { DELIVERIES_LIST } from '../../core/vocabulary/lists.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import type { AppContext } from '../../context/app-context.js';
@@ -75,7 +74,7 @@ export function registerWebhookRoutes(r: Router, ctx: AppContext): void {
   r.get('/webhooks/:id/deliveries', async (req, reply, links) => {
     const q = parseListQuery(DELIVERIES_LIST, (req.query ?? {}) as Record<string, string | string[]>);
     const w = await requireWebhook(store, principalOf(req).accountId, idOf(req));
-    const page = await queryDeliveries(store.db, w.id, q);
+    const page = await listDeliveries(store.db, w.id, q);
     return sendList(reply, req, links, q, page.rows.map(deliveryResource), page.hasNext);
   });
 }

@@ -1,7 +1,7 @@
 /** Alert conditions and events of a page, webhooks and their deliveries (issue 12). */
 import { ALERT_METRICS, CONSECUTIVE_MAX, OPERATORS } from '../../core/alerts/alerts.js';
 import { WEBHOOK_EVENTS } from '../../core/alerts/webhooks.js';
-import { ALERT_EVENTS_LIST, DELIVERIES_LIST } from '../../store/list-query.js';
+import { ALERT_EVENTS_LIST, DELIVERIES_LIST } from '../../core/vocabulary/lists.js';
 import { parseListQuery } from '../query.js';
 import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';

@@ -1,7 +1,7 @@
 /** Pages (spec 2.3, 4.3): the page list, one page, its reports, retest, monitoring and page-side tagging. */
 import { ID_LIST_MAX } from '../../core/pages/tags.js';
 import { ACCEPTED_FREQUENCIES, FREQUENCY_NAMES } from '../../core/vocabulary/frequencies.js';
-import { PAGES_LIST, REPORTS_LIST } from '../../store/list-query.js';
+import { PAGES_LIST, REPORTS_LIST } from '../../core/vocabulary/lists.js';
 import { parseListQuery } from '../query.js';
 import { ci, document, errors, idParams, int, link, listQuerySchema, obj, ok, ref, resource, str, strings } from './common.js';
 import { TEST_STARTED } from './tests.js';

@@ -1,5 +1,5 @@
 /** Tests (spec 2.1, 4.1): POST /tests with its lenient body, the test list and the poll endpoint. */
-import { TESTS_LIST } from '../../store/list-query.js';
+import { TESTS_LIST } from '../../core/vocabulary/lists.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS } from '../../core/vocabulary/retentions.js';
 import { orList } from '../../lib/words.js';
 import { parseListQuery } from '../query.js';

@@ -16,12 +16,14 @@ import {
   deleteCondition, enabledConditions, getCondition, insertAlertEvent, insertCondition, listConditions, recentMetricValues, updateCondition,
   type AlertConditionRow, type AlertEventRow,
 } from '../../store/alerts.js';
-import { REPORTS_LIST } from '../../store/list-query.js';
+import { ALERT_EVENTS_LIST, REPORTS_LIST } from '../vocabulary/lists.js';
 import type { Principal } from '../accounts/accounts.js';
 import { clock } from '../clock.js';
 import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
 import { ALERTABLE_METRICS, higherIsBetter } from '../vocabulary/metrics.js';
+import { queryAlertEvents } from '../../store/alerts.js';
+import type { ListPage, ListQuery } from '../../store/list-query.js';
 
 export type { AlertConditionRow, AlertEventRow };
 export { listConditions };
@@ -229,4 +231,9 @@ export async function checkConditions(db: Db, report: { id: string; page_id: str
     events.push({ event, condition: c });
   }
   return events;
+}
+
+/** A page of a page's alert events (GET /pages/{id}/performance_alert_events). */
+export function listAlertEvents(db: Db, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<AlertEventRow>> {
+  return queryAlertEvents(db, accountId, pageId, ALERT_EVENTS_LIST, q);
 }

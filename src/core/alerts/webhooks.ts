@@ -12,6 +12,12 @@ import { clock } from '../clock.js';
 import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
 import { assertAllowedTarget } from '../tests/targets.js';
+import { queryDeliveries, type DeliveryRow } from '../../store/webhooks.js';
+import type { Db } from '../../store/db.js';
+
+export type { DeliveryRow };
+import type { ListPage, ListQuery } from '../../store/list-query.js';
+import { DELIVERIES_LIST } from '../vocabulary/lists.js';
 
 export type { WebhookRow };
 export { listWebhooks };
@@ -92,4 +98,9 @@ export async function createWebhook(store: Store, p: Principal, input: WebhookIn
 
 export async function deleteWebhook(store: Store, id: string): Promise<void> {
   await store.db.transaction().execute((trx) => deleteWebhookRow(trx, id));
+}
+
+/** A page of a webhook's deliveries (GET /webhooks/{id}/deliveries). */
+export function listDeliveries(db: Db, webhookId: string, q: ListQuery): Promise<ListPage<DeliveryRow>> {
+  return queryDeliveries(db, webhookId, DELIVERIES_LIST, q);
 }

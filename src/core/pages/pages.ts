@@ -14,6 +14,7 @@ import { TEST_RETENTION_MS, type TestRow } from '../tests/tests.js';
 import { releaseReportListLock, takeReportListLock } from '../../store/locks.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 import type { Principal } from '../accounts/accounts.js';
+import { PAGES_LIST, REPORTS_LIST, TESTS_LIST } from '../vocabulary/lists.js';
 
 /**
  * Pages (spec 1.2, 2.3, 4.3) and the three lists (4.1 tests, 4.3 pages and a page's reports).
@@ -85,15 +86,15 @@ export async function deletePage(store: Store, artifacts: ArtifactStore, princip
 }
 
 export function listPages(db: RootDb, accountId: string, q: ListQuery): Promise<ListPage<PageRow>> {
-  return queryPages(db, accountId, q);
+  return queryPages(db, accountId, PAGES_LIST, q);
 }
 
 export function listPageReports(db: RootDb, accountId: string, pageId: string, q: ListQuery): Promise<ListPage<ReportRow>> {
-  return queryPageReports(db, accountId, pageId, clock.now(), q);
+  return queryPageReports(db, accountId, pageId, clock.now(), REPORTS_LIST, q);
 }
 
 export function listTests(db: RootDb, accountId: string, q: ListQuery): Promise<ListPage<TestRow>> {
-  return queryTests(db, accountId, clock.now() - TEST_RETENTION_MS, q);
+  return queryTests(db, accountId, clock.now() - TEST_RETENTION_MS, TESTS_LIST, q);
 }
 
 /** A lock older than this belongs to a process that died mid-query; the next query takes it over. */

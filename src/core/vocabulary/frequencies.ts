@@ -44,6 +44,11 @@ export const FREQUENCY_BY_WORD: Readonly<Record<string, Frequency>> = Object.fro
 
 export const frequencySpec = (f: Frequency): FrequencySpec => FREQUENCIES.find((x) => x.name === f)!;
 
+/** The frequencies a plan offers, as a message lists them: "hourly, daily, weekly or monthly". */
+export const planFrequencies = (plan: Readonly<Record<NonNullable<FrequencySpec['planFlag']>, boolean>>): string => orList(
+  FREQUENCIES.filter((f: FrequencySpec) => f.every !== undefined && (f.planFlag === undefined || plan[f.planFlag])).map((f) => f.name),
+);
+
 /** The frequencies every plan offers, as a message lists them: "daily, weekly or monthly". */
 export const EVERY_PLAN_FREQUENCIES = orList(
   FREQUENCIES.filter((f: FrequencySpec) => f.every !== undefined && f.planFlag === undefined).map((f) => f.name),

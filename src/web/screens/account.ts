@@ -11,6 +11,7 @@ import { accountUsage } from '../../core/accounts/usage.js';
 import type { Visitor } from '../session.js';
 import { actionButton, esc, shell, type WebKit } from '../kit.js';
 import { plural, utcMinute } from './figures.js';
+import { planFrequencies } from '../../core/vocabulary/frequencies.js';
 
 const credits = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 1 })} credit${n === 1 ? '' : 's'}`;
 const utc = (ms: number) => `${utcMinute(ms)} UTC`;
@@ -36,7 +37,7 @@ function section(id: string, title: string, content: string): string {
 }
 
 function planFacts(plan: Plan): string {
-  const frequencies = plan.hourlyMonitoring ? 'hourly, daily, weekly or monthly' : 'daily, weekly or monthly';
+  const frequencies = planFrequencies(plan);
   return facts([
     ['Credits', plan.unlimitedCredits ? 'Unlimited' : `${credits(plan.dailyCredits)} a day`],
     ['Tests at once', `${plan.concurrentTests.toLocaleString('en')} queued or running`],

@@ -1,0 +1,101 @@
+/**
+ * The lists of the API (spec 4.1, 4.3) and the app: what each filters and sorts on, one table per list, read by the
+ * query parser (api/query.ts), the API's schemas and OpenAPI, and the store's one translation into SQL
+ * (store/list-query.ts). Report metrics and monitoring frequencies come from their own tables.
+ */
+import type { AttrSpec, ListSpec } from '../../store/list-query.js';
+import { FREQUENCIES, FREQUENCY_NAMES } from './frequencies.js';
+import { METRICS } from './metrics.js';
+
+/** Other spellings of a frequency a filter accepts (`none` for `no`). */
+const FREQUENCY_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  FREQUENCIES.flatMap((f) => f.aliases.map((alias: string) => [alias, f.name])),
+);
+
+const STATES = ['queued', 'started', 'error', 'completed'] as const;
+const SOURCES = ['api', 'on-demand', 'monitored'] as const;
+const GRADES = ['A', 'B', 'C', 'D', 'E', 'F'] as const;
+
+const time = (sort: boolean, nullable = false): AttrSpec => ({ type: 'time', filter: true, sort, nullable });
+const metric = (type: 'int' | 'number', nullable: boolean): AttrSpec => ({ type, filter: true, sort: true, nullable });
+
+export const TESTS_LIST: ListSpec<'tests'> = {
+  table: 'tests',
+  attrs: {
+    state: { type: 'enum', values: STATES, filter: true },
+    source: { type: 'enum', values: SOURCES, filter: true },
+    browser: { type: 'id', filter: true },
+    location: { type: 'id', filter: true },
+    created: time(true),
+    started: time(true, true),
+    finished: time(true, true),
+  },
+  defaultSort: [{ attr: 'created', desc: false }],
+  defaultPageSize: 50,
+};
+
+export const PAGES_LIST: ListSpec<'pages'> = {
+  table: 'pages',
+  attrs: {
+    url: { type: 'fuzzy', filter: true },
+    monitored: { type: 'enum', values: FREQUENCY_NAMES, aliases: FREQUENCY_ALIASES, filter: true },
+    browser: { type: 'id', filter: true },
+    location: { type: 'id', filter: true },
+    page_tag: { type: 'tag', filter: true },
+    created: time(true),
+    latest_report_time: time(true),
+    report_count: { type: 'int', filter: true },
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 10,
+  unsortable: { report_count: 'sorting pages by report_count is unavailable' },
+};
+
+/**
+ * Every metric of the table, in the order the list has always named them (its messages list them): a load's own
+ * figures are always there, Lighthouse's, the grade's and the legacy scores are absent (NULL) from reports that did
+ * not run them, so those come first, then the load's, then layout shift, the one that is not an integer.
+ */
+const listGroup = (m: (typeof METRICS)[number]): number => (m.unit === 'cls' ? 2 : m.source === 'load' ? 1 : 0);
+const LISTED_METRICS = [...METRICS].sort((a, b) => listGroup(a) - listGroup(b));
+
+export const REPORTS_LIST: ListSpec<'reports'> = {
+  table: 'reports',
+  attrs: {
+    source: { type: 'enum', values: SOURCES, filter: true },
+    service_grade: { type: 'enum', values: GRADES, filter: true },
+    browser: { type: 'id', filter: true },
+    location: { type: 'id', filter: true },
+    created: time(true),
+    expires: time(true),
+    ...Object.fromEntries(LISTED_METRICS.map((m) => [m.column, metric(m.unit === 'cls' ? 'number' : 'int', m.source !== 'load')])),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 50,
+};
+
+/** GET /pages/{id}/performance_alert_events (issue 12): newest first, like the report list. */
+export const ALERT_EVENTS_LIST: ListSpec<'alert_events'> = {
+  table: 'alert_events',
+  attrs: {
+    state: { type: 'enum', values: ['triggered', 'resolved'], filter: true },
+    metric: { type: 'id', filter: true },
+    created: time(true),
+    value: metric('number', false),
+    threshold: metric('number', false),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 50,
+};
+
+/** GET /webhooks/{id}/deliveries (issue 12): newest first. */
+export const DELIVERIES_LIST: ListSpec<'deliveries'> = {
+  table: 'deliveries',
+  attrs: {
+    state: { type: 'enum', values: ['pending', 'delivered', 'failed'], filter: true },
+    event: { type: 'enum', values: ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved'], filter: true },
+    created: time(true),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 50,
+};
