@@ -1,14 +1,29 @@
 /**
  * A job that runs now and then every `intervalMs`, one run at a time: overlapping calls share the run in
- * progress, and `stop()` waits for it. The base of the monitor scheduler and the expiry sweeper.
+ * progress, and `stop()` waits for it. The base of the monitor scheduler, the expiry sweeper, the test follow-ups
+ * and the webhook dispatcher.
  */
+export interface PeriodicJobSettings {
+  intervalMs: number;
+  /** Where a failed run is logged, and the message it is logged with. */
+  log?: { error(obj: object, msg: string): void };
+  failure: string;
+}
+
 export abstract class PeriodicJob<T> {
   private timer?: NodeJS.Timeout;
   private running?: Promise<T>;
+  protected readonly intervalMs: number;
 
-  protected abstract readonly intervalMs: number;
+  constructor(private readonly settings: PeriodicJobSettings) {
+    this.intervalMs = settings.intervalMs;
+  }
+
   protected abstract runOnce(): Promise<T>;
-  protected abstract onError(err: unknown): void;
+
+  protected onError(err: unknown): void {
+    this.settings.log?.error({ err }, this.settings.failure);
+  }
 
   start(): void {
     if (this.timer) return;

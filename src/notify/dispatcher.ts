@@ -44,15 +44,8 @@ const BATCH = 10;
 const LEASE_MS = WEBHOOK_TIMEOUT_MS + 50_000;
 
 export class DeliveryDispatcher extends PeriodicJob<number> {
-  protected readonly intervalMs: number;
-
   constructor(private readonly o: DispatcherOptions) {
-    super();
-    this.intervalMs = o.intervalMs ?? 1000;
-  }
-
-  protected onError(err: unknown): void {
-    this.o.log?.error({ err }, 'delivery dispatch failed');
+    super({ intervalMs: o.intervalMs ?? 1000, log: o.log, failure: 'delivery dispatch failed' });
   }
 
   /** Send what is due; resolves with how many attempts were made. */

@@ -64,16 +64,10 @@ const quiet: MonitorLog = { info() {}, warn() {}, error() {} };
 
 export class MonitorScheduler extends PeriodicJob<TickResult> {
   private readonly log: MonitorLog;
-  protected readonly intervalMs: number;
 
   constructor(private readonly o: MonitorOptions) {
-    super();
+    super({ intervalMs: o.intervalMs ?? 30_000, log: o.log ?? quiet, failure: 'monitor tick failed' });
     this.log = o.log ?? quiet;
-    this.intervalMs = o.intervalMs ?? 30_000;
-  }
-
-  protected onError(err: unknown): void {
-    this.log.error({ err }, 'monitor tick failed');
   }
 
   protected runOnce(): Promise<TickResult> {

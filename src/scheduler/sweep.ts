@@ -38,15 +38,8 @@ export interface SweepResult {
 }
 
 export class ExpirySweeper extends PeriodicJob<SweepResult> {
-  protected readonly intervalMs: number;
-
   constructor(private readonly o: SweepOptions) {
-    super();
-    this.intervalMs = o.intervalMs ?? 600_000;
-  }
-
-  protected onError(err: unknown): void {
-    this.o.log?.error({ err }, 'expiry sweep failed');
+    super({ intervalMs: o.intervalMs ?? 600_000, log: o.log, failure: 'expiry sweep failed' });
   }
 
   protected runOnce(): Promise<SweepResult> {

@@ -43,15 +43,8 @@ export interface TestEventsOptions {
 const BATCH = 20;
 
 export class TestEventsJob extends PeriodicJob<number> {
-  protected readonly intervalMs: number;
-
   constructor(private readonly o: TestEventsOptions) {
-    super();
-    this.intervalMs = o.intervalMs ?? 2000;
-  }
-
-  protected onError(err: unknown): void {
-    this.o.log?.error({ err }, 'test follow-ups failed');
+    super({ intervalMs: o.intervalMs ?? 2000, log: o.log, failure: 'test follow-ups failed' });
   }
 
   /** Follow up every finished test waiting; resolves with how many. */
