@@ -19,7 +19,8 @@ import { requirePage } from './page-response.js';
 
 /**
  * Alert conditions and events of a page (issue 12). Check order on writes, as for tags: the page and the
- * condition in the path (404), the role (403 E40301), Content-Type (415), then the body (400 E4001).
+ * condition in the path (404), the role (403 E40301), Content-Type (415), then the body (400 E4001). Core checks
+ * the role itself; a route with a body asks core's rule (assertOwnerRole) first too, so the 403 comes before the 415.
  */
 
 const conditionsLink = (links: Links, pageId: string) => `${links.page(pageId)}/performance_alert_conditions`;
@@ -87,15 +88,14 @@ export function registerAlertRoutes(r: Router, ctx: AppContext): void {
     const c = await requireCondition(store.db, p.accountId, page.id, params(req).condition_id);
     assertOwnerRole(p, 'change alert conditions');
     const input = jsonApiBody(req, (body) => parseConditionInput(resourceAttributes(body, 'performance_alert_condition', CONDITION_SHAPE, true), 'patch', c));
-    return sendCondition(reply, links, await changeCondition(store.db, c, input));
+    return sendCondition(reply, links, await changeCondition(store.db, p, c, input));
   });
 
   r.delete(`${base}/:condition_id`, async (req, reply) => {
     const p = principalOf(req);
     const page = await requirePage(ctx, p.accountId, params(req).id);
     const c = await requireCondition(store.db, p.accountId, page.id, params(req).condition_id);
-    assertOwnerRole(p, 'delete alert conditions');
-    await deleteCondition(store.db, c.id);
+    await deleteCondition(store.db, p, c);
     return reply.type(JSONAPI).send({ data: { type: 'performance_alert_condition', id: c.id } });
   });
 

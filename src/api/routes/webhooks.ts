@@ -66,8 +66,7 @@ export function registerWebhookRoutes(r: Router, ctx: AppContext): void {
   r.delete('/webhooks/:id', async (req, reply) => {
     const p = principalOf(req);
     const w = await requireWebhook(store, p.accountId, idOf(req));
-    assertOwnerRole(p, 'delete webhooks');
-    await deleteWebhook(store, w.id);
+    await deleteWebhook(store, p, w.id);
     return reply.type(JSONAPI).send({ data: { type: 'webhook', id: w.id } });
   });
 

@@ -13,7 +13,7 @@ import { mannWhitneyU } from '../../analysis/mann-whitney.js';
 import { median } from '../../analysis/statistics.js';
 import type { Db } from '../../store/db.js';
 import {
-  deleteCondition, enabledConditions, getCondition, insertAlertEvent, insertCondition, listConditions, recentMetricValues, updateCondition,
+  deleteCondition as deleteConditionRow, enabledConditions, getCondition, insertAlertEvent, insertCondition, listConditions, recentMetricValues, updateCondition,
   type AlertConditionRow, type AlertEventRow,
 } from '../../store/alerts.js';
 import { ALERT_EVENTS_LIST, REPORTS_LIST } from '../vocabulary/lists.js';
@@ -24,6 +24,7 @@ import { newId } from '../ids.js';
 import { ALERTABLE_METRICS, higherIsBetter } from '../vocabulary/metrics.js';
 import { queryAlertEvents } from '../../store/alerts.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
+import { assertOwnerRole } from '../accounts/roles.js';
 
 export type { AlertConditionRow, AlertEventRow };
 export { listConditions };
@@ -111,6 +112,7 @@ export async function requireCondition(db: Db, accountId: string, pageId: string
 }
 
 export async function createCondition(db: Db, p: Principal, pageId: string, input: ConditionInput): Promise<AlertConditionRow> {
+  assertOwnerRole(p, 'create alert conditions');
   const existing = await listConditions(db, p.accountId, pageId);
   if (existing.length >= CONDITIONS_PER_PAGE_MAX) {
     throw new ApiError('E4001', `This page already has ${existing.length} alert conditions, the most a page may have; delete one first.`);
@@ -132,7 +134,8 @@ export async function createCondition(db: Db, p: Principal, pageId: string, inpu
 }
 
 /** Partial update. A change of what is watched (metric, operator, value) or disabling starts over from `ok`. */
-export async function changeCondition(db: Db, c: AlertConditionRow, input: ConditionInput): Promise<AlertConditionRow> {
+export async function changeCondition(db: Db, p: Pick<Principal, 'role'>, c: AlertConditionRow, input: ConditionInput): Promise<AlertConditionRow> {
+  assertOwnerRole(p, 'change alert conditions');
   const next: AlertConditionRow = {
     ...c,
     metric: input.metric ?? c.metric,
@@ -148,7 +151,11 @@ export async function changeCondition(db: Db, c: AlertConditionRow, input: Condi
   return next;
 }
 
-export { deleteCondition };
+/** Deletes a condition (its events stay, history); only the Owner role may. */
+export async function deleteCondition(db: Db, p: Pick<Principal, 'role'>, c: AlertConditionRow): Promise<void> {
+  assertOwnerRole(p, 'delete alert conditions');
+  await deleteConditionRow(db, c.id);
+}
 
 /* ---------- checks ---------- */
 

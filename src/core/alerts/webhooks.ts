@@ -18,6 +18,7 @@ import type { Db } from '../../store/db.js';
 export type { DeliveryRow };
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { DELIVERIES_LIST } from '../vocabulary/lists.js';
+import { assertOwnerRole } from '../accounts/roles.js';
 
 export type { WebhookRow };
 export { listWebhooks };
@@ -79,6 +80,7 @@ export const webhookEvents = (w: WebhookRow): WebhookEvent[] => JSON.parse(w.eve
 
 /** Create the webhook; returns it with its secret in the clear, the only time the secret is shown. */
 export async function createWebhook(store: Store, p: Principal, input: WebhookInput, policy: TargetPolicy): Promise<{ webhook: WebhookRow; secret: string }> {
+  assertOwnerRole(p, 'create webhooks');
   if ((await countWebhooks(store.db, p.accountId)) >= WEBHOOKS_PER_ACCOUNT_MAX) {
     throw new ApiError('E4001', `This account already has ${WEBHOOKS_PER_ACCOUNT_MAX} webhooks, the most it may have; delete one first.`);
   }
@@ -96,7 +98,8 @@ export async function createWebhook(store: Store, p: Principal, input: WebhookIn
   return { webhook, secret };
 }
 
-export async function deleteWebhook(store: Store, id: string): Promise<void> {
+export async function deleteWebhook(store: Store, p: Pick<Principal, 'role'>, id: string): Promise<void> {
+  assertOwnerRole(p, 'delete webhooks');
   await store.db.transaction().execute((trx) => deleteWebhookRow(trx, id));
 }
 
