@@ -12,10 +12,22 @@ export interface PhaseCheck {
   what: string;
   measured: number;
   truth: number;
+  /** The browser's own work inside the phase, which no link charges: it may take up to this much longer. */
+  clientMs?: number;
 }
 
-/** Within 10 % + 15 ms of the truth: the fidelity goal of a phase. */
-export const withinGoal = (c: PhaseCheck): boolean => Math.abs(c.measured - c.truth) <= 0.1 * c.truth + 15;
+/** Within 10 % + 15 ms of the truth (above it by at most the browser's own work, where the phase has some). */
+export const withinGoal = (c: PhaseCheck): boolean => {
+  const tolerance = 0.1 * c.truth + 15;
+  return c.measured >= c.truth - tolerance && c.measured <= c.truth + (c.clientMs ?? 0) + tolerance;
+};
+
+/**
+ * The TLS phase includes the browser checking the server's certificate against the operator's CA in the test's
+ * fresh NSS database: a handshake of the photo measured 209 ms against the link's 169 ms on a busy 2-core machine,
+ * most loads within 15 ms.
+ */
+const CERTIFICATE_CHECK_MS = 50;
 
 /** Bytes an entry received on the wire (headers and body, as the browser counted them). */
 const wireBytes = (e: HarEntry): number => e.response._transferSize ?? e.response.bodySize + Math.max(0, e.response.headersSize);
@@ -44,7 +56,7 @@ export function phaseChecks(name: string, e: HarEntry, link: LinkShape,
   checks.push({ what: `${name} tcp (connect - ssl)`, measured: (t.connect ?? -1) - ssl, truth: rtt });
   if (ssl > 0) {
     const bytes = o.tls ? o.tls.clientBytes / up + o.tls.serverBytes / down : 0;
-    checks.push({ what: `${name} ssl`, measured: ssl, truth: rtt + bytes });
+    checks.push({ what: `${name} ssl`, measured: ssl, truth: rtt + bytes, clientMs: CERTIFICATE_CHECK_MS });
   }
   checks.push({ what: `${name} wait`, measured: t.wait ?? -1, truth: rtt + o.serverMs });
   checks.push({ what: `${name} receive`, measured: t.receive ?? -1, truth: Math.max(0, wireBytes(e) - SEGMENT_BYTES) / down });
