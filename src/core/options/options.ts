@@ -13,6 +13,7 @@ import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OP
 import { DEFAULT_REPORT_TYPE, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from '../vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, RETENTION_WORDS } from '../vocabulary/retentions.js';
 import { ApiError, show } from '../errors.js';
+import { hasControlCharacter } from '../ids.js';
 import type { Plan } from '../accounts/plans.js';
 import type { ThrottleFigures } from '../../runner/conditions/types.js';
 
@@ -37,8 +38,6 @@ const PRO_FLAGS = PRO_OPTIONS.filter((k) => flags.includes(k));
 type Attrs = Record<string, unknown>;
 
 const bad = (detail: string) => new ApiError('E40004', detail);
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** COMPAT: null, a missing key and an empty (or blank) string all mean "not given". */
 function given(v: unknown): boolean {
@@ -60,7 +59,7 @@ function text(a: Attrs, name: string, trim = true): string | undefined {
   if (typeof v !== 'string') throw bad(`${name} must be a string; got ${show(v)}`);
   const s = trim ? v.trim() : v;
   if (s.length > MAX.text) throw bad(`${name} is ${s.length} characters long; at most ${MAX.text} are accepted`);
-  if (CONTROL.test(s)) throw bad(`${name} must not contain control characters (line breaks, tabs...)`);
+  if (hasControlCharacter(s)) throw bad(`${name} must not contain control characters (line breaks, tabs...)`);
   return s;
 }
 
@@ -202,7 +201,7 @@ export function parseCookie(s: string): ParsedCookie {
   const name = pair.slice(0, eq).trim();
   if (eq < 0 || !COOKIE_NAME.test(name)) throw new Error(`${show(s)} is not a cookie: expected ${COOKIE_SYNTAX}`);
   const value = pair.slice(eq + 1).trim();
-  if (CONTROL.test(s)) throw new Error(`${show(s)} contains control characters`);
+  if (hasControlCharacter(s)) throw new Error(`${show(s)} contains control characters`);
   const c: ParsedCookie = { name, value };
   for (const raw of attrs) {
     const part = raw.trim();

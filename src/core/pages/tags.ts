@@ -8,7 +8,7 @@ import type { Principal } from '../accounts/accounts.js';
 import type { Db } from '../../store/db.js';
 import { clock } from '../clock.js';
 import { ApiError, show } from '../errors.js';
-import { newId } from '../ids.js';
+import { hasControlCharacter, newId } from '../ids.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 import { lockAccount } from '../../store/locks.js';
 import { livePageIds } from '../../store/pages.js';
@@ -59,7 +59,7 @@ export function parseTagInput(a: Readonly<Record<string, unknown>>, mode: 'creat
     const name = a.name.trim();
     if (name === '') throw new ApiError('E40009', 'name must not be empty.');
     if (chars(name) > TAG_NAME_MAX) throw new ApiError('E40009', `name is ${chars(name)} characters long; the maximum is ${TAG_NAME_MAX}.`);
-    if (/[\u0000-\u001f\u007f]/.test(name)) throw new ApiError('E40009', 'name must not contain control characters (NUL, tab, line breaks...).');
+    if (hasControlCharacter(name)) throw new ApiError('E40009', 'name must not contain control characters (NUL, tab, line breaks...).');
     out.name = name;
   } else if (mode === 'create') {
     throw new ApiError('E40009', `name is required: a string of 1-${TAG_NAME_MAX} characters, unique in the account.`);
