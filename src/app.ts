@@ -95,7 +95,6 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     principals: new PrincipalCache((key) => authenticate(store.db, config.plans, key), config.authCacheMs),
     rateLimiter: new RateLimiter(store),
     sandbox,
-    notifyQueued,
     intake: { store, policy: config.targetPolicy, wake: notifyQueued },
     queueSignal,
     notifyFinished: () => testEvents?.wake(),

@@ -22,11 +22,12 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   /** Who the browsers of this process (PDFs, the in-process agent) run as. */
   sandbox: BrowserSandbox;
-  /** Tell the in-process agent and waiting remote claims that work was queued. */
-  notifyQueued(): void;
-  /** Where tests are requested (core/tests/tests.ts requestTest): it wakes the agents itself. */
+  /**
+   * Where tests are requested (core/tests/tests.ts requestTest, which wakes the agents itself); `intake.wake()` tells
+   * the in-process agent and waiting remote claims of any other test queued again (a released one).
+   */
   intake: TestIntake;
-  /** What remote agents' long-poll claims wait on (notifyQueued wakes it). */
+  /** What remote agents' long-poll claims wait on (intake.wake wakes it). */
   queueSignal: QueueSignal;
   /** A test completed or failed here: its alert checks and webhooks can run now. */
   notifyFinished(): void;

@@ -176,7 +176,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
       const { agentId } = await agentRequest(req);
       const { id } = req.params as { id: string };
       if (ID.test(id)) await releaseTest(store.db, id, agentId);
-      ctx.notifyQueued();
+      ctx.intake.wake();
       return reply.send({});
     });
 
