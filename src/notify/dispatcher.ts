@@ -8,7 +8,7 @@ import { clock, toSeconds } from '../core/clock.js';
 import type { TargetPolicy } from '../net/policy.js';
 import { PeriodicJob } from '../lib/periodic-job.js';
 import type { Store } from '../store/db.js';
-import { dueDeliveries, leaseDelivery, recordAttempt, webhookById, type DeliveryRow } from '../store/webhooks.js';
+import { dueDeliveries, leaseDelivery, recordAttempt, webhookById, type DeliveryRow, type WebhookRow } from '../store/webhooks.js';
 import type { Mailer, MailMessage } from './email.js';
 import { postJson, WEBHOOK_TIMEOUT_MS, type PostOutcome } from './http.js';
 import { signatureHeader } from './sign.js';
@@ -71,7 +71,7 @@ export class DeliveryDispatcher extends PeriodicJob<number> {
     const outcome = d.channel === 'email' ? await this.sendMail(d) : await this.sendWebhook(d);
     const now = clock.now();
     const attempts = JSON.parse(d.attempts) as Attempt[];
-    attempts.push({ at: toSeconds(now), ok: outcome.ok, duration_ms: outcome.durationMs, response_code: outcome.status ?? null, error: outcome.error ?? null });
+    attempts.push(attemptOf(outcome, now));
     let state = 'delivered';
     let next: number | null = null;
     if (!outcome.ok) {
@@ -86,17 +86,7 @@ export class DeliveryDispatcher extends PeriodicJob<number> {
   private async sendWebhook(d: DeliveryRow): Promise<PostOutcome & { final?: boolean }> {
     const w = d.webhook_id ? await webhookById(this.o.store.db, d.webhook_id) : undefined;
     if (!w) return { ok: false, durationMs: 0, error: 'the webhook was deleted', final: true };
-    let secret: string;
-    try {
-      secret = this.o.store.box.open(w.secret);
-    } catch (err) {
-      return { ok: false, durationMs: 0, error: `the webhook's secret cannot be read: ${(err as Error).message}`, final: true };
-    }
-    return postJson(w.url, d.body, {
-      'Webgauge-Event': d.event,
-      'Webgauge-Delivery': d.id,
-      'Webgauge-Signature': signatureHeader(secret, d.body, clock.nowSeconds()),
-    }, this.o.policy);
+    return postDelivery(this.o.store, w, d, this.o.policy);
   }
 
   private async sendMail(d: DeliveryRow): Promise<PostOutcome & { final?: boolean }> {
@@ -109,4 +99,28 @@ export class DeliveryDispatcher extends PeriodicJob<number> {
       return { ok: false, durationMs: Math.round(performance.now() - started), error: (err as Error).message };
     }
   }
+}
+
+/** An attempt as a delivery's `attempts` records it (`now` in ms). */
+export function attemptOf(outcome: PostOutcome, now: number): Attempt {
+  return { at: toSeconds(now), ok: outcome.ok, duration_ms: outcome.durationMs, response_code: outcome.status ?? null, error: outcome.error ?? null };
+}
+
+/**
+ * One POST of a webhook delivery: its body, its headers (`Webgauge-Event`, `Webgauge-Delivery`, and
+ * `Webgauge-Signature` keyed with the webhook's secret, opened from its sealed form), through the target policy.
+ */
+export async function postDelivery(store: Store, w: WebhookRow, d: Pick<DeliveryRow, 'id' | 'event' | 'body'>, policy: TargetPolicy):
+  Promise<PostOutcome & { final?: boolean }> {
+  let secret: string;
+  try {
+    secret = store.box.open(w.secret);
+  } catch (err) {
+    return { ok: false, durationMs: 0, error: `the webhook's secret cannot be read: ${(err as Error).message}`, final: true };
+  }
+  return postJson(w.url, d.body, {
+    'Webgauge-Event': d.event,
+    'Webgauge-Delivery': d.id,
+    'Webgauge-Signature': signatureHeader(secret, d.body, clock.nowSeconds()),
+  }, policy);
 }

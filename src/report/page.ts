@@ -245,7 +245,9 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
     : `<div class="grade" style="background:#667"><span class="label">No grade</span><span class="pct">${esc(r.report_type)} report</span></div>`;
   const tested = new Date(r.created).toUTCString().replace(' GMT', ' UTC');
   const print = d.mode !== 'web';
-  const runs = readRunsMeta(r.runs);
+  // One kept load (a single-run test, perhaps with a load the run guard discarded) is no median: nothing about runs.
+  const stored = readRunsMeta(r.runs);
+  const runs = stored && stored.count > 1 ? stored : undefined;
   const screenshot = d.screenshot
     ? `<section id="screenshot"><h2>Screenshot <small>the page after the load${print && d.mode === 'pdf' ? ', top part' : ''}</small></h2>` +
       `<div class="card shot"><img src="${esc(d.screenshot)}" alt="screenshot of the page"></div></section>`

@@ -1,6 +1,7 @@
 /**
  * Small line charts drawn as SVG on the server (no script, no library): one metric over a page's reports, each
- * point a link to its report, named for screen readers and reachable with the keyboard. Pure functions.
+ * point a link to its report, named for screen readers and reachable with the keyboard, and a named flag where an
+ * alert triggered. Pure functions.
  */
 import { esc } from '../report/format.js';
 
@@ -76,11 +77,40 @@ export function layout(metric: ChartMetric, points: ChartPoint[]): { top: number
   return { top, placed };
 }
 
+/** An alert that triggered on a report of the chart: a flag over that report's point. */
+export interface ChartMarker {
+  /** The report's time (ms), placed on the time axis as its point is. */
+  time: number;
+  /** The figure that triggered it (a regression's: the recent median). */
+  value: number;
+}
+
+/** A marker's name: "Alert triggered: Fully loaded 3.20 s at 14:02:07 25 Nov 2026". */
+export const markerName = (metric: ChartMetric, m: ChartMarker): string =>
+  `Alert triggered: ${metric.title} ${metric.format(m.value)} at ${when(m.time)}`;
+
+/**
+ * The markers inside the time axis of the points, each a dashed line over the plot under a flag above it, named
+ * (an image with a title, so hovering shows it too). Markers outside the charted reports' span are left out.
+ */
+function drawMarkers(metric: ChartMetric, markers: ChartMarker[], from: number, to: number): { svg: string; count: number } {
+  const shown = markers.filter((m) => Number.isFinite(m.time) && m.time >= from && m.time <= to).sort((a, b) => a.time - b.time);
+  const bottomY = VIEW.top + plotH;
+  const svg = shown.map((m) => {
+    const x = r1(to > from ? VIEW.left + ((m.time - from) / (to - from)) * plotW : VIEW.left + plotW / 2);
+    const name = markerName(metric, m);
+    return `<g class="marker" role="img" aria-label="${esc(name)}"><title>${esc(name)}</title>` +
+      `<line x1="${x}" y1="${VIEW.top - 2}" x2="${x}" y2="${bottomY}"/><path d="M${r1(x - 5)} 1h10l-5 9z"/></g>`;
+  }).join('');
+  return { svg, count: shown.length };
+}
+
 /**
  * One metric as a `<figure>`: a caption with the metric and its latest value, then the chart (axis ends, a line,
- * a linked point per report, named "14:02 25 Nov 2026: performance 87%"). Reports without the figure are skipped; with none at all the figure says so.
+ * a linked point per report, named "14:02 25 Nov 2026: performance 87%", and a flag per alert that triggered on
+ * one of them). Reports without the figure are skipped; with none at all the figure says so.
  */
-export function lineChart(metric: ChartMetric, points: ChartPoint[]): string {
+export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: ChartMarker[] = []): string {
   const { top, placed } = layout(metric, points);
   const latest = placed[placed.length - 1];
   const caption = `<figcaption><h3>${esc(metric.title)} <span class="chart-latest">${latest ? esc(metric.format(latest.value)) : '–'}</span></h3></figcaption>`;
@@ -88,9 +118,11 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[]): string {
     return `<figure class="chart card">${caption}<p class="muted">No ${esc(metric.label)} figures: these reports did not measure it.</p></figure>`;
   }
   const values = placed.map((p) => p.value);
+  const flags = drawMarkers(metric, markers, placed[0].time, latest.time);
   const summary = `${metric.title} over ${placed.length} report${placed.length === 1 ? '' : 's'}` +
     (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
-    `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}`;
+    `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
+    (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '');
   const bottomY = VIEW.top + plotH;
   const x1 = VIEW.left + plotW;
   const axes = `<g class="axis"><line x1="${VIEW.left}" y1="${VIEW.top}" x2="${x1}" y2="${VIEW.top}"/>` +
@@ -112,5 +144,6 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[]): string {
   const box = `viewBox="0 0 ${VIEW.width} ${VIEW.height}"`;
   return `<figure class="chart card">${caption}<div class="chart-plot">` +
     `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${line}</svg>` +
-    `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each report`)}" ${box}>${dots}</svg></div></figure>`;
+    `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each report`)}" ${box}>` +
+    `${flags.count ? `<g class="markers">${flags.svg}</g>` : ''}${dots}</svg></div></figure>`;
 }

@@ -53,11 +53,15 @@ export const checked = (cond: boolean): string => (cond ? ' checked' : '');
 
 export const csrfField = (v: Visitor): string => `<input type="hidden" name="csrf" value="${esc(v.csrf)}">`;
 
-/** A one-button form posting to `action` (retest, delete...); `confirm` asks first (client script). */
-export function actionButton(v: Visitor, action: string, label: string, o: { confirm?: string; style?: 'secondary' | 'danger'; hidden?: Record<string, string> } = {}): string {
+/**
+ * A one-button form posting to `action` (retest, delete...); `confirm` asks first (client script). `name` is the
+ * button's accessible name where its label alone is one of many in a list (it starts with the label).
+ */
+export function actionButton(v: Visitor, action: string, label: string,
+  o: { confirm?: string; style?: 'secondary' | 'danger' | 'secondary small' | 'danger small'; hidden?: Record<string, string>; name?: string } = {}): string {
   const hidden = Object.entries(o.hidden ?? {}).map(([k, val]) => `<input type="hidden" name="${esc(k)}" value="${esc(val)}">`).join('');
   return `<form method="post" action="${esc(action)}"${o.confirm ? ` data-confirm="${esc(o.confirm)}"` : ''}>${csrfField(v)}${hidden}` +
-    `<button type="submit" class="btn${o.style ? ` ${o.style}` : ''}">${esc(label)}</button></form>`;
+    `<button type="submit" class="btn${o.style ? ` ${o.style}` : ''}"${o.name ? ` aria-label="${esc(o.name)}"` : ''}>${esc(label)}</button></form>`;
 }
 
 export const errorBox = (message: string | undefined): string =>

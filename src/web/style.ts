@@ -88,6 +88,23 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:
 .chart svg.points circle{fill:#fff;stroke:#2456d6;stroke-width:2}
 .chart svg.points a:hover circle{fill:#2456d6}
 .chart svg.points a:focus-visible circle{fill:#f0b429;stroke:#0d1322;stroke-width:2.5;r:6px}
+/* A page's alerts (screens/page-alerts.ts) and their flags on the history charts */
+.pv-alert-card>.tablewrap{margin:0 0 16px}.pv-alert-card>p.muted{margin:0 0 14px}.pv-alert-card>:last-child{margin-bottom:0}
+.pv-alert-new{border-top:1px solid var(--line);padding-top:14px}.pv-alert-new h3,.pv-alert-sub{font-size:15px;margin:0 0 10px}
+.pv-alert-sub{margin-top:18px}
+.pv-alert-new .row,.pv-alert-edit .row{align-items:flex-start}.pv-alert-new .row>.field,.pv-alert-edit .row>.field{flex:1 1 220px}
+.pv-alert-on{color:#b42318;font-weight:700}
+.pv-alert-actions .actions{margin:0;gap:6px;flex-wrap:nowrap;justify-content:flex-end}
+.pv-alert-edit{max-width:760px}.pv-back{margin:0 0 8px}
+table.pv-stack td,table.pv-stack th{vertical-align:middle}
+.chart svg.points .marker line{stroke:#b42318;stroke-width:1.5;stroke-dasharray:3 2}
+.chart svg.points .marker path{fill:#b42318}
+@media (max-width:600px){table.pv-stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.pv-stack,table.pv-stack tbody,table.pv-stack tr,table.pv-stack td{display:block;width:100%}
+table.pv-stack tr{border-bottom:1px solid var(--line);padding:6px 0}table.pv-stack tr:last-child{border-bottom:0}
+table.pv-stack td{border:0;padding:3px 0;display:flex;justify-content:space-between;align-items:baseline;gap:12px;text-align:right;white-space:normal}
+table.pv-stack td[data-label]::before{content:attr(data-label);color:var(--muted);font-weight:600;text-align:left;flex:0 0 auto}
+table.pv-stack td.pv-alert-actions{padding-top:6px}.pv-alert-actions .actions{justify-content:flex-start;flex-wrap:wrap}}
 /* Compare (screens/compare.ts) */
 .cmp-section{margin:0 0 24px}
 .cmp-inline-url{word-break:break-all}
@@ -139,4 +156,23 @@ h1 .tag-swatch{width:22px;height:22px}
 .tag-edit{margin-bottom:24px}
 .tag-back{margin:0 0 8px}
 .tag-delete .actions,.tag-delete form{margin:0}
+/* Recent tests on Analyze (screens/analyze.ts) */
+.recent{margin-top:26px}.recent h2{font-size:18px;margin:0 0 10px}
+table.recent-tests td{vertical-align:top}table.recent-tests td.url{min-width:120px;width:55%}
+table.list td.recent-state{white-space:normal;min-width:120px;overflow-wrap:anywhere}
+.recent-when{display:block;color:var(--muted);font-size:12px;margin-top:2px;white-space:nowrap}
+/* Webhooks on Account (screens/webhooks.ts) */
+.wh-add .field{max-width:760px}
+.wh-url{word-break:break-all;overflow-wrap:anywhere}
+h1.wh-title .wh-url{display:block;font-size:17px;font-weight:600;margin-top:4px}
+.wh-list{list-style:none;margin:0 0 16px;padding:0}.wh-list li{border-top:1px solid var(--line);padding:10px 0}
+.wh-list li:last-child{border-bottom:1px solid var(--line)}.wh-list a.wh-url{font-weight:600}
+.wh-line{display:block;color:var(--muted);font-size:13px;margin-top:2px;overflow-wrap:anywhere}
+.account-part h3{font-size:15px;margin:18px 0 10px}
+.wh-events{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,220px),1fr));gap:8px 16px;padding-bottom:10px}
+.wh-events legend{grid-column:1/-1}.wh-event .hint{margin:2px 0 0 26px}
+.wh-back{margin:0 0 8px}dl.wh-facts{margin:0 0 16px}.wh-section h2{font-size:18px;margin:0 0 10px}
+table.wh-deliveries td{vertical-align:top}table.list.wh-deliveries td,table.list.wh-deliveries th{white-space:normal}
+table.wh-deliveries td.wh-result{width:50%;overflow-wrap:anywhere}
+.wh-when{display:block;color:var(--muted);font-size:12px;margin-top:2px}
 `;

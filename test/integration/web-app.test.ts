@@ -317,6 +317,20 @@ describe('the web app in a real browser (sqlite)', () => {
     const test = await call(server, 'GET', `/tests/${testId}`, { key: ownerKey });
     assert.equal(test.body?.data?.attributes?.state, 'completed', test.text);
     assert.equal(test.body.data.attributes.source, 'on-demand', 'a test started in the app has source on-demand');
+
+    // Analyze lists it under "Recent tests", completed, linking to its report (in another tab: this one stays on the report).
+    const analyze = await newTab(browser);
+    try {
+      await goto(analyze, `${server.base}/`);
+      assert.ok(await analyze.$(aria('Recent tests', 'heading')), 'Analyze has "Recent tests"');
+      const row = await rowWith(analyze, reportPath);
+      assert.ok(row, `"Recent tests" links to ${reportPath}: ${await textOf(analyze, 'section.recent')}`);
+      assert.ok(row[0]?.startsWith(`${site.url('/')} Started `), row[0]);
+      assert.match(row[1] ?? '', /^Completed/);
+      await checkScreen(analyze, 'analyze, recent tests');
+    } finally {
+      await analyze.close();
+    }
   });
 
   it('7. "Download HAR" gives the HAR of the report', async () => {
@@ -411,6 +425,36 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal((await call(server, 'GET', '/status', { key: viewerKey })).status, 401, "the viewer's old key is refused");
     assert.equal((await call(server, 'GET', '/status', { key: newKey })).status, 200, 'its new key works');
     assert.equal((await call(server, 'GET', '/status', { key: ownerKey })).status, 200, "the owner's key is untouched");
+  });
+
+  it('8c. Account adds a webhook ("URL", an event, "Add webhook"), shows its secret once, sends a test event, and deletes it', async () => {
+    await goto(page, `${server.base}/account`);
+    await page.locator(aria('URL', 'textbox')).fill('http://127.0.0.1:9/hook');
+    await page.locator(aria('alert.triggered', 'checkbox')).click();
+    await clickAndWait(page, aria('Add webhook', 'button'));
+    assert.equal(await heading(page), 'Webhook added');
+    const secret = await textOf(page, 'code.key-once');
+    assert.match(secret, /^whsec_\S{20,}$/, 'the signing secret is shown');
+    await checkScreen(page, 'webhook added', { reload: false });
+    const hooks = (await call(server, 'GET', '/webhooks', { key: ownerKey })).body.data;
+    assert.deepEqual(hooks.map((w: { attributes: { url: string; events: string[] } }) => [w.attributes.url, w.attributes.events]),
+      [['http://127.0.0.1:9/hook', ['alert.triggered']]], 'the API has it as the form gave it');
+
+    await clickAndWait(page, aria('Open the webhook', 'link'));
+    assert.match(await heading(page), /^Webhook http:\/\/127\.0\.0\.1:9\/hook$/);
+    assert.ok(!(await textOf(page, 'main')).includes(secret), 'the secret is not shown again');
+    // Nothing listens on port 9: the test event is refused, and the screen says so.
+    await clickAndWait(page, aria('Send test event', 'button'));
+    assert.match(await textOf(page, '[role=alert]'), /^Test event failed: .*ECONNREFUSED/);
+    await checkScreen(page, 'webhook, a test event');
+
+    const asked = nextDialog(page, true);
+    await clickAndWait(page, aria('Delete webhook', 'button'));
+    assert.match(await asked, /^Delete the webhook to http:\/\/127\.0\.0\.1:9\/hook\?/);
+    assert.equal(new URL(page.url()).pathname, '/account');
+    assert.match(await textOf(page, '[role=status]'), /Deleted the webhook/);
+    assert.ok(!(await textOf(page, 'main')).includes(secret), 'nor on Account');
+    assert.deepEqual((await call(server, 'GET', '/webhooks', { key: ownerKey })).body.data, [], 'the API has none');
   });
 
   it("9. another account cannot see the first one's test, and sees its report only as the public page", async () => {
@@ -632,6 +676,41 @@ describe('the web app in a real browser (sqlite)', () => {
     const [res] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
     assert.equal(res?.status(), 200);
     assert.equal(new URL(page.url()).pathname, reportPath, 'Enter on the point opens its report');
+  });
+
+  it('16b. "Add alert" on the page view ("Metric", "Condition", "Value", "Consecutive reports") lists the alert; its "Delete" asks, then it is gone', async () => {
+    // In another tab: this one stays on the report for step 17.
+    const tab = await newTab(browser);
+    try {
+      await goto(tab, server.base + pagePath);
+      for (const [name, label] of [['Metric', 'Fully loaded (ms)'], ['Condition', 'Above (>)']] as const) {
+        const value = await optionValue(tab, aria(name, 'combobox'), label);
+        assert.ok(value, `"${name}" offers ${label}`);
+        await tab.locator(aria(name, 'combobox')).fill(value);
+      }
+      await tab.locator(aria('Value', 'textbox')).fill('3000');
+      await tab.locator(aria('Consecutive reports', 'spinbutton')).fill('2');
+      const added = await clickAndWait(tab, aria('Add alert', 'button'));
+      assert.equal(added.status(), 200);
+      assert.equal(new URL(tab.url()).pathname, pagePath, '"Add alert" stays on the page view');
+      assert.equal(await textOf(tab, '[role=status]'), 'Alert added.');
+      const listed = (await call(server, 'GET', `/pages/${pageIdOf()}/performance_alert_conditions`, { key: ownerKey })).body.data as
+        { id: string; attributes: { metric: string; operator: string; value: number; consecutive: number } }[];
+      assert.deepEqual(listed.map(({ attributes: c }) => [c.metric, c.operator, c.value, c.consecutive]), [['fully_loaded_time', 'gt', 3000, 2]], 'the API has it as the form gave it');
+      const row = await rowWith(tab, `${pagePath}/alerts/${listed[0]!.id}`);
+      assert.deepEqual(row?.slice(0, 5), ['Fully loaded', '> 3,000 ms', '2', 'Yes', 'OK'], `the table lists it: ${JSON.stringify(row)}`);
+      await checkScreen(tab, 'page view, one alert');
+
+      const asked = nextDialog(tab, true);
+      const deleted = await clickAndWait(tab, await named(tab, 'Delete alert', 'button'));
+      assert.equal(await asked, 'Delete the alert “Fully loaded > 3,000 ms”? Its past events stay listed.');
+      assert.equal(deleted.status(), 200);
+      assert.equal(await textOf(tab, '[role=status]'), 'Alert deleted; its past events stay listed.');
+      assert.equal(await rowWith(tab, `${pagePath}/alerts/${listed[0]!.id}`), null, 'the table no longer lists it');
+      assert.deepEqual((await call(server, 'GET', `/pages/${pageIdOf()}/performance_alert_conditions`, { key: ownerKey })).body.data, [], 'nor the API');
+    } finally {
+      await tab.close();
+    }
   });
 
   it('17. "Retest" on a report and on the page view: the progress screen opens the new report by itself (stub loads)', async () => {

@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axisEnds, day, layout, lineChart, niceCeil, VIEW, when, type ChartMetric } from '../../src/web/charts.js';
+import { axisEnds, day, layout, lineChart, markerName, niceCeil, VIEW, when, type ChartMetric } from '../../src/web/charts.js';
 import { listQueryOf, pagesHref, pagesViewOf } from '../../src/web/screens/pages.js';
+import { alertMarkers } from '../../src/web/screens/page-alerts.js';
+import type { AlertEventRow } from '../../src/core/alerts/alerts.js';
+import type { ReportRow } from '../../src/core/reports/reports.js';
 
 const score: ChartMetric = { title: 'Performance', label: 'performance', format: (v) => `${v}%`, max: 100 };
 const timing: ChartMetric = { title: 'LCP', label: 'LCP', format: (v) => `${v} ms`, minTop: 1000 };
@@ -80,9 +83,61 @@ describe('web charts', () => {
     assert.match(html, /No performance figures/);
   });
 
+  it('flags each alert that triggered on a charted report: a named image over its point, in the group of points', () => {
+    const points = [
+      { href: '/reports/a', time: T - 2 * H, value: 90 },
+      { href: '/reports/b', time: T - H, value: 60 },
+      { href: '/reports/c', time: T, value: 88 },
+    ];
+    const html = lineChart(score, points, [{ time: T - H, value: 60 }]);
+    const name = 'Alert triggered: Performance 60% at 13:02:00 25 Nov 2026';
+    assert.equal(markerName(score, { time: T - H, value: 60 }), name);
+    const x = layout(score, points).placed[1].x;
+    assert.equal(x, VIEW.left + (VIEW.width - VIEW.left - VIEW.right) / 2);
+    const marker = html.match(/<g class="marker" role="img" aria-label="([^"]+)"><title>([^<]+)<\/title><line x1="([\d.]+)" y1="[\d.]+" x2="([\d.]+)" y2="([\d.]+)"\/><path d="M([\d.]+) 1h10l-5 9z"\/><\/g>/);
+    assert.ok(marker, html);
+    assert.deepEqual([marker[1], marker[2]], [name, name], 'named, and titled (a tooltip on hover)');
+    assert.deepEqual([Number(marker[3]), Number(marker[4]), Number(marker[6])], [x, x, x - 5], 'a line down the plot and a flag above it, at the point');
+    assert.equal(Number(marker[5]), VIEW.height - VIEW.bottom, 'the line reaches the time axis');
+    // In the group over the drawing (not inside role="img"), drawn before the points so they stay on top and clickable.
+    assert.match(html, /<svg class="points" role="group" aria-label="Performance of each report" [^>]*><g class="markers"><g class="marker"(?:(?!<a ).)*<\/g><\/g><a href="\/reports\/a"/);
+    assert.match(html, /<svg role="img" aria-label="Performance over 3 reports[^"]*; 1 alert triggered"/);
+  });
+
+  it('leaves out flags outside the charted reports\' span, and draws none without alerts', () => {
+    const points = [{ href: '/reports/a', time: T - H, value: 70 }, { href: '/reports/b', time: T, value: 87 }];
+    const outside = lineChart(score, points, [{ time: T - 2 * H, value: 50 }, { time: T + H, value: 50 }]);
+    assert.doesNotMatch(outside, /class="marker/);
+    assert.doesNotMatch(outside, /alert/);
+    assert.equal(lineChart(score, points), lineChart(score, points, []));
+    const two = lineChart(score, points, [{ time: T, value: 87 }, { time: T - H, value: 70 }]);
+    assert.equal(two.match(/<g class="marker"/g)?.length, 2);
+    assert.match(two, /; 2 alerts triggered"/);
+    // One report: its flag is at its centred point.
+    const one = lineChart(score, [points[1]], [{ time: T, value: 87 }]);
+    assert.match(one, new RegExp(`<line x1="${VIEW.left + (VIEW.width - VIEW.left - VIEW.right) / 2}" `));
+    // No figures at all: no chart, no flag.
+    assert.doesNotMatch(lineChart(score, [{ href: '/reports/a', time: T, value: null }], [{ time: T, value: 1 }]), /marker/);
+  });
+
+  it('places the page view\'s flags by metric at their report\'s time, only for reports it charts', () => {
+    const event = (id: string, metric: string, report: string, state = 'triggered') =>
+      ({ id, metric, report_id: report, state, value: 4000, created: T + 5 * H }) as AlertEventRow;
+    const reports = [{ id: 'r1', created: T }, { id: 'r2', created: T - H }] as ReportRow[];
+    const markers = alertMarkers([
+      event('e1', 'fully_loaded_time', 'r1'), event('e2', 'fully_loaded_time', 'r2'), event('e3', 'performance_score', 'r2'),
+      event('e4', 'fully_loaded_time', 'gone'), event('e5', 'fully_loaded_time', 'r1', 'resolved'),
+    ], reports);
+    assert.deepEqual(Object.fromEntries(markers), {
+      fully_loaded_time: [{ time: T, value: 4000 }, { time: T - H, value: 4000 }],
+      performance_score: [{ time: T - H, value: 4000 }],
+    });
+  });
+
   it('escapes what it writes', () => {
-    const html = lineChart({ ...score, title: '<b>', label: '"x"' }, [{ href: '/reports/a"b', time: T, value: 1 }]);
+    const html = lineChart({ ...score, title: '<b>', label: '"x"' }, [{ href: '/reports/a"b', time: T, value: 1 }], [{ time: T, value: 1 }]);
     assert.doesNotMatch(html, /<b>|"x"|a"b/);
+    assert.match(html, /aria-label="Alert triggered: &lt;b&gt; 1%/);
   });
 });
 

@@ -1,6 +1,7 @@
 /** Alert conditions and events of a page, webhooks and their deliveries (issue 12). */
 import { ALERT_METRICS, CONSECUTIVE_MAX, OPERATORS } from '../../core/alerts/alerts.js';
 import { WEBHOOK_EVENTS } from '../../core/alerts/webhooks.js';
+import { DELIVERY_EVENTS } from '../../core/vocabulary/webhook-events.js';
 import { ALERT_EVENTS_LIST, DELIVERIES_LIST } from '../../core/vocabulary/lists.js';
 import { parseListQuery } from '../query.js';
 import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str } from './common.js';
@@ -75,7 +76,7 @@ export const ALERT_SCHEMAS: Record<string, JsonSchema> = {
     'webhook_delivery',
     obj(
       {
-        event: str(undefined, { enum: [...WEBHOOK_EVENTS] }),
+        event: str(undefined, { enum: [...DELIVERY_EVENTS] }),
         state: str('pending (retrying), delivered, or failed (gave up after 24 h)', { enum: ['pending', 'delivered', 'failed'] }),
         created: int('Unix time'),
         next_attempt: int('Unix time of the next retry; null unless pending', { nullable: true }),

@@ -18,13 +18,13 @@ import type { Db } from '../../store/db.js';
 export type { DeliveryRow };
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { DELIVERIES_LIST } from '../vocabulary/lists.js';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../vocabulary/webhook-events.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 
 export type { WebhookRow };
 export { listWebhooks };
 
-export const WEBHOOK_EVENTS = ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export { WEBHOOK_EVENTS, type WebhookEvent };
 export const WEBHOOKS_PER_ACCOUNT_MAX = 20;
 export const WEBHOOK_URL_MAX = 2048;
 

@@ -6,6 +6,7 @@
 import type { AttrSpec, ListSpec } from '../../store/list-query.js';
 import { FREQUENCIES, FREQUENCY_NAMES } from './frequencies.js';
 import { METRICS } from './metrics.js';
+import { DELIVERY_EVENTS } from './webhook-events.js';
 
 /** Other spellings of a frequency a filter accepts (`none` for `no`). */
 const FREQUENCY_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
@@ -93,7 +94,7 @@ export const DELIVERIES_LIST: ListSpec<'deliveries'> = {
   table: 'deliveries',
   attrs: {
     state: { type: 'enum', values: ['pending', 'delivered', 'failed'], filter: true },
-    event: { type: 'enum', values: ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved'], filter: true },
+    event: { type: 'enum', values: DELIVERY_EVENTS, filter: true },
     created: time(true),
   },
   defaultSort: [{ attr: 'created', desc: true }],

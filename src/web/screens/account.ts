@@ -1,7 +1,7 @@
 /**
- * Account: who is signed in (and whose team), the plan and what it allows, credits and their refill, usage, and
- * the API key. Keys are stored hashed, so the current one cannot be shown; "Regenerate API key" asks first
- * (POST /account/key without confirm=yes), then makes a new one and shows it once.
+ * Account: who is signed in (and whose team), the plan and what it allows, credits and their refill, usage, the
+ * API key and the webhooks (screens/webhooks.ts). Keys are stored hashed, so the current one cannot be shown;
+ * "Regenerate API key" asks first (POST /account/key without confirm=yes), then makes a new one and shows it once.
  */
 import { fromTenths, refilledCredits, regenerateKeyOf } from '../../core/accounts/accounts.js';
 import { clock } from '../../core/clock.js';
@@ -12,6 +12,7 @@ import type { Visitor } from '../session.js';
 import { actionButton, esc, shell, type WebKit } from '../kit.js';
 import { plural, utcMinute } from './figures.js';
 import { planFrequencies } from '../../core/vocabulary/frequencies.js';
+import { registerWebhookScreens, webhooksSection, type WebhookForm } from './webhooks.js';
 
 const credits = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 1 })} credit${n === 1 ? '' : 's'}`;
 const utc = (ms: number) => `${utcMinute(ms)} UTC`;
@@ -52,7 +53,7 @@ function planFacts(plan: Plan): string {
   ]);
 }
 
-async function accountScreen(kit: WebKit, v: Visitor, nonce: string): Promise<string> {
+async function accountScreen(kit: WebKit, v: Visitor, nonce: string, query: Record<string, unknown> = {}, webhookForm?: WebhookForm): Promise<string> {
   const { ctx } = kit;
   const p = v.principal;
   const db = ctx.store.db;
@@ -93,7 +94,8 @@ ${section('credits', 'Credits', creditPart)}
 ${section('usage', 'Usage', usagePart)}
 ${section('plan', `Plan: ${esc(p.plan.name)}`, planFacts(p.plan))}
 ${section('key', 'API key', keyPart)}
-</div>`;
+</div>
+${await webhooksSection(kit, v, query, webhookForm)}`;
   return shell(v, nonce, { title: 'Account', active: 'account', body });
 }
 
@@ -117,7 +119,8 @@ function newKeyScreen(v: Visitor, nonce: string, key: string): string {
 }
 
 export function registerAccountScreen(kit: WebKit): void {
-  kit.screen('/account', async (_req, _reply, v, nonce) => accountScreen(kit, v, nonce));
+  kit.screen('/account', async (req, _reply, v, nonce) => accountScreen(kit, v, nonce, req.query as Record<string, unknown>));
+  registerWebhookScreens(kit, (v, nonce, form) => accountScreen(kit, v, nonce, {}, form));
 
   kit.action('/account/key', async (_req, _reply, v, form, nonce) => {
     if (form.get('confirm') !== 'yes') return confirmScreen(v, nonce);

@@ -1,7 +1,7 @@
 /**
  * Analyze: a URL and, under "Analysis options", every option of POST /tests the account's plan allows. The form's
  * fields carry the API's attribute names; the values are handed to the same parser as the API's (core/options/options.ts),
- * so the checks and messages are the API's own.
+ * so the checks and messages are the API's own. Below the form, the account's recent tests and where each one is.
  */
 import { fromTenths, refilledCredits, type Principal } from '../../core/accounts/accounts.js';
 import type { Catalog } from '../../core/catalog/catalog.js';
@@ -9,11 +9,17 @@ import { parseTestOptions } from '../../core/options/options.js';
 import { optionsOfKind } from '../../core/vocabulary/options.js';
 import { DEFAULT_REPORT_TYPE, REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
-import { requestTest } from '../../core/tests/tests.js';
+import { requestTest, type TestRow } from '../../core/tests/tests.js';
+import { listTests } from '../../core/pages/pages.js';
+import { TESTS_LIST } from '../../core/vocabulary/lists.js';
+import type { FilterTerm, ListQuery } from '../../store/list-query.js';
+import { getReportById } from '../../core/reports/reports.js';
 import { ApiError } from '../../core/errors.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
 import { checked, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { gradeBox, utcMinute } from './figures.js';
+import { testStateEvent } from './progress.js';
 
 /** Connection presets (Kbit/s down, up, latency ms), as the throttle attribute writes them. */
 export const CONNECTIONS: [string, string][] = [
@@ -117,6 +123,43 @@ ${textarea(form, 'block_url', 'Block URLs matching', 'one pattern per line, appl
 ${pro}</details>`;
 }
 
+/** How many of the account's newest tests "Recent tests" shows. */
+export const RECENT_TESTS = 10;
+
+/** A test's row: its URL linking to its progress (or its report), where it is, when it started. */
+async function recentTestRow(kit: WebKit, t: TestRow): Promise<string> {
+  const db = kit.ctx.store.db;
+  let href: string | undefined = `/tests/${t.id}`;
+  let state: string;
+  if (t.state === 'completed') {
+    const report = t.report_id ? await getReportById(db, t.report_id) : undefined;
+    href = report ? `/reports/${report.id}` : undefined;
+    state = !report ? 'Completed <span class="muted">(the report expired or was deleted)</span>'
+      : report.service_grade ? `Completed, grade ${gradeBox(report)}` : 'Completed';
+  } else if (t.state === 'queued' || t.state === 'started') {
+    state = t.state === 'started' ? 'Started' : esc((await testStateEvent(db, t)).label);
+  } else {
+    state = `Error: ${esc(t.error ?? 'the test ended in error.')}`;
+  }
+  const url = href ? `<a href="${esc(href)}">${esc(t.url)}</a>` : esc(t.url);
+  const started = t.started !== null
+    ? `Started <time datetime="${new Date(t.started).toISOString()}">${esc(utcMinute(t.started))}</time> UTC`
+    : t.state === 'queued' ? 'Not started yet' : 'Never started';
+  return `<tr><td class="url">${url} <span class="recent-when">${started}</span></td><td class="recent-state">${state}</td></tr>`;
+}
+
+async function recentTests(kit: WebKit, v: Visitor): Promise<string> {
+  // Every source (the API's list shows only source=api unless asked for others): started here, by the API, by monitoring.
+  const sources: FilterTerm = { attr: 'source', type: 'enum', op: 'eq', values: [...(TESTS_LIST.attrs.source?.values ?? [])] };
+  const q: ListQuery = { filters: [sources], bool: 'AND', sort: [{ attr: 'created', desc: true }], filteredOrSorted: false, page: { size: RECENT_TESTS, number: 1 } };
+  const { rows } = await listTests(kit.ctx.store.db, v.principal.accountId, q);
+  const content = rows.length === 0
+    ? '<div class="card"><p class="muted">No tests in the last 24 hours. Tests started here, through the API or by monitoring show here for a day.</p></div>'
+    : `<div class="card tablewrap"><table class="list recent-tests"><thead><tr><th scope="col">Test</th><th scope="col">State</th>` +
+      `</tr></thead><tbody>${(await Promise.all(rows.map((t) => recentTestRow(kit, t)))).join('')}</tbody></table></div>`;
+  return `<section class="recent" aria-labelledby="recent-tests"><h2 id="recent-tests">Recent tests</h2>${content}</section>`;
+}
+
 export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form = new FormFields(''), error?: string): Promise<string> {
   const { ctx } = kit;
   const credits = fromTenths((await refilledCredits(ctx.store.db, v.principal.accountId, v.principal.plan)).tenths);
@@ -125,7 +168,8 @@ export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form
 <div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" required value="${esc(form.get('url') ?? '')}">
 <button class="btn" type="submit">Analyze</button></div>
 <span class="hint">${v.principal.plan.unlimitedCredits ? 'Unlimited credits' : `${credits} credits left`} · ${esc(v.principal.plan.name)} plan</span></div>
-${optionsFields(v.principal, ctx.catalog, form)}</form>`;
+${optionsFields(v.principal, ctx.catalog, form)}</form>
+${await recentTests(kit, v)}`;
   return shell(v, nonce, { title: 'Analyze', active: 'analyze', body });
 }
 

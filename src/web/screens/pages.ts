@@ -1,7 +1,7 @@
 /**
  * Pages: the account's pages (filter by URL text and tag, sort, 50 a page) with their latest report's figures,
- * and a page's view: history charts, its reports (to compare), monitoring, tags, retest and delete. Every rule
- * (lists, monitoring, tags, tests) is core's, as the API applies it.
+ * and a page's view: history charts, its reports (to compare), monitoring, tags, alerts (page-alerts.ts), retest and
+ * delete. Every rule (lists, monitoring, tags, alerts, tests) is core's, as the API applies it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../core/accounts/roles.js';
@@ -16,7 +16,7 @@ import { requestTest } from '../../core/tests/tests.js';
 import { couldBeId, hasControlCharacter } from '../../core/ids.js';
 import { ms } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
-import { day, lineChart, when, type ChartMetric } from '../charts.js';
+import { day, lineChart, when, type ChartMarker, type ChartMetric } from '../charts.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { gradeBox, inkOn } from './figures.js';
@@ -24,6 +24,7 @@ import { figureValue, showFigure } from './compare.js';
 import { CHARTED_METRICS } from '../../core/vocabulary/metrics.js';
 import { FREQUENCIES, type FrequencySpec } from '../../core/vocabulary/frequencies.js';
 import { newestReports } from './report.js';
+import { alertMarkers, alertsPart, loadPageAlerts, registerAlertRoutes, type AlertFormState } from './page-alerts.js';
 
 export const PAGE_SIZE = 50;
 /** Reports a page view charts and lists: the newest. */
@@ -168,17 +169,21 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
  * The charted figures, from the metrics table (its chart titles, labels and axes, in its chart order): a report's
  * value, or null when it has none (a negative time is a test stopped at onload: no figure).
  */
-const CHARTS: { metric: ChartMetric; value: (r: ReportRow) => number | null }[] = CHARTED_METRICS.map((m) => ({
+const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => number | null }[] = CHARTED_METRICS.map((m) => ({
+  column: m.column,
   metric: { title: m.chart.title, label: m.chart.label, format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop },
   value: (r: ReportRow) => figureValue(m.unit, r[m.column as keyof ReportRow] as number | null),
 }));
 
-/** The eight history charts of reports given newest first (as the list answers), drawn oldest to newest. */
-export function historyCharts(reports: ReportRow[]): string {
+/**
+ * The eight history charts of reports given newest first (as the list answers), drawn oldest to newest, with the
+ * alerts that triggered on them by metric (page-alerts.ts alertMarkers).
+ */
+export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string, ChartMarker[]> = new Map()): string {
   const oldestFirst = [...reports].reverse();
   return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r) => ({
     href: `/reports/${r.id}`, time: r.created, value: c.value(r),
-  })))).join('')}</div>`;
+  })), markers.get(c.column))).join('')}</div>`;
 }
 
 function reportsTable(reports: ReportRow[], total: number): string {
@@ -206,6 +211,8 @@ export interface PageNotice {
   error?: { part: 'monitoring' | 'tags'; message: string };
   /** Which form was just saved (after its redirect). */
   saved?: string;
+  /** The add-alert form's failure and values (page-alerts.ts). */
+  alertForm?: AlertFormState;
 }
 
 function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice): string {
@@ -256,10 +263,11 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
   const { ctx } = kit;
   const db = ctx.store.db;
   const accountId = v.principal.accountId;
-  const [history, tags, links] = await Promise.all([
+  const [history, tags, links, alerts] = await Promise.all([
     listPageReports(db, accountId, page.id, newestReports(HISTORY_SIZE)),
     listTags(db, accountId),
     tagIdsForPages(db, [page.id]),
+    loadPageAlerts(db, accountId, page.id),
   ]);
   const reports = history.rows;
   const attached = new Set(links.get(page.id) ?? []);
@@ -277,7 +285,8 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
 <div class="pv-settings">${monitoringPart(v, page, notice)}${tagsPart(v, page, tags, attached, notice)}</div>
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
-${historyCharts(reports)}</section>
+${historyCharts(reports, alertMarkers(alerts.triggered, reports))}</section>
+${alertsPart(v, page, alerts, reports, notice)}
 <section class="pv-section" aria-labelledby="pv-reports"><h2 id="pv-reports">Reports</h2>${reportsTable(reports, page.report_count)}</section>`;
   return shell(v, nonce, { title: page.url, active: 'pages', body });
 }
@@ -345,5 +354,10 @@ export function registerPageScreens(kit: WebKit): void {
       return refuse(reply, v, nonce, page.id, 'tags', err);
     }
     return seeOther(reply, `/pages/${page.id}?saved=tags`);
+  });
+
+  registerAlertRoutes(kit, {
+    loadPage,
+    pageScreen: async (v, nonce, page, alertForm) => pageScreen(kit, v, nonce, page, { alertForm }),
   });
 }
