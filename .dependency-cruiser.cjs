@@ -1,8 +1,9 @@
 /**
  * The import rules of src/ (checked by test/unit/dependencies.test.ts, or `npx depcruise src`): no import circle,
  * and each layer imports only the layers below it. From the top:
- *   main.ts, app.ts                    composition: builds everything and starts it
- *   api/, web/                         the two edges (HTTP API and web app): never import each other
+ *   main.ts, admin.ts, app.ts          composition: the command, the service built and started, its administration
+ *   api/, web/, gate/                  the edges (HTTP API, web app, the CI gate `webgauge test`): never import each
+ *                                      other; the gate is a client of the API and imports only pure code below
  *   context/, config.ts                what the edges are handed: the application context, links, configuration
  *   agent/, scheduler/, report/        work loops and rendering
  *   notify/                            webhook deliveries and e-mail
@@ -13,8 +14,8 @@
  * Type-only imports count: a circle of types is a circle of knowledge.
  */
 const LAYERS = [
-  ['^src/(main|app)\\.ts$'],
-  ['^src/api/', '^src/web/'],
+  ['^src/(main|admin|app)\\.ts$'],
+  ['^src/api/', '^src/web/', '^src/gate/'],
   ['^src/context/', '^src/config\\.ts$'],
   ['^src/agent/', '^src/scheduler/', '^src/report/'],
   ['^src/notify/'],
@@ -47,18 +48,18 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'api-not-web',
-      comment: 'The HTTP API and the web app are equally thin edges over core: neither imports the other',
+      name: 'edges-apart',
+      comment: 'The edges (api/, web/, gate/) never import each other',
       severity: 'error',
-      from: { path: '^src/api/' },
-      to: { path: '^src/web/' },
+      from: { path: '^src/(api|web|gate)/' },
+      to: { path: '^src/(api|web|gate)/', pathNot: '^src/$1/' },
     },
     {
-      name: 'web-not-api',
-      comment: 'The HTTP API and the web app are equally thin edges over core: neither imports the other',
+      name: 'gate-is-a-client',
+      comment: 'The CI gate talks to a server only through API 2.0: it imports pure code (analysis, the vocabulary, lib), never the service',
       severity: 'error',
-      from: { path: '^src/web/' },
-      to: { path: '^src/api/' },
+      from: { path: '^src/gate/' },
+      to: { path: '^src/', pathNot: '^src/(gate|analysis|lib|core/vocabulary)/' },
     },
     ...upward,
   ],

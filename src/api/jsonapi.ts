@@ -90,6 +90,8 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (have.has(ARTIFACT.screenshot)) l.screenshot = links.resource(r.id, 'screenshot.jpg');
   if (have.has(ARTIFACT.filmstrip)) l.filmstrip = links.resource(r.id, 'filmstrip.json');
   if (have.has(ARTIFACT.lighthouse)) l.lighthouse = links.resource(r.id, 'lighthouse.json');
+  // Webgauge extension: Lighthouse's own HTML report of that JSON.
+  if (have.has(ARTIFACT.lighthouse)) l.lighthouse_html = links.resource(r.id, 'lighthouse.html');
   if (have.has(ARTIFACT.pagespeed)) l.pagespeed = links.resource(r.id, 'pagespeed.json');
   if (pagespeedFilesState(r, view.now) === 'available') l.pagespeed_files = links.resource(r.id, 'pagespeed-files.tar');
   if (have.has(ARTIFACT.yslow)) l.yslow = links.resource(r.id, 'yslow.json');

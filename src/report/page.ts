@@ -257,7 +257,8 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
     header: `<header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
 <h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
 <div class="meta">Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
-      `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}</div></div>` +
+      `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}` +
+      `${d.lighthouseReport ? ` · <a href="${esc(d.lighthouseReport)}">Lighthouse report</a>` : ''}</div></div>` +
       `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>`,
     summary: `<section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
       `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>`,

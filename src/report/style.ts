@@ -16,7 +16,7 @@ header .title{min-width:0}
 .brand span{color:#fff;opacity:.6;font-weight:400;text-transform:none;letter-spacing:0;margin-left:8px}
 header h1{margin:6px 0 4px;font-size:22px;font-weight:600;word-break:break-all}
 header h1 a{color:#fff;text-decoration:none}
-.meta{color:#aab4c6;font-size:13px}.meta b{color:#dfe6f3;font-weight:600}
+.meta{color:#aab4c6;font-size:13px}.meta b{color:#dfe6f3;font-weight:600}.meta a{color:#dfe6f3;text-decoration:underline}
 main.wrap{padding:22px 24px 40px}
 section{margin:0 0 22px}
 h2{font-size:17px;margin:0 0 10px;font-weight:650}

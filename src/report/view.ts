@@ -28,6 +28,8 @@ export interface ReportData {
   video?: string;
   /** The report's public page (for the PDF's "see online" note). */
   pageUrl?: string;
+  /** Lighthouse's own HTML report of the load, next to the web page (report/lighthouse-html.ts). */
+  lighthouseReport?: string;
 }
 
 /** A JSON file of the report; a missing or damaged one is left out of the page (it shows what it can). */
@@ -77,7 +79,8 @@ export async function loadReportData(artifacts: ArtifactStore, box: SecretBox, r
   const summary = await json(artifacts, report, ARTIFACT.resourceSummary, objectWithArray<ResourceSummary>('content_types'));
   const index = await json(artifacts, report, ARTIFACT.filmstrip, objectWithArray<FilmstripIndex>('frames'));
   const frames = index?.frames ?? [];
-  const data: ReportData = { report, options, mode, entries, structure, summary, filmstrip: [], pageUrl: base };
+  const data: ReportData = { report, options, mode, entries, structure, summary, filmstrip: [], pageUrl: base,
+    lighthouseReport: mode === 'web' && have.has(ARTIFACT.lighthouse) ? `${base}/lighthouse.html` : undefined };
 
   if (mode === 'web') {
     data.filmstrip = frames.map((f) => ({ timestamp: f.timestamp, src: `${base}/filmstrip/${f.id}.jpg` }));

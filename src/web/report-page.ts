@@ -6,6 +6,7 @@ import { renderReportPage } from '../report/page.js';
 import { pdfService } from '../report/pdf.js';
 import { sendRanged } from '../context/http-range.js';
 import { loadReportData } from '../report/view.js';
+import { LIGHTHOUSE_HTML_CSP, lighthouseHtml } from '../report/lighthouse-html.js';
 
 const IMMUTABLE = 'max-age=31536000';
 /** The page loads nothing but its own pictures and video, and runs no script. */
@@ -49,6 +50,15 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerV
     const jpeg = report ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.screenshot)) : null;
     if (!jpeg) return notFound(reply, 'No screenshot.');
     return secure(reply).header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
+  });
+
+  app.get('/reports/:id/lighthouse.html', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const report = await reportById(id);
+    const json = report && reportResources(report).has(ARTIFACT.lighthouse) ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.lighthouse)) : null;
+    if (!json) return notFound(reply, 'This report has no Lighthouse report.');
+    return secure(reply).header('Cache-Control', IMMUTABLE).header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP)
+      .header('X-Robots-Tag', 'noindex, nofollow').type('text/html; charset=utf-8').send(lighthouseHtml(json));
   });
 
   app.get('/reports/:id/filmstrip/:frame', async (req, reply) => {

@@ -345,6 +345,29 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.ok(har.log.entries.some((e: { request: { url: string } }) => e.request.url === site.url('/')), 'and the page itself among them');
   });
 
+  it('7a. "Lighthouse report" opens Lighthouse\'s own report of the load: its score, sandboxed, nothing loaded from elsewhere', async () => {
+    const href = await page.$eval(aria('Lighthouse report', 'link'), (e) => (e as HTMLAnchorElement).href);
+    const tab = await newTab(browser);
+    const problems: string[] = [];
+    tab.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    tab.on('pageerror', (e) => problems.push(String(e)));
+    tab.on('request', (r) => { if (!r.url().startsWith(href) && !r.url().startsWith('data:')) problems.push(`requested ${r.url()}`); });
+    try {
+      const res = await tab.goto(href, { waitUntil: 'load' });
+      assert.equal(res?.status(), 200);
+      await tab.waitForSelector('.lh-exp-gauge__percentage, .lh-gauge__percentage', { timeout: 10_000 });
+      const shown = await tab.$eval('.lh-exp-gauge__percentage, .lh-gauge__percentage', (e) => e.textContent?.trim());
+      const report = await fetch(`${server.api}/reports/${testId}`, { headers: { authorization: `Basic ${Buffer.from(`${ownerKey}:`).toString('base64')}` } });
+      const score = ((await report.json()) as { data: { attributes: { performance_score: number } } }).data.attributes.performance_score;
+      assert.equal(shown, String(score), 'the gauge shows the report\'s performance score');
+      // The sandbox gives the report an origin of its own: its script cannot read the service's session cookie.
+      assert.match(await tab.evaluate(() => { try { return `read: ${document.cookie}`; } catch (e) { return String(e); } }), /SecurityError/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it("7b. the report's page: Pages lists it, and \"Page history\" opens the page's own screen", async () => {
     const res = await clickAndWait(page, aria('Page history', 'link'));
     assert.equal(res.status(), 200);

@@ -31,7 +31,7 @@ describe('import rules', () => {
   const tree = mkdtempSync(join(tmpdir(), 'webgauge-deps-'));
   after(() => rmSync(tree, { recursive: true, force: true }));
 
-  test('a circle, an upward import and the two edges importing each other all fail the check', async () => {
+  test('a circle, an upward import, two edges importing each other and a gate reaching into the service all fail the check', async () => {
     const files: Record<string, string> = {
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
       'package.json': JSON.stringify({ type: 'module' }),
@@ -40,6 +40,7 @@ describe('import rules', () => {
       'src/net/policy.ts': "import { route } from '../api/route.js';\nexport const policy = route;\n",
       'src/api/route.ts': "import { screen } from '../web/screen.js';\nexport const route = screen;\n",
       'src/web/screen.ts': 'export const screen = 1;\n',
+      'src/gate/cli.ts': "import type { A } from '../store/a.js';\nexport type G = A;\n",
     };
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(tree, path)), { recursive: true });
@@ -49,6 +50,7 @@ describe('import rules', () => {
     assert.notEqual(code, 0, output);
     assert.match(output, /no-circular: src\/store\/a\.ts/);
     assert.match(output, /layer-net-lib: src\/net\/policy\.ts → src\/api\/route\.ts/);
-    assert.match(output, /api-not-web: src\/api\/route\.ts → src\/web\/screen\.ts/);
+    assert.match(output, /edges-apart: src\/api\/route\.ts → src\/web\/screen\.ts/);
+    assert.match(output, /gate-is-a-client: src\/gate\/cli\.ts → src\/store\/a\.ts/);
   });
 });

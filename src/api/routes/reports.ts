@@ -8,6 +8,7 @@ import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/reports/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
+import { LIGHTHOUSE_HTML_CSP, lighthouseHtml } from '../../report/lighthouse-html.js';
 import { answeredNotModified, entityTag } from '../conditional.js';
 import { sendRanged } from '../../context/http-range.js';
 import { principalOf } from '../auth.js';
@@ -40,6 +41,8 @@ const RESOURCE_NAMES: Record<string, string> = {
   report_pdf: 'report.pdf',
   'lighthouse.json': 'lighthouse.json',
   lighthouse: 'lighthouse.json',
+  'lighthouse.html': 'lighthouse.html',
+  lighthouse_html: 'lighthouse.html',
   'pagespeed.json': 'pagespeed.json',
   pagespeed: 'pagespeed.json',
   'pagespeed-files.tar': 'pagespeed-files.tar',
@@ -142,6 +145,17 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
           'E40410',
           'This report has no Lighthouse JSON; it was not run with report=lighthouse.',
         ]);
+      case 'lighthouse.html': {
+        // Webgauge extension: Lighthouse's own HTML report of the stored JSON (report/lighthouse-html.ts).
+        const missing: [ErrorCode, string] = ['E40410', 'This report has no Lighthouse report; it was not run with report=lighthouse.'];
+        if (!reportResources(report).has(ARTIFACT.lighthouse)) throw new ApiError(...missing);
+        reply.header('Cache-Control', IMMUTABLE);
+        if (answeredNotModified(req, reply, storedArtifactTag(report, 'lighthouse.html'))) return reply;
+        const json = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.lighthouse));
+        if (!json) throw new ApiError(...missing);
+        return reply.header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP).header('X-Content-Type-Options', 'nosniff')
+          .type('text/html; charset=utf-8').send(lighthouseHtml(json));
+      }
       case 'analysis-options':
         return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), publicOptions(readOptions(ctx.store.box, report.options)));
       case 'filmstrip.json': {

@@ -123,7 +123,7 @@ export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
 
 const RESOURCE_NAMES = [
   'screenshot.jpg', 'filmstrip.json', 'filmstrip-frame.jpg', 'net.har', 'analysis-options', 'video.mp4', 'optimized-images.tar',
-  'report.pdf', 'lighthouse.json', 'pagespeed.json', 'pagespeed-files.tar', 'yslow.json', 'resource-summary',
+  'report.pdf', 'lighthouse.json', 'lighthouse.html', 'pagespeed.json', 'pagespeed-files.tar', 'yslow.json', 'resource-summary',
   'runs.json',
 ];
 

@@ -1,0 +1,154 @@
+/**
+ * What the gate judges, as pure functions: budgets (limits on numeric report attributes, checked against the
+ * median of the test's runs) and the comparison with the page's history (a one-sided Mann-Whitney U test and a
+ * median change large enough to matter). The CLI (cli.ts) gathers the numbers through the API.
+ */
+import { mannWhitneyU } from '../analysis/mann-whitney.js';
+import { median } from '../analysis/statistics.js';
+import { higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
+import { orList } from '../lib/words.js';
+import { GateError } from './api-client.js';
+
+export interface Limit {
+  min?: number;
+  max?: number;
+}
+/** Attribute (API name) → limit, in the file's order. */
+export type Budget = ReadonlyMap<string, Limit>;
+
+/** The comparison's rule (issue 23; the same test the regression alerts use, on the gate's own samples). */
+export const COMPARISON = {
+  /** Fewer earlier reports than this: the comparison is skipped (budgets only). */
+  historyMin: 5,
+  /** The most recent earlier reports compared with. */
+  historyMax: 20,
+  alpha: 0.05,
+  /** The medians must differ by at least this fraction of the history's median. */
+  minChange: 0.05,
+} as const;
+
+/** The metrics compared when no budget names any: the Web Vitals measured in a lab load, and fully loaded. */
+export const DEFAULT_COMPARED = [
+  'first_contentful_paint', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift', 'time_to_first_byte',
+  'fully_loaded_time',
+] as const;
+
+export interface Check {
+  /** "budget" or "comparison". */
+  kind: 'budget' | 'comparison';
+  attribute: string;
+  /** pass: within the budget or no significant change; improved: significantly better (passes); fail. */
+  outcome: 'pass' | 'fail' | 'improved' | 'skipped';
+  /** One line a person reads: the attribute, the value, the limit or the change. */
+  message: string;
+  value?: number;
+  limit?: Limit;
+  /** Comparison: the history's median, the relative change of the medians, the p-value and the sample sizes. */
+  baseline?: number;
+  change?: number;
+  p?: number;
+  samples?: { current: number; history: number };
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The budget file: `{"largest_contentful_paint": {"max": 2500}, "performance_score": {"min": 90}}`. Every key a
+ * numeric report attribute, every limit a `min` and/or `max` number. A bad file is a GateError naming what to fix.
+ */
+export function parseBudget(text: string, file: string): Budget {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new GateError(`budget ${file} is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new GateError(`budget ${file} must be a JSON object of limits, e.g. {"largest_contentful_paint": {"max": 2500}}`);
+  }
+  const budget = new Map<string, Limit>();
+  for (const [attribute, limit] of Object.entries(json)) {
+    if (!metricSpec(attribute)) {
+      throw new GateError(`budget ${file}: "${attribute}" is not a numeric report attribute; use one of ${orList(METRIC_NAMES)}`);
+    }
+    const l = limit as Record<string, unknown> | null;
+    const keys = typeof l === 'object' && l !== null && !Array.isArray(l) ? Object.keys(l) : undefined;
+    if (!keys || keys.length === 0 || keys.some((k) => (k !== 'min' && k !== 'max') || !isNumber(l![k]))) {
+      throw new GateError(`budget ${file}: the limit of "${attribute}" must be {"min": number} and/or {"max": number}`);
+    }
+    const parsed: Limit = { ...(isNumber(l!.min) ? { min: l!.min } : {}), ...(isNumber(l!.max) ? { max: l!.max } : {}) };
+    if (parsed.min !== undefined && parsed.max !== undefined && parsed.min > parsed.max) {
+      throw new GateError(`budget ${file}: the min of "${attribute}" (${parsed.min}) is above its max (${parsed.max})`);
+    }
+    budget.set(attribute, parsed);
+  }
+  if (budget.size === 0) throw new GateError(`budget ${file} has no limits`);
+  return budget;
+}
+
+/** A figure as the report gives it: ms, bytes, a score, or layout shift. */
+export function formatValue(attribute: string, v: number): string {
+  const unit = metricSpec(attribute)?.unit;
+  const n = unit === 'cls' ? String(Math.round(v * 10_000) / 10_000) : String(Math.round(v));
+  return unit === 'time' ? `${n} ms` : unit === 'size' ? `${n} bytes` : n;
+}
+
+const limitText = (attribute: string, l: Limit) =>
+  [l.min !== undefined ? `min ${formatValue(attribute, l.min)}` : '', l.max !== undefined ? `max ${formatValue(attribute, l.max)}` : '']
+    .filter(Boolean).join(', ');
+
+/** Each limit against the median of the runs (`figures`: attribute → the value to judge). */
+export function checkBudget(budget: Budget, figures: Readonly<Record<string, number | undefined>>): Check[] {
+  return [...budget].map(([attribute, limit]) => {
+    const value = figures[attribute];
+    if (value === undefined) {
+      return { kind: 'budget', attribute, limit, outcome: 'fail',
+        message: `${attribute}: the report has no value (its report type does not measure it), budget ${limitText(attribute, limit)}` };
+    }
+    const over = limit.max !== undefined && value > limit.max;
+    const under = limit.min !== undefined && value < limit.min;
+    const shown = formatValue(attribute, value);
+    const message = over ? `${attribute} ${shown} is over its budget of max ${formatValue(attribute, limit.max!)}`
+      : under ? `${attribute} ${shown} is under its budget of min ${formatValue(attribute, limit.min!)}`
+        : `${attribute} ${shown} is within its budget (${limitText(attribute, limit)})`;
+    return { kind: 'budget', attribute, value, limit, outcome: over || under ? 'fail' : 'pass', message };
+  });
+}
+
+/**
+ * This test's values of a metric (one per kept run) against the page's earlier reports (one value each): a
+ * significant change in the worse direction by at least COMPARISON.minChange fails; in the better direction it
+ * is an improvement; anything else is no significant change.
+ */
+export function compareWithHistory(attribute: string, current: readonly number[], history: readonly number[]): Check {
+  const base = { kind: 'comparison' as const, attribute, samples: { current: current.length, history: history.length } };
+  if (current.length === 0 || history.length < COMPARISON.historyMin) {
+    return { ...base, outcome: 'skipped',
+      message: `${attribute}: ${current.length === 0 ? 'this test did not measure it' : `only ${history.length} earlier reports have it`}` };
+  }
+  const now = median(current);
+  const before = median(history);
+  const change = before === 0 ? (now === 0 ? 0 : Infinity) : (now - before) / before;
+  const lowerIsBetter = !higherIsBetter(attribute);
+  const worse = mannWhitneyU(current, history, lowerIsBetter ? 'greater' : 'less').p;
+  const better = mannWhitneyU(current, history, lowerIsBetter ? 'less' : 'greater').p;
+  const big = Math.abs(change) >= COMPARISON.minChange;
+  const worseDirection = lowerIsBetter ? change > 0 : change < 0;
+  const shown = `${formatValue(attribute, now)} against ${formatValue(attribute, before)} before (${change >= 0 ? '+' : ''}` +
+    `${Number.isFinite(change) ? (change * 100).toFixed(1) : '∞'} %`;
+  const counts = `${current.length} run${current.length === 1 ? '' : 's'} against ${history.length} earlier reports`;
+  if (big && worseDirection && worse < COMPARISON.alpha) {
+    return { ...base, outcome: 'fail', value: now, baseline: before, change, p: worse,
+      message: `${attribute} is significantly worse: ${shown}, p = ${worse.toPrecision(2)}; ${counts})` };
+  }
+  if (big && !worseDirection && better < COMPARISON.alpha) {
+    return { ...base, outcome: 'improved', value: now, baseline: before, change, p: better,
+      message: `${attribute} is significantly better: ${shown}, p = ${better.toPrecision(2)}; ${counts})` };
+  }
+  const p = worseDirection ? worse : better;
+  return { ...base, outcome: 'pass', value: now, baseline: before, change, p,
+    message: `${attribute}: no significant change: ${shown}, p = ${p.toPrecision(2)}; ${counts})` };
+}
+
+/** The gate's verdict: 1 when any check failed, else 0. */
+export const exitCodeOf = (checks: readonly Check[]): 0 | 1 => (checks.some((c) => c.outcome === 'fail') ? 1 : 0);

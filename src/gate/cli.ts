@@ -1,0 +1,220 @@
+/**
+ * `webgauge test URL`: a performance gate for CI pipelines. Starts a test through API 2.0, shows its progress,
+ * prints the report's figures, checks budgets against the median of the runs and, with --compare-history, the
+ * runs against the page's earlier reports. Exit codes: 0 all passed, 1 a check failed, 2 the test could not be run.
+ */
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { median } from '../analysis/statistics.js';
+import { METRIC_NAMES } from '../core/vocabulary/metrics.js';
+import { ApiClient, apiErrorText, GateError, resourceOf, type Resource } from './api-client.js';
+import { checkBudget, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseBudget, type Budget, type Check } from './checks.js';
+import { jsonDocument, junitXml, markdownSummary, textSummary, type GateResult } from './outputs.js';
+
+export const GATE_USAGE = `Usage: webgauge test URL [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
+         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--budget FILE] [--compare-history]
+         [--junit FILE] [--markdown FILE] [--json]
+  --server and --key default to WEBGAUGE_SERVER and WEBGAUGE_KEY.
+  Exit codes: 0 all checks passed, 1 a budget or the comparison failed, 2 the test could not be run.`;
+
+export interface GateIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+interface GateOptions {
+  url: string;
+  server: string;
+  key: string;
+  attributes: Record<string, unknown>;
+  budget?: Budget;
+  compareHistory: boolean;
+  junit?: string;
+  markdown?: string;
+  json: boolean;
+  /** Poll interval (ms): the server's Retry-After unless WEBGAUGE_POLL_MS says otherwise. */
+  pollMs?: number;
+}
+
+async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOptions | 'help'> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args, allowPositionals: true,
+      options: {
+        server: { type: 'string' }, key: { type: 'string' }, location: { type: 'string' }, browser: { type: 'string' },
+        runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string' },
+        'compare-history': { type: 'boolean' }, junit: { type: 'string' }, markdown: { type: 'string' }, json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new GateError(`${(err as Error).message}\n${GATE_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new GateError(`give one URL to test\n${GATE_USAGE}`);
+  const server = values.server ?? env.WEBGAUGE_SERVER;
+  if (!server) throw new GateError('no server: give --server or set WEBGAUGE_SERVER');
+  const attributes: Record<string, unknown> = { url: positionals[0] };
+  for (const name of ['location', 'browser', 'throttle', 'report'] as const) {
+    if (values[name] !== undefined) attributes[name] = values[name];
+  }
+  if (values.runs !== undefined) {
+    const runs = Number(values.runs);
+    if (!Number.isInteger(runs) || runs < 1) throw new GateError(`--runs ${values.runs}: give a whole number of loads, 1 or more`);
+    // A Webgauge extension; servers without it ignore the attribute (one load).
+    if (runs > 1) attributes.runs = runs;
+  }
+  const budget = values.budget === undefined ? undefined : parseBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
+    throw new GateError(`cannot read the budget file: ${err.message}`);
+  }), values.budget);
+  const pollMs = env.WEBGAUGE_POLL_MS ? Number(env.WEBGAUGE_POLL_MS) : undefined;
+  return { url: positionals[0]!, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget,
+    compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
+    pollMs: pollMs !== undefined && Number.isFinite(pollMs) && pollMs > 0 ? pollMs : undefined };
+}
+
+/** Progress on standard error: a line redrawn every second on a terminal, else one line per change of state. */
+class Progress {
+  private last = '';
+  private timer: NodeJS.Timeout | undefined;
+  private readonly started = Date.now();
+  private state = '';
+
+  constructor(private readonly out: GateIo['stderr']) {
+    if (out.isTTY) this.timer = setInterval(() => this.draw(), 1000);
+  }
+
+  update(test: Resource): void {
+    const a = test.attributes;
+    const ahead = typeof a.queue_position === 'number' ? `, ${a.queue_position} test${a.queue_position === 1 ? '' : 's'} ahead` : '';
+    this.state = `${String(a.state)}${a.state === 'queued' ? ahead : ''}`;
+    this.draw();
+  }
+
+  private draw(): void {
+    const elapsed = Math.round((Date.now() - this.started) / 1000);
+    if (this.out.isTTY) {
+      this.out.write(`\r\x1b[K${this.state} · ${Math.floor(elapsed / 60)}:${String(elapsed % 60).padStart(2, '0')}`);
+    } else if (this.state !== this.last) {
+      this.out.write(`${this.state} (${elapsed} s)\n`);
+    }
+    this.last = this.state;
+  }
+
+  end(): void {
+    clearInterval(this.timer);
+    if (this.out.isTTY) this.out.write('\r\x1b[K');
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the test and waits for its report; a test that ends in error is a GateError with its message. */
+async function runTest(api: ApiClient, o: GateOptions, progress: Progress): Promise<{ test: string; report: string }> {
+  const started = await api.expect('POST', '/tests', { data: { type: 'test', attributes: o.attributes } });
+  let test = resourceOf(started.body);
+  progress.update(test);
+  const poll = started.headers.get('location') ?? `/tests/${encodeURIComponent(test.id)}`;
+  for (;;) {
+    const reply = await api.request('GET', poll);
+    if (reply.status >= 400) throw new GateError(`GET /tests/${test.id}: ${apiErrorText(reply)}`);
+    test = resourceOf(reply.body);
+    progress.update(test);
+    if (reply.status === 303 || test.attributes.state === 'completed') {
+      const report = test.attributes.report;
+      if (typeof report !== 'string') throw new GateError(`test ${test.id} completed without a report ID`);
+      return { test: test.id, report };
+    }
+    if (test.attributes.state === 'error') {
+      throw new GateError(`the test failed: ${String(test.attributes.error ?? 'no reason given')}`);
+    }
+    const retryAfter = Number(reply.headers.get('retry-after') ?? 3);
+    await sleep(o.pollMs ?? (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 3000));
+  }
+}
+
+const numeric = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Each numeric attribute's values over the kept runs (runs.json, a Webgauge extension), or the report's own values. */
+async function runValues(api: ApiClient, report: Resource): Promise<{ runs: number; values: Record<string, number[]> }> {
+  const runsFile = report.links.runs ? await api.reportResource(report.id, 'runs.json') : undefined;
+  const kept = ((runsFile?.runs ?? []) as { discarded?: boolean; attributes?: Record<string, unknown> }[])
+    .filter((r) => !r.discarded && r.attributes);
+  const source = kept.length > 0 ? kept.map((r) => r.attributes!) : [report.attributes];
+  const values: Record<string, number[]> = {};
+  for (const name of METRIC_NAMES) {
+    const column = source.map((r) => r[name]).filter(numeric);
+    if (column.length > 0) values[name] = column;
+  }
+  return { runs: source.length, values };
+}
+
+/** The page's earlier reports (the API's page report list, newest first), this test's own excluded. */
+async function history(api: ApiClient, report: Resource): Promise<Record<string, unknown>[]> {
+  const page = report.attributes.page;
+  if (typeof page !== 'string') throw new GateError('the report names no page: the comparison with history needs one');
+  const reply = await api.expect('GET', `/pages/${encodeURIComponent(page)}/reports?sort=-created&page[size]=${COMPARISON.historyMax + 1}`);
+  const items = (reply.body?.data ?? []) as Resource[];
+  return items.filter((r) => r.id !== report.id).slice(0, COMPARISON.historyMax).map((r) => r.attributes ?? {});
+}
+
+async function writeOutputs(o: GateOptions, result: GateResult, io: GateIo): Promise<void> {
+  if (o.junit) await writeFile(o.junit, junitXml(result));
+  const summary = markdownSummary(result);
+  if (o.markdown) await writeFile(o.markdown, summary);
+  if (io.env.GITHUB_STEP_SUMMARY) await appendFile(io.env.GITHUB_STEP_SUMMARY, summary);
+  io.stdout.write(o.json ? jsonDocument(result) : textSummary(result));
+}
+
+/** The gate from its arguments (after `webgauge test`); the exit code. */
+export async function gateMain(args: string[], io: GateIo): Promise<number> {
+  let progress: Progress | undefined;
+  try {
+    const o = await parseGateArgs(args, io.env);
+    if (o === 'help') {
+      io.stdout.write(`${GATE_USAGE}\n`);
+      return 0;
+    }
+    const api = new ApiClient(o.server, o.key);
+    io.stderr.write(`Testing ${o.url} on ${api.root}\n`);
+    progress = new Progress(io.stderr);
+    const { test, report: reportId } = await runTest(api, o, progress);
+    progress.end();
+    const report = resourceOf((await api.expect('GET', `/reports/${encodeURIComponent(reportId)}`)).body);
+    const { runs, values } = await runValues(api, report);
+    const figures = Object.fromEntries(Object.entries(values).map(([name, v]) => [name, median(v)]));
+    const checks: Check[] = o.budget ? checkBudget(o.budget, figures) : [];
+    let comparisonNote: string | undefined;
+    if (o.compareHistory) {
+      const earlier = await history(api, report);
+      if (earlier.length < COMPARISON.historyMin) {
+        comparisonNote = `No comparison with history: the page has ${earlier.length} earlier report${earlier.length === 1 ? '' : 's'} ` +
+          `(${COMPARISON.historyMin} needed); budgets only.`;
+      } else {
+        const metrics = o.budget ? [...o.budget.keys()] : DEFAULT_COMPARED;
+        for (const m of metrics) checks.push(compareWithHistory(m, values[m] ?? [], earlier.map((r) => r[m]).filter(numeric)));
+      }
+    }
+    const result: GateResult = {
+      url: o.url, test, report: reportId, reportUrl: report.links.report_url,
+      // Where the server offers Lighthouse's HTML report (a Webgauge extension), the one next to the report page
+      // opens in a browser without the API key.
+      lighthouseHtml: report.links.lighthouse_html && report.links.report_url ? `${report.links.report_url}/lighthouse.html` : undefined,
+      runs, figures, checks, comparisonNote, exitCode: exitCodeOf(checks),
+    };
+    await writeOutputs(o, result, io);
+    return result.exitCode;
+  } catch (err) {
+    progress?.end();
+    if (err instanceof GateError) {
+      io.stderr.write(`webgauge test: ${err.message}\n`);
+      // --json promises one JSON document on standard output, whatever happened.
+      if (args.includes('--json')) io.stdout.write(`${JSON.stringify({ passed: false, exitCode: 2, error: err.message }, null, 2)}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * What the gate writes: a table for a person, JUnit XML for CI test reporters (one test case per check), a
+ * Markdown summary (GitHub's step summary), and one JSON document for scripts.
+ */
+import { metricSpec } from '../core/vocabulary/metrics.js';
+import { formatValue, type Check } from './checks.js';
+
+export interface GateResult {
+  url: string;
+  test: string;
+  report: string;
+  /** The report's web page, and Lighthouse's own HTML report where the server offers one. */
+  reportUrl?: string;
+  lighthouseHtml?: string;
+  /** Loads the figures are the median of (kept runs; 1 for a one-load test or a server without runs). */
+  runs: number;
+  /** Numeric report attributes: the median of the runs. */
+  figures: Record<string, number>;
+  checks: Check[];
+  /** Why the comparison with the page's history was not made, when it was asked for. */
+  comparisonNote?: string;
+  exitCode: 0 | 1;
+}
+
+/** The figures a summary shows, in this order (when the report has them). */
+export const SUMMARY_FIGURES = [
+  'performance_score', 'structure_score', 'first_contentful_paint', 'largest_contentful_paint', 'total_blocking_time',
+  'cumulative_layout_shift', 'speed_index', 'time_to_interactive', 'time_to_first_byte', 'fully_loaded_time', 'page_bytes',
+  'page_requests',
+] as const;
+
+const OUTCOME_WORD: Record<Check['outcome'], string> = { pass: 'pass', fail: 'FAIL', improved: 'better', skipped: 'skipped' };
+
+function figureRows(r: GateResult): [string, string][] {
+  return SUMMARY_FIGURES.filter((a) => r.figures[a] !== undefined)
+    .map((a) => [metricSpec(a)?.label ?? a, formatValue(a, r.figures[a]!)]);
+}
+
+const runsNote = (r: GateResult) => (r.runs > 1 ? ` (median of ${r.runs} runs)` : '');
+
+/** The terminal's summary: where the report is, the figures, each check, the verdict. */
+export function textSummary(r: GateResult): string {
+  const lines = [`Report: ${r.reportUrl ?? r.report}${runsNote(r)}`];
+  if (r.lighthouseHtml) lines.push(`Lighthouse report: ${r.lighthouseHtml}`);
+  const rows = figureRows(r);
+  const width = Math.max(...rows.map(([label]) => label.length), 0);
+  lines.push('', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`));
+  if (r.checks.length > 0 || r.comparisonNote) lines.push('');
+  for (const c of r.checks) lines.push(`  ${OUTCOME_WORD[c.outcome].padEnd(7)} ${c.message}`);
+  if (r.comparisonNote) lines.push(`  ${r.comparisonNote}`);
+  const failed = r.checks.filter((c) => c.outcome === 'fail').length;
+  lines.push('', failed ? `FAILED: ${failed} of ${r.checks.length} checks` : `PASSED${r.checks.length ? `: ${r.checks.length} checks` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&${({ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' })[c]};`)
+  // XML 1.0 allows no control characters but tab, line feed and carriage return.
+  // eslint-disable-next-line no-control-regex
+  .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+/** JUnit XML: one test case per check (a test with no checks is one passing case: the test ran). */
+export function junitXml(r: GateResult): string {
+  const cases = r.checks.length > 0 ? r.checks : [{ kind: 'test', attribute: 'completed', outcome: 'pass', message: `report ${r.report}` }];
+  const failures = cases.filter((c) => c.outcome === 'fail').length;
+  const skipped = cases.filter((c) => c.outcome === 'skipped').length;
+  const body = cases.map((c) => {
+    const open = `    <testcase classname="webgauge.${c.kind}" name="${xml(c.attribute)}">`;
+    const inner = c.outcome === 'fail' ? `\n      <failure message="${xml(c.message)}" type="${c.kind}">${xml(c.message)}</failure>\n    `
+      : c.outcome === 'skipped' ? `\n      <skipped message="${xml(c.message)}"/>\n    `
+        : `\n      <system-out>${xml(c.message)}</system-out>\n    `;
+    return `${open}${inner}</testcase>`;
+  });
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<testsuites name="webgauge" tests="${cases.length}" failures="${failures}" skipped="${skipped}">\n` +
+    `  <testsuite name="webgauge ${xml(r.url)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}" errors="0">\n` +
+    `${body.join('\n')}\n  </testsuite>\n</testsuites>\n`;
+}
+
+const md = (s: string) => s.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+
+/** A Markdown summary: the verdict, the report link, the checks and the figures. */
+export function markdownSummary(r: GateResult): string {
+  const failed = r.checks.filter((c) => c.outcome === 'fail').length;
+  const lines = [
+    `### Webgauge: ${failed ? `❌ ${failed} of ${r.checks.length} checks failed` : '✅ passed'}`,
+    '',
+    `${md(r.url)}: [report](${r.reportUrl ?? r.report})${r.lighthouseHtml ? `, [Lighthouse report](${r.lighthouseHtml})` : ''}${runsNote(r)}`,
+    '',
+  ];
+  if (r.checks.length > 0) {
+    lines.push('| Check | Result | Detail |', '| --- | --- | --- |');
+    for (const c of r.checks) lines.push(`| ${c.kind} ${md(c.attribute)} | ${OUTCOME_WORD[c.outcome]} | ${md(c.message)} |`);
+    lines.push('');
+  }
+  if (r.comparisonNote) lines.push(md(r.comparisonNote), '');
+  lines.push('| Figure | Value |', '| --- | --- |', ...figureRows(r).map(([label, value]) => `| ${label} | ${value} |`), '');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The one JSON document of `--json`. */
+export function jsonDocument(r: GateResult): string {
+  return `${JSON.stringify({ passed: r.exitCode === 0, ...r }, null, 2)}\n`;
+}
