@@ -162,7 +162,7 @@ table.recent-tests td{vertical-align:top}table.recent-tests td.url{min-width:120
 table.list td.recent-state{white-space:normal;min-width:120px;overflow-wrap:anywhere}
 .recent-when{display:block;color:var(--muted);font-size:12px;margin-top:2px;white-space:nowrap}
 /* Webhooks on Account (screens/webhooks.ts) */
-.wh-add .field{max-width:760px}
+.account-webhooks{margin-top:16px}.wh-add .field{max-width:760px}
 .wh-url{word-break:break-all;overflow-wrap:anywhere}
 h1.wh-title .wh-url{display:block;font-size:17px;font-weight:600;margin-top:4px}
 .wh-list{list-style:none;margin:0 0 16px;padding:0}.wh-list li{border-top:1px solid var(--line);padding:10px 0}
