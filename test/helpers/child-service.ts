@@ -41,7 +41,11 @@ export async function startChildService(dataDir: string, env: Record<string, str
           if (proc.exitCode !== null) return;
           const exited = new Promise((resolve) => proc.once('exit', resolve));
           proc.kill('SIGTERM');
-          await Promise.race([exited, sleep(15_000)]);
+          // The 15 s bound is cleared once the service has exited: a pending timer would keep the test file's
+          // process alive for the rest of it.
+          let bound: NodeJS.Timeout | undefined;
+          await Promise.race([exited, new Promise((resolve) => (bound = setTimeout(resolve, 15_000)))]);
+          clearTimeout(bound);
           if (proc.exitCode === null) proc.kill('SIGKILL');
         },
       };

@@ -1,13 +1,17 @@
 /**
  * The end-to-end flow through the HTTP API with a real Chromium run: start a test of the fixture page, poll it,
  * read the report and every resource, and check the numbers against what the fixture page really does.
- * One full run per engine; every assertion below shares it.
+ * One full run per engine; every assertion below shares it (the retest, about the queue and the page it reuses,
+ * completes with a stub result: test/helpers/stub-result.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, engines, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
 import { isInt } from '../helpers/assertions.js';
+import { stubResult } from '../helpers/stub-result.js';
+import { runTest } from '../../src/runner/run.js';
+import type { RunSpec } from '../../src/runner/types.js';
 
 
 for (const engine of engines()) {
@@ -19,10 +23,19 @@ for (const engine of engines()) {
     let report: Res;
     let testId: string;
     let turnaroundMs = 0;
+    /** Tests whose load is a stub result, and the stub loads made. */
+    const stubbed = new Set<string>();
+    let stubLoads = 0;
+    const run = async (spec: RunSpec) => {
+      if (!stubbed.has(spec.options.url)) return runTest(spec);
+      stubLoads++;
+      return stubResult(spec.options.url);
+    };
 
     before(async () => {
       site = await startFixtureSite();
-      server = await startServer({ engine, agentSlots: 1 });
+      // The real runner, with the browsers launched ahead as without the wrapper.
+      server = await startServer({ engine, agentSlots: 1, overrides: { run, launchAhead: true } });
       const t0 = Date.now();
       started = await call(server, 'POST', '/tests', {
         key: server.key,
@@ -246,12 +259,17 @@ for (const engine of engines()) {
     });
 
     it('a retest queues a new test with the same settings, and deleting the report removes it', async () => {
+      // The page's real load is the one above: the retest's is a stub result.
+      stubbed.add(site.url('/'));
+      const pageLoads = site.requests.filter((r) => r.path === '/').length;
       const retest = await call(server, 'POST', `/reports/${testId}/retest`, { key: server.key, contentType: null });
       assert.equal(retest.status, 202, retest.text);
       assert.equal(retest.headers.get('location'), retest.body.links.self);
       assert.equal(retest.body.meta.credits_used, 1);
       const second = await waitForTest(server, server.key, retest.body.data.id);
       assert.equal(second.status, 303, second.text);
+      assert.equal(stubLoads, 1, 'the retest ran once, with a stub result');
+      assert.equal(site.requests.filter((r) => r.path === '/').length, pageLoads);
       assert.equal(second.body.data.attributes.page, done.body.data.attributes.page, 'the same URL and options reuse the page');
 
       const del = await call(server, 'DELETE', `/reports/${testId}`, { key: server.key });

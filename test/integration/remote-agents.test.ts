@@ -77,6 +77,17 @@ async function kill9(p: ChildProcess): Promise<void> {
 }
 
 
+/** How `agent` exited, or 'still running' after 20 s (the timer is cleared: it would keep this process alive). */
+async function exitOf(agent: AgentProcess): Promise<number | null | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), 20_000)));
+  try {
+    return await Promise.race([agent.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function until<T>(what: string, get: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -102,7 +113,9 @@ for (const engine of engines()) {
     const agents: AgentProcess[] = [];
     const serviceEnv = () => ({
       ...storeEnv, WEBGAUGE_PORT: String(port), WEBGAUGE_AGENT_SLOTS: '0', WEBGAUGE_LEASE_MS: '3000',
-      WEBGAUGE_AGENT_HEARTBEAT_MS: '500', WEBGAUGE_QUEUE_TIMEOUT_MS: '4000', WEBGAUGE_LOG_LEVEL: 'info',
+      // The queue timeout only ends tests of a location none of whose agents was heard from for 2 s + three
+      // heartbeats: the agents here heartbeat every 0.5 s, and every requeue restarts a test's wait.
+      WEBGAUGE_AGENT_HEARTBEAT_MS: '500', WEBGAUGE_QUEUE_TIMEOUT_MS: '2000', WEBGAUGE_LOG_LEVEL: 'info',
       WEBGAUGE_METRICS_TOKEN: METRICS_TOKEN,
     });
     const post = (url: string, loc: string, key = service.key) =>
@@ -220,11 +233,14 @@ for (const engine of engines()) {
     test('kill -9 and restart of the service mid-test: the agent finishes and the test completes (an HTTPS site of the agents\' CA)', async () => {
       const path = `/?remote-kill-server-${engine}`;
       const id = await startedTest(path, `https://127.0.0.1:${site.securePort}${path}`);
+      const runner = await runningAgent(id);
       await until('the page requested', async () => site.requests.some((r) => r.path === path));
       const key = service.key;
+      const seen = runner.output().length;
       service.proc.kill('SIGKILL');
       await new Promise((resolve) => (service.proc.exitCode !== null || service.proc.signalCode !== null ? resolve(null) : service.proc.once('exit', resolve)));
-      await sleep(1500);
+      // The service comes back once the agent running the test has found it gone (a renewal of its lease failed).
+      await until('the agent finding the service gone', async () => runner.output().slice(seen).includes('lease renewal failed'), 10_000);
       service = await startChildService(dataDir, serviceEnv(), key);
       const done = await waitForTest(service, key, id, 120_000);
       assert.equal(done.status, 303, done.text);
@@ -283,32 +299,35 @@ for (const engine of engines()) {
 
     test('an agent whose CA file cannot be read does not start: exit 2 naming the variable', async () => {
       const bad = startAgent(server, token, join(scratch, 'bad-ca'), { WEBGAUGE_EXTRA_CA_CERTS: join(scratch, 'no-such.pem') });
-      assert.equal(await Promise.race([bad.exited, sleep(20_000).then(() => 'still running')]), 2);
+      assert.equal(await exitOf(bad), 2);
       assert.match(bad.output(), /WEBGAUGE_EXTRA_CA_CERTS: cannot read the file .*no-such\.pem \(ENOENT\)/);
     });
 
     test('a wrong or revoked token stops an agent at once, non-zero, saying why', async () => {
       const wrong = startAgent(server, 'wgat_not-a-token', join(scratch, 'wrong'));
-      const code = await Promise.race([wrong.exited, sleep(20_000).then(() => 'still running')]);
-      assert.notEqual(code, 0);
-      assert.notEqual(code, 'still running');
-      assert.match(wrong.output(), /agent token is wrong or revoked/);
+      const wrongExit = exitOf(wrong); // 20 s from its start
+      // Meanwhile the operator makes a token and revokes it.
       const made = await cli(['agent', 'token', 'create', '--location', location], storeEnv);
       const tokenId = /agent token (\S+) for location/.exec(made.out)![1]!;
       const revoked = await cli(['agent', 'token', 'revoke', tokenId], storeEnv);
+      const code = await wrongExit;
+      assert.notEqual(code, 0);
+      assert.notEqual(code, 'still running');
+      assert.match(wrong.output(), /agent token is wrong or revoked/);
       assert.equal(revoked.code, 0, revoked.out);
       const late = startAgent(server, made.lastLine, join(scratch, 'revoked'));
-      assert.notEqual(await Promise.race([late.exited, sleep(20_000).then(() => 'still running')]), 0);
+      assert.notEqual(await exitOf(late), 0);
       assert.match(late.output(), /wrong or revoked/);
     });
 
     if (engine === 'postgres') {
       test('two API nodes on one database and data folder: the agent talks to one, the report is read from the other', async () => {
+        const path = '/?two-nodes';
+        const res = await post(site.url(path), location);
+        assert.equal(res.status, 202, res.text);
+        // The second node starts while an agent of the first loads the page.
         const second = await startChildService(dataDir, { ...serviceEnv(), WEBGAUGE_PORT: '0' }, service.key);
         try {
-          const path = '/?two-nodes';
-          const res = await post(site.url(path), location);
-          assert.equal(res.status, 202, res.text);
           const done = await waitForTest(second, service.key, res.body.data.id, 120_000);
           assert.equal(done.status, 303, done.text);
           const report = await call(second, 'GET', `/reports/${res.body.data.id}`, { key: service.key });

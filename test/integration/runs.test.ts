@@ -2,7 +2,8 @@
  * Several runs per test, through the HTTP API with real Chromium loads of the fixture page and the run guard
  * on: runs=3 is three real loads (the fixture site counts them), the report is the median run of runs.json,
  * meta.runs gives the spread, credits are three times the test's; on SQLite also a load made while CPU hogs
- * keep the host busy is discarded and the page loaded again.
+ * keep the host busy is discarded and the page loaded again. The retest of the runs=3 report is about the runs
+ * it repeats, not the page: its loads are stub results (test/helpers/stub-result.ts), counted.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { call, engines, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
+import { stubResult } from '../helpers/stub-result.js';
+import { runTest } from '../../src/runner/run.js';
+import type { RunSpec } from '../../src/runner/types.js';
 
 const credits = async (server: TestServer, key: string) =>
   (await call(server, 'GET', '/status', { key })).body.data.attributes.api_credits as number;
@@ -32,10 +36,19 @@ for (const engine of engines()) {
     let report: Res;
     let creditsBefore: number;
     const path = `/?runs-${engine}`;
+    /** URLs whose loads are stub results from now on, and the stub loads made, by test. */
+    const stubbed = new Set<string>();
+    const stubLoads = new Map<string, number>();
+    const run = async (spec: RunSpec) => {
+      if (!stubbed.has(spec.options.url)) return runTest(spec);
+      stubLoads.set(spec.testId, (stubLoads.get(spec.testId) ?? 0) + 1);
+      return stubResult(spec.options.url);
+    };
 
     before(async () => {
       site = await startFixtureSite();
-      server = await startServer({ engine, agentSlots: 1, runGuard: true });
+      // The real runner, with the browsers launched ahead as without the wrapper.
+      server = await startServer({ engine, agentSlots: 1, runGuard: true, overrides: { run, launchAhead: true } });
       creditsBefore = await credits(server, server.key);
       started = await call(server, 'POST', '/tests', { key: server.key,
         body: { data: { type: 'test', attributes: { url: site.url(path), runs: 3 } } } });
@@ -102,12 +115,20 @@ for (const engine of engines()) {
     });
 
     it('a retest repeats the runs; a single-run report has no runs.json', async () => {
+      // The page's three real loads were checked above; the retest's three are stub results.
+      stubbed.add(site.url(path));
+      const pageLoads = loadsOf(site, path);
       const retest = await call(server, 'POST', `/reports/${report.body.data.id}/retest`, { key: server.key });
       assert.equal(retest.status, 202, retest.text);
       assert.equal(retest.body.meta.credits_used, 3);
       const one = await call(server, 'POST', '/tests', { key: server.key, body: { data: { type: 'test', attributes: { url: site.url('/gallery'), report: 'none' } } } });
       assert.equal(one.body.meta.credits_used, 0.6);
-      assert.equal((await waitForTest(server, server.key, retest.body.data.id, 180_000)).status, 303);
+      const retested = await waitForTest(server, server.key, retest.body.data.id, 180_000);
+      assert.equal(retested.status, 303);
+      assert.equal(stubLoads.get(retest.body.data.id), 3, 'the retest loaded the page three times');
+      assert.equal(loadsOf(site, path), pageLoads, 'with stub results');
+      const again = await runsOf(server, retested.body.data.attributes.report);
+      assert.deepEqual({ count: again.count, runs: again.runs.length }, { count: 3, runs: 3 });
       assert.equal((await waitForTest(server, server.key, one.body.data.id, 180_000)).status, 303);
       const single = await call(server, 'GET', `/reports/${one.body.data.id}`, { key: server.key });
       const singleRuns = await call(server, 'GET', `/reports/${one.body.data.id}/resources/runs.json`, { key: server.key });
