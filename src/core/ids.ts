@@ -1,8 +1,14 @@
 import { randomBytes, createHash } from 'node:crypto';
 
-/** Random, URL-safe, unguessable IDs: 9 bytes = 72 bits, 12 base64url characters. */
+/**
+ * Random, URL-safe, unguessable IDs: 9 bytes = 72 bits, 12 base64url characters. Never with a leading '-' (one
+ * in 64 did): a command line reads such an ID as an option (`webgauge agent token revoke -Xy…` exited 2).
+ */
 export function newId(): string {
-  return randomBytes(9).toString('base64url');
+  for (;;) {
+    const id = randomBytes(9).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 /** API keys: 32 lowercase hex characters (128 bits), like the keys existing clients expect. */
