@@ -7,8 +7,6 @@
  * signature), and the alert e-mail received by a real SMTP server.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
@@ -22,25 +20,8 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { assertData, assertError } from '../helpers/assertions.js';
 import { accountIdOf, addReport, seedPage } from '../helpers/seed.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
+import { signedWith, startReceiver, type Hit, type Receiver } from '../helpers/webhook-receiver.js';
 
-interface Hit { id: string; event: string; signature: string; body: string; status: number }
-
-/** A webhook receiver on 127.0.0.1 that answers 500 to the first attempt of every delivery, 200 after. */
-async function startReceiver() {
-  const hits: Hit[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const id = String(req.headers['webgauge-delivery']);
-      const status = hits.some((h) => h.id === id) ? 200 : 500;
-      hits.push({ id, event: String(req.headers['webgauge-event']), signature: String(req.headers['webgauge-signature']), body, status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { hits, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 async function startSmtp() {
   const mails: string[] = [];
@@ -74,24 +55,20 @@ async function until<T>(what: string, f: () => Promise<T | undefined> | T | unde
 const conditionBody = (attributes: Record<string, unknown>) => ({ data: { type: 'performance_alert_condition', attributes } });
 const webhookBody = (url: string, events: string[]) => ({ data: { type: 'webhook', attributes: { url, events } } });
 
-function verify(secret: string, hit: Hit): boolean {
-  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(hit.signature);
-  if (!m) return false;
-  return createHmac('sha256', secret).update(`${m[1]}.${hit.body}`).digest('hex') === m[2];
-}
 
 for (const engine of engines()) {
   describe(engine, () => {
     let s: TestServer;
     let site: FixtureSite;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let receiver: Receiver;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     let key: string;
     const email = `alerts-${engine}-${Date.now()}@example.test`;
 
     before(async () => {
       site = await startFixtureSite();
-      receiver = await startReceiver();
+      // 500 to the first attempt of every delivery, 200 after: each delivery is retried once.
+      receiver = await startReceiver((_path, id, earlier) => (earlier.some((h) => h.id === id) ? 200 : 500));
       smtp = await startSmtp();
       s = await startServer({
         engine,
@@ -209,7 +186,7 @@ for (const engine of engines()) {
     test('deliveries wait in the database: a process that stops before sending leaves them to the next; ' +
       'test.error is delivered; a delivery that keeps failing gives up after its retry period', async () => {
       const env = { WEBGAUGE_ALLOW_TARGETS: '127.0.0.1', WEBGAUGE_WEBHOOK_RETRY_BASE_MS: '300' };
-      const hook = assertData(await call(s, 'POST', '/webhooks', { key, body: webhookBody(receiver.url, ['test.error']) }), 201);
+      const hook = assertData(await call(s, 'POST', '/webhooks', { key, body: webhookBody(`${receiver.base}/hook`, ['test.error']) }), 201);
       // This process stops following up and sending (as if it died); a test then fails.
       await s.app.testEvents.stop();
       await s.app.dispatcher.stop();
@@ -238,7 +215,7 @@ for (const engine of engines()) {
         });
         assert.deepEqual(hits.map((h) => h.status), [500, 200]);
         assert.equal(hits[0].id, hits[1].id);
-        assert.ok(hits.every((h) => verify(hook.attributes.secret, h)));
+        assert.ok(hits.every((h) => signedWith(hook.attributes.secret, h)));
         const payload = JSON.parse(hits[1].body);
         assert.equal(payload.event, 'test.error');
         assert.equal(payload.data.type, 'test');
@@ -281,7 +258,7 @@ for (const engine of engines()) {
     test('six real runs: threshold triggers and resolves, regression stays quiet on noise and triggers after the slowdown; ' +
       'webhooks are retried with the same delivery id and a valid signature; the alert e-mail arrives', { timeout: 240_000 }, async () => {
       const hook = assertData(await call(s, 'POST', '/webhooks', {
-        key, body: webhookBody(receiver.url, ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved']),
+        key, body: webhookBody(`${receiver.base}/hook`, ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved']),
       }), 201);
       const secret: string = hook.attributes.secret;
       receiver.hits.length = 0; // only this webhook's deliveries from here on
@@ -344,7 +321,7 @@ for (const engine of engines()) {
       for (const [id, hits] of byId) {
         assert.deepEqual(hits.map((h) => h.status), [500, 200], id);
         assert.equal(hits[0].body, hits[1].body);
-        for (const h of hits) assert.ok(verify(secret, h), `signature of ${id}`);
+        for (const h of hits) assert.ok(signedWith(secret, h), `signature of ${id}`);
         assert.equal(JSON.parse(hits[0].body).event, hits[0].event);
       }
       const alertHit = receiver.hits.find((h) => h.event === 'alert.triggered')!;

@@ -6,9 +6,6 @@
  * the account's last 10 tests; "median of N runs" only when N > 1.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { authenticate } from '../../src/core/accounts/accounts.js';
 import { newId } from '../../src/core/ids.js';
@@ -16,32 +13,8 @@ import { insertDelivery } from '../../src/store/webhooks.js';
 import { insertTest, type TestRow } from '../../src/store/tests.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
-
-interface Hit { path: string; event: string; delivery: string; signature: string; body: string }
-
-/** A webhook receiver on 127.0.0.1: 200 to every POST, 500 to those of /fail. */
-async function startReceiver() {
-  const hits: Hit[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      hits.push({
-        path: req.url ?? '', event: String(req.headers['webgauge-event']), delivery: String(req.headers['webgauge-delivery']),
-        signature: String(req.headers['webgauge-signature']), body,
-      });
-      res.writeHead(req.url === '/fail' ? 500 : 200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { hits, base, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-function signedWith(secret: string, hit: Hit): boolean {
-  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(hit.signature);
-  return !!m && createHmac('sha256', secret).update(`${m[1]}.${hit.body}`).digest('hex') === m[2];
-}
+import { webSession } from '../helpers/web-session.js';
+import { signedWith, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 /** The HTML of a text, as the screens escape it. */
 const html = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -49,7 +22,7 @@ const MINUTE = 60_000;
 
 for (const engine of engines()) describe(`web app: Account webhooks, recent tests, runs (${engine})`, () => {
   let server: TestServer;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
   let ownerCookie: string;
   let viewerCookie: string;
   let otherCookie: string;
@@ -58,32 +31,11 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
   let hookId = '';
   let secret = '';
 
-  async function signIn(key: string): Promise<string> {
-    const res = await fetch(`${server.base}/sign-in`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.base },
-      body: new URLSearchParams({ api_key: key }).toString(),
-    });
-    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
-    assert.ok(cookie, `sign-in answered ${res.status} without a cookie`);
-    return cookie;
-  }
-  const get = async (cookie: string, path: string) => {
-    const res = await fetch(server.base + path, { headers: { cookie }, redirect: 'manual' });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
-  };
-  /** A form post with the session's CSRF token (read from a screen, as the browser would have it). */
-  const post = async (cookie: string, path: string, fields: [string, string][] = []) => {
-    const csrf = (await get(cookie, '/account')).html.match(/name="csrf" value="([^"]+)"/)?.[1] ?? '';
-    const body = new URLSearchParams([['csrf', csrf], ...fields]).toString();
-    const res = await fetch(server.base + path, {
-      method: 'POST', redirect: 'manual', body, headers: { cookie, origin: server.base, 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
-  };
+  const { signIn, get, post } = webSession({ get base() { return server.base; } });
   const apiHooks = async (key = server.key) => (await call(server, 'GET', '/webhooks', { key })).body.data as { id: string; attributes: Record<string, unknown> }[];
 
   before(async () => {
-    receiver = await startReceiver();
+    receiver = await startReceiver((path) => (path === '/fail' ? 500 : 200));
     // The test server allows private targets (WEBGAUGE_ALLOW_PRIVATE_TARGETS=1), so the receiver on 127.0.0.1 is reachable.
     server = await startServer({ engine, agentSlots: 0 });
     const ownerEmail = (await authenticate(server.app.store.db, server.config.plans, server.key))!.email;
@@ -166,7 +118,7 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
     const hit = receiver.hits[0]!;
     assert.equal(hit.path, '/hook');
     assert.equal(hit.event, 'webhook.test');
-    assert.equal(hit.delivery, tested.searchParams.get('tested'));
+    assert.equal(hit.id, tested.searchParams.get('tested'));
     assert.ok(signedWith(secret, hit), `signed with the secret shown at creation: ${hit.signature}`);
     const body = JSON.parse(hit.body);
     assert.equal(body.event, 'webhook.test');
@@ -178,7 +130,7 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
     assert.match(screen, /<tr><td><code>webhook\.test<\/code><span class="wh-when">.*?<\/span><\/td><td class="wh-result"><b>Delivered<\/b>: HTTP 200 in \d+ ms<\/td><td class="wh-attempts">1<span class="wh-when">no retry<\/span>/);
     const deliveries = await call(server, 'GET', `/webhooks/${hookId}/deliveries`, { key: server.key });
     assert.deepEqual(deliveries.body.data.map((d: { id: string; attributes: { event: string; state: string; attempts: { response_code: number }[] } }) =>
-      [d.id, d.attributes.event, d.attributes.state, d.attributes.attempts.map((a) => a.response_code)]), [[hit.delivery, 'webhook.test', 'delivered', [200]]]);
+      [d.id, d.attributes.event, d.attributes.state, d.attributes.attempts.map((a) => a.response_code)]), [[hit.id, 'webhook.test', 'delivered', [200]]]);
     assert.match((await get(ownerCookie, '/account')).html, /Last delivery: <time[^>]*>[^<]+<\/time> UTC · <code>webhook\.test<\/code> · Delivered: HTTP 200 in \d+ ms/);
 
     // A receiver that answers 500: the screen says so.

@@ -9,6 +9,7 @@ import { authenticate } from '../../src/core/accounts/accounts.js';
 import { refreshPage } from '../../src/core/reports/reports.js';
 import { addReport, accountIdOf, seedPage, type Seeded } from '../helpers/seed.js';
 import { engines, startServer, type TestServer } from '../helpers/server.js';
+import { webSession } from '../helpers/web-session.js';
 
 const HOUR = 3_600_000;
 
@@ -23,28 +24,7 @@ for (const engine of engines()) describe(`web app: Pages and the page view (${en
   let basicPages: Seeded[];
   let tagId: string;
 
-  async function signIn(key: string): Promise<string> {
-    const res = await fetch(`${server.base}/sign-in`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.base },
-      body: new URLSearchParams({ api_key: key }).toString(),
-    });
-    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
-    assert.ok(cookie, `sign-in answered ${res.status} without a cookie`);
-    return cookie;
-  }
-  const get = async (cookie: string, path: string) => {
-    const res = await fetch(server.base + path, { headers: { cookie }, redirect: 'manual' });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
-  };
-  /** A form post with the session's CSRF token (read from a screen, as the browser would have it). */
-  const post = async (cookie: string, path: string, fields: [string, string][] = []) => {
-    const csrf = (await get(cookie, '/pages')).html.match(/name="csrf" value="([^"]+)"/)?.[1] ?? '';
-    const body = new URLSearchParams([['csrf', csrf], ...fields]).toString();
-    const res = await fetch(server.base + path, {
-      method: 'POST', redirect: 'manual', body, headers: { cookie, origin: server.base, 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
-  };
+  const { signIn, get, post } = webSession({ get base() { return server.base; } });
   let ownerCookie: string;
   let viewerCookie: string;
   let basicCookie: string;
