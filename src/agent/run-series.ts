@@ -72,7 +72,8 @@ export async function runSeries(
     result.warnings = [...(result.warnings ?? []), `All ${records.length} loads ran while the test agent's host was busy ` +
       'or slow (runs.json says why); the report is their median, and may be slower than the page is.'];
   } else if (used.length < wanted) {
-    result.warnings = [...(result.warnings ?? []), `The report is the median of ${used.length} runs, not ${wanted}: ` +
+    const made = used.length === 1 ? 'The report is a single run' : `The report is the median of ${used.length} runs`;
+    result.warnings = [...(result.warnings ?? []), `${made}, not ${wanted}: ` +
       `${records.length - used.length} loads were discarded because the test agent's host was busy or slow (runs.json says why).`];
   }
   return { result, runs: file };

@@ -4,6 +4,7 @@
  * the outbox (notify/outbox.ts) until sent.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
+import { operatorSymbol } from '../core/vocabulary/alert-operators.js';
 
 export interface MailMessage {
   to: string;
@@ -46,12 +47,11 @@ export interface AlertMailFacts {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(3).replace(/0+$/, '').replace(/\.$/, ''));
-const OPS: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
 
 export function alertMail(f: AlertMailFacts): MailMessage {
   const what = f.operator === 'regression'
     ? `${f.metric} regressed by at least ${Math.round(f.conditionValue * 100)} % against the page's history`
-    : `${f.metric} ${OPS[f.operator] ?? f.operator} ${num(f.conditionValue)}`;
+    : `${f.metric} ${operatorSymbol(f.operator) ?? f.operator} ${num(f.conditionValue)}`;
   const verb = f.state === 'triggered' ? 'Alert' : 'Resolved';
   const subject = `[Webgauge] ${verb}: ${f.metric} on ${f.pageUrl}`;
   const comparison = f.operator === 'regression'

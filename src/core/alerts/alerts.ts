@@ -25,12 +25,12 @@ import { ALERTABLE_METRICS, higherIsBetter } from '../vocabulary/metrics.js';
 import { queryAlertEvents } from '../../store/alerts.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { assertOwnerRole } from '../accounts/roles.js';
+import { OPERATORS, type Operator } from '../vocabulary/alert-operators.js';
 
 export type { AlertConditionRow, AlertEventRow };
 export { listConditions };
 
-export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'regression'] as const;
-export type Operator = (typeof OPERATORS)[number];
+export { OPERATORS, type Operator };
 
 /**
  * The metrics a condition may watch: the metrics table's alertable ones, in the order the report list filters

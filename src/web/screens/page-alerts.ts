@@ -16,6 +16,7 @@ import { couldBeId } from '../../core/ids.js';
 import type { PageRow } from '../../core/pages/pages.js';
 import type { ReportRow } from '../../core/reports/reports.js';
 import { metricSpec, type MetricUnit } from '../../core/vocabulary/metrics.js';
+import { OPERATOR_SYMBOLS, operatorSymbol } from '../../core/vocabulary/alert-operators.js';
 import type { Db } from '../../store/db.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { when, type ChartMarker } from '../charts.js';
@@ -27,13 +28,13 @@ import { showFigure } from './compare.js';
 export const EVENTS_SHOWN = 10;
 const TRIGGERED_LOOKED_AT = 100;
 
-/** How the app says each of core's operators: in the form's menu, and before the value in the list. */
-export const OPERATOR_WORDS: Record<Operator, { option: string; symbol: string }> = {
-  gt: { option: 'Above (>)', symbol: '>' },
-  gte: { option: 'At or above (≥)', symbol: '≥' },
-  lt: { option: 'Below (<)', symbol: '<' },
-  lte: { option: 'At or below (≤)', symbol: '≤' },
-  regression: { option: 'Regression: worse than the page’s history by at least', symbol: '' },
+/** How the form's menu names each of core's operators (the list writes a threshold with its symbol). */
+export const OPERATOR_OPTIONS: Record<Operator, string> = {
+  gt: `Above (${OPERATOR_SYMBOLS.gt})`,
+  gte: `At or above (${OPERATOR_SYMBOLS.gte})`,
+  lt: `Below (${OPERATOR_SYMBOLS.lt})`,
+  lte: `At or below (${OPERATOR_SYMBOLS.lte})`,
+  regression: 'Regression: worse than the page’s history by at least',
 };
 
 /** The unit a metric's value is given in, after its name in the Metric menu. */
@@ -58,7 +59,7 @@ export function valueText(c: Pick<AlertConditionRow, 'metric' | 'operator' | 'va
 /** The condition after the metric: "> 3,000 ms", "regression of 10 % or more". */
 export function conditionText(c: Pick<AlertConditionRow, 'metric' | 'operator' | 'value'>): string {
   if (c.operator === 'regression') return `regression of ${valueText(c)} or more`;
-  return `${OPERATOR_WORDS[c.operator as Operator]?.symbol ?? c.operator} ${valueText(c)}`;
+  return `${operatorSymbol(c.operator) ?? c.operator} ${valueText(c)}`;
 }
 
 /** "Fully loaded > 3,000 ms": the alert in the words of its buttons' names and its edit screen. */
@@ -120,7 +121,7 @@ function conditionFields(prefix: string, f: ConditionFormValues): string {
     const unit = UNIT_HINT[metricUnit(m)];
     return `<option value="${esc(m)}"${selected(m === f.metric)}>${esc(metricLabel(m))}${unit ? ` (${unit})` : ''}</option>`;
   }).join('');
-  const operators = OPERATORS.map((o) => `<option value="${o}"${selected(o === f.operator)}>${esc(OPERATOR_WORDS[o].option)}</option>`).join('');
+  const operators = OPERATORS.map((o) => `<option value="${o}"${selected(o === f.operator)}>${esc(OPERATOR_OPTIONS[o])}</option>`).join('');
   const id = (name: string) => `${prefix}-${name}`;
   return `<div class="row"><div class="field"><label for="${id('metric')}">Metric</label><select id="${id('metric')}" name="metric">${metrics}</select></div>
 <div class="field"><label for="${id('operator')}">Condition</label><select id="${id('operator')}" name="operator">${operators}</select></div></div>
