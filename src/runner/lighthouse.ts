@@ -25,7 +25,9 @@ import { lighthouseThrottling, type Throttle } from './conditions/throttle.js';
  *   (provideBenchmarkIndex): it describes the machine, not the page, and only the simulator we do not run
  *   depends on it;
  * - each ICU message formatter is made once per process (formatting an audit's strings made a new one per call,
- *   ~0.15 s of every report's audits).
+ *   ~0.15 s of every report's audits);
+ * - the image gatherer's 5 s budget is a deadline, not a timer (the timer stayed pending 5 s after every load and
+ *   kept a process that had finished its work alive that long).
  * speedline-core 1.4.3, under Lighthouse's speed-index, is patched too (patches/speedline-core+1.4.3.patch): the
  * white frame it puts before the first screenshot is made once per size instead of encoded and decoded per report,
  * and the first frame is decoded once (same speed index, ~70 ms less a report).
