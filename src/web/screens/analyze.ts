@@ -165,9 +165,9 @@ export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form
   const credits = fromTenths((await refilledCredits(ctx.store.db, v.principal.accountId, v.principal.plan)).tenths);
   const body = `<h1>Analyze a page</h1>${errorBox(error)}
 <form method="post" action="/analyze">${csrfField(v)}
-<div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" required value="${esc(form.get('url') ?? '')}">
+<div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" required aria-describedby="f-url-hint" value="${esc(form.get('url') ?? '')}">
 <button class="btn" type="submit">Analyze</button></div>
-<span class="hint">${v.principal.plan.unlimitedCredits ? 'Unlimited credits' : `${credits} credits left`} · ${esc(v.principal.plan.name)} plan</span></div>
+<span class="hint" id="f-url-hint">${v.principal.plan.unlimitedCredits ? 'Unlimited credits' : `${credits} credits left`} · ${esc(v.principal.plan.name)} plan</span></div>
 ${optionsFields(v.principal, ctx.catalog, form)}</form>
 ${await recentTests(kit, v)}`;
   return shell(v, nonce, { title: 'Analyze', active: 'analyze', body });
