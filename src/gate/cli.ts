@@ -162,10 +162,13 @@ async function history(api: ApiClient, report: Resource): Promise<Record<string,
 }
 
 async function writeOutputs(o: GateOptions, result: GateResult, io: GateIo): Promise<void> {
-  if (o.junit) await writeFile(o.junit, junitXml(result));
+  const written = (what: string, file: string, write: Promise<void>) => write.catch((err: Error) => {
+    throw new GateError(`cannot write ${what} ${file}: ${err.message}`);
+  });
+  if (o.junit) await written('--junit', o.junit, writeFile(o.junit, junitXml(result)));
   const summary = markdownSummary(result);
-  if (o.markdown) await writeFile(o.markdown, summary);
-  if (io.env.GITHUB_STEP_SUMMARY) await appendFile(io.env.GITHUB_STEP_SUMMARY, summary);
+  if (o.markdown) await written('--markdown', o.markdown, writeFile(o.markdown, summary));
+  if (io.env.GITHUB_STEP_SUMMARY) await written('GITHUB_STEP_SUMMARY', io.env.GITHUB_STEP_SUMMARY, appendFile(io.env.GITHUB_STEP_SUMMARY, summary));
   io.stdout.write(o.json ? jsonDocument(result) : textSummary(result));
 }
 
@@ -209,12 +212,12 @@ export async function gateMain(args: string[], io: GateIo): Promise<number> {
     return result.exitCode;
   } catch (err) {
     progress?.end();
-    if (err instanceof GateError) {
-      io.stderr.write(`webgauge test: ${err.message}\n`);
-      // --json promises one JSON document on standard output, whatever happened.
-      if (args.includes('--json')) io.stdout.write(`${JSON.stringify({ passed: false, exitCode: 2, error: err.message }, null, 2)}\n`);
-      return 2;
-    }
-    throw err;
+    // Whatever went wrong, no verdict was reached: exit 2, never the 1 of a failed check. A fault of the gate's
+    // own shows its stack.
+    const message = err instanceof GateError ? err.message : `unexpected error: ${(err as Error).stack ?? String(err)}`;
+    io.stderr.write(`webgauge test: ${message}\n`);
+    // --json promises one JSON document on standard output, whatever happened.
+    if (args.includes('--json')) io.stdout.write(`${JSON.stringify({ passed: false, exitCode: 2, error: message }, null, 2)}\n`);
+    return 2;
   }
 }

@@ -200,5 +200,11 @@ for (const engine of engines()) describe(`webgauge test, the CI gate (${engine})
     const noServer = await webgauge([site.url('/paint')], { WEBGAUGE_KEY: server.key });
     assert.equal(noServer.code, 2);
     assert.match(noServer.err, /no server: give --server or set WEBGAUGE_SERVER/);
+    // The test ran, but its JUnit file cannot be written: no verdict reached the pipeline, so 2, not 1 or 0.
+    site.switchable.delayMs = 0;
+    const unwritable = await webgauge([site.url('/switchable'), '--report', 'none', '--junit', join(dir, 'no-such-folder', 'junit.xml'), '--json'], env);
+    assert.equal(unwritable.code, 2, unwritable.err);
+    assert.match(unwritable.err, /cannot write --junit .*no-such-folder\/junit\.xml: ENOENT/);
+    assert.equal(JSON.parse(unwritable.out).exitCode, 2);
   });
 });
