@@ -7,6 +7,8 @@
  */
 import { ReportGenerator } from 'lighthouse/report/generator/report-generator.js';
 import type { Result } from 'lighthouse';
+import type { ArtifactStore } from '../artifacts/store.js';
+import { ARTIFACT, artifactKey, reportResources, type ReportRow } from '../core/reports/reports.js';
 
 /** The report renders from inline script and style, with data: images (the screenshots); it loads nothing else. */
 export const LIGHTHOUSE_HTML_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
@@ -17,4 +19,11 @@ export const LIGHTHOUSE_HTML_CSP = "default-src 'none'; script-src 'unsafe-inlin
 export function lighthouseHtml(lighthouseJson: Buffer | string): string {
   const lhr = JSON.parse(lighthouseJson.toString()) as Result;
   return ReportGenerator.generateReportHtml(lhr);
+}
+
+/** The report's Lighthouse HTML (the API's resource and the page next to the report page), or undefined without one. */
+export async function storedLighthouseHtml(artifacts: ArtifactStore, report: ReportRow): Promise<string | undefined> {
+  if (!reportResources(report).has(ARTIFACT.lighthouse)) return undefined;
+  const json = await artifacts.get(artifactKey(report.id, ARTIFACT.lighthouse));
+  return json ? lighthouseHtml(json) : undefined;
 }

@@ -6,7 +6,7 @@ import { renderReportPage } from '../report/page.js';
 import { pdfService } from '../report/pdf.js';
 import { sendRanged } from '../context/http-range.js';
 import { loadReportData } from '../report/view.js';
-import { LIGHTHOUSE_HTML_CSP, lighthouseHtml } from '../report/lighthouse-html.js';
+import { LIGHTHOUSE_HTML_CSP, storedLighthouseHtml } from '../report/lighthouse-html.js';
 
 const IMMUTABLE = 'max-age=31536000';
 /** The page loads nothing but its own pictures and video, and runs no script. */
@@ -55,10 +55,10 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerV
   app.get('/reports/:id/lighthouse.html', async (req, reply) => {
     const { id } = req.params as { id: string };
     const report = await reportById(id);
-    const json = report && reportResources(report).has(ARTIFACT.lighthouse) ? await ctx.artifacts.get(artifactKey(id, ARTIFACT.lighthouse)) : null;
-    if (!json) return notFound(reply, 'This report has no Lighthouse report.');
+    const html = report ? await storedLighthouseHtml(ctx.artifacts, report) : undefined;
+    if (!html) return notFound(reply, 'This report has no Lighthouse report.');
     return secure(reply).header('Cache-Control', IMMUTABLE).header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP)
-      .header('X-Robots-Tag', 'noindex, nofollow').type('text/html; charset=utf-8').send(lighthouseHtml(json));
+      .header('X-Robots-Tag', 'noindex, nofollow').type('text/html; charset=utf-8').send(html);
   });
 
   app.get('/reports/:id/filmstrip/:frame', async (req, reply) => {

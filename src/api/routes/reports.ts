@@ -8,7 +8,7 @@ import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/reports/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
-import { LIGHTHOUSE_HTML_CSP, lighthouseHtml } from '../../report/lighthouse-html.js';
+import { LIGHTHOUSE_HTML_CSP, storedLighthouseHtml } from '../../report/lighthouse-html.js';
 import { answeredNotModified, entityTag } from '../conditional.js';
 import { sendRanged } from '../../context/http-range.js';
 import { principalOf } from '../auth.js';
@@ -151,10 +151,10 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
         if (!reportResources(report).has(ARTIFACT.lighthouse)) throw new ApiError(...missing);
         reply.header('Cache-Control', IMMUTABLE);
         if (answeredNotModified(req, reply, storedArtifactTag(report, 'lighthouse.html'))) return reply;
-        const json = await ctx.artifacts.get(artifactKey(report.id, ARTIFACT.lighthouse));
-        if (!json) throw new ApiError(...missing);
+        const html = await storedLighthouseHtml(ctx.artifacts, report);
+        if (!html) throw new ApiError(...missing);
         return reply.header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP).header('X-Content-Type-Options', 'nosniff')
-          .type('text/html; charset=utf-8').send(lighthouseHtml(json));
+          .type('text/html; charset=utf-8').send(html);
       }
       case 'analysis-options':
         return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), publicOptions(readOptions(ctx.store.box, report.options)));
