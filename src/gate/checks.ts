@@ -6,7 +6,7 @@
 import { mannWhitneyU } from '../analysis/mann-whitney.js';
 import { median } from '../analysis/statistics.js';
 import { higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
-import { orList } from '../lib/words.js';
+import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
 
 export interface Limit {
@@ -136,7 +136,7 @@ export function compareWithHistory(attribute: string, current: readonly number[]
   const worseDirection = lowerIsBetter ? change > 0 : change < 0;
   const shown = `${formatValue(attribute, now)} against ${formatValue(attribute, before)} before (${change >= 0 ? '+' : ''}` +
     `${Number.isFinite(change) ? (change * 100).toFixed(1) : '∞'} %`;
-  const counts = `${current.length} run${current.length === 1 ? '' : 's'} against ${history.length} earlier reports`;
+  const counts = `${plural(current.length, 'run')} against ${plural(history.length, 'earlier report')}`;
   if (big && worseDirection && worse < COMPARISON.alpha) {
     return { ...base, outcome: 'fail', value: now, baseline: before, change, p: worse,
       message: `${attribute} is significantly worse: ${shown}, p = ${worse.toPrecision(2)}; ${counts})` };

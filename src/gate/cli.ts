@@ -7,6 +7,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { median } from '../analysis/statistics.js';
 import { METRIC_NAMES } from '../core/vocabulary/metrics.js';
+import { plural } from '../lib/words.js';
 import { ApiClient, apiErrorText, GateError, resourceOf, type Resource } from './api-client.js';
 import { checkBudget, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseBudget, type Budget, type Check } from './checks.js';
 import { jsonDocument, junitXml, markdownSummary, textSummary, type GateResult } from './outputs.js';
@@ -89,7 +90,7 @@ class Progress {
 
   update(test: Resource): void {
     const a = test.attributes;
-    const ahead = typeof a.queue_position === 'number' ? `, ${a.queue_position} test${a.queue_position === 1 ? '' : 's'} ahead` : '';
+    const ahead = typeof a.queue_position === 'number' ? `, ${plural(a.queue_position, 'test')} ahead` : '';
     this.state = `${String(a.state)}${a.state === 'queued' ? ahead : ''}`;
     this.draw();
   }
@@ -194,7 +195,7 @@ export async function gateMain(args: string[], io: GateIo): Promise<number> {
     if (o.compareHistory) {
       const earlier = await history(api, report);
       if (earlier.length < COMPARISON.historyMin) {
-        comparisonNote = `No comparison with history: the page has ${earlier.length} earlier report${earlier.length === 1 ? '' : 's'} ` +
+        comparisonNote = `No comparison with history: the page has ${plural(earlier.length, 'earlier report')} ` +
           `(${COMPARISON.historyMin} needed); budgets only.`;
       } else {
         const metrics = o.budget ? [...o.budget.keys()] : DEFAULT_COMPARED;
