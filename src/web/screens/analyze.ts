@@ -13,8 +13,9 @@ import { requestTest, type TestRow } from '../../core/tests/tests.js';
 import { listTests } from '../../core/pages/pages.js';
 import { TESTS_LIST } from '../../core/vocabulary/lists.js';
 import type { FilterTerm, ListQuery } from '../../store/list-query.js';
-import { getReportById } from '../../core/reports/reports.js';
+import { reportsByIds, type ReportRow } from '../../core/reports/reports.js';
 import { ApiError } from '../../core/errors.js';
+import { plural } from '../../lib/words.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
 import { checked, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
@@ -79,7 +80,7 @@ function optionsFields(p: Principal, catalog: Catalog, form: FormFields): string
   const plan = p.plan;
   const location = form.get('location') ?? catalog.defaultLocation;
   const locations = catalog.locations().map((l) => {
-    const online = l.agentsOnline === undefined ? '' : l.agentsOnline > 0 ? ` (${l.agentsOnline} agent${l.agentsOnline === 1 ? '' : 's'} online)` : ' (no agent online: tests wait)';
+    const online = l.agentsOnline === undefined ? '' : l.agentsOnline > 0 ? ` (${plural(l.agentsOnline, 'agent')} online)` : ' (no agent online: tests wait)';
     return `<option value="${esc(l.id)}"${selected(l.id === location)}>${esc(l.name)} · ${esc(l.region)}${online}</option>`;
   }).join('');
   const browser = form.get('browser') ?? catalog.defaultBrowser;
@@ -127,12 +128,12 @@ ${pro}</details>`;
 export const RECENT_TESTS = 10;
 
 /** A test's row: its URL linking to its progress (or its report), where it is, when it started. */
-async function recentTestRow(kit: WebKit, t: TestRow): Promise<string> {
+async function recentTestRow(kit: WebKit, t: TestRow, reports: ReadonlyMap<string, ReportRow>): Promise<string> {
   const db = kit.ctx.store.db;
   let href: string | undefined = `/tests/${t.id}`;
   let state: string;
   if (t.state === 'completed') {
-    const report = t.report_id ? await getReportById(db, t.report_id) : undefined;
+    const report = t.report_id ? reports.get(t.report_id) : undefined;
     href = report ? `/reports/${report.id}` : undefined;
     state = !report ? 'Completed <span class="muted">(the report expired or was deleted)</span>'
       : report.service_grade ? `Completed, grade ${gradeBox(report)}` : 'Completed';
@@ -153,10 +154,11 @@ async function recentTests(kit: WebKit, v: Visitor): Promise<string> {
   const sources: FilterTerm = { attr: 'source', type: 'enum', op: 'eq', values: [...(TESTS_LIST.attrs.source?.values ?? [])] };
   const q: ListQuery = { filters: [sources], bool: 'AND', sort: [{ attr: 'created', desc: true }], filteredOrSorted: false, page: { size: RECENT_TESTS, number: 1 } };
   const { rows } = await listTests(kit.ctx.store.db, v.principal.accountId, q);
+  const reports = await reportsByIds(kit.ctx.store.db, v.principal.accountId, rows.flatMap((t) => (t.report_id ? [t.report_id] : [])));
   const content = rows.length === 0
     ? '<div class="card"><p class="muted">No tests in the last 24 hours. Tests started here, through the API or by monitoring show here for a day.</p></div>'
     : `<div class="card tablewrap"><table class="list recent-tests"><thead><tr><th scope="col">Test</th><th scope="col">State</th>` +
-      `</tr></thead><tbody>${(await Promise.all(rows.map((t) => recentTestRow(kit, t)))).join('')}</tbody></table></div>`;
+      `</tr></thead><tbody>${(await Promise.all(rows.map((t) => recentTestRow(kit, t, reports)))).join('')}</tbody></table></div>`;
   return `<section class="recent" aria-labelledby="recent-tests"><h2 id="recent-tests">Recent tests</h2>${content}</section>`;
 }
 
