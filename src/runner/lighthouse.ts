@@ -9,7 +9,9 @@ import { initializeConfig } from 'lighthouse/core/config/config.js';
 import { getBenchmarkIndex } from 'lighthouse/core/gather/driver/environment.js';
 import { Driver } from 'lighthouse/core/gather/driver.js';
 import { _cleanup, _navigation, _setup } from 'lighthouse/core/gather/navigation-runner.js';
-import { finalizeArtifacts } from 'lighthouse/core/gather/base-artifacts.js';
+import { finalizeArtifacts, getBaseArtifacts } from 'lighthouse/core/gather/base-artifacts.js';
+import { awaitArtifacts, collectPhaseArtifacts, getEmptyArtifactState } from 'lighthouse/core/gather/runner-helpers.js';
+import { enableAsyncStacks, prepareTargetForTimespanMode } from 'lighthouse/core/gather/driver/prepare.js';
 import { Runner } from 'lighthouse/core/runner.js';
 import type { Page } from 'puppeteer-core';
 import type { Emulation } from './conditions/emulation.js';
@@ -108,11 +110,14 @@ type ResolvedConfig = Awaited<ReturnType<typeof initializeConfig>>['resolvedConf
 const resolvedConfigs = new Map<string, Promise<ResolvedConfig>>();
 const RESOLVED_CONFIGS_KEPT = 16;
 
-async function resolvedConfigFor(config: Config): Promise<ResolvedConfig> {
-  const key = JSON.stringify(config);
+/** Lighthouse's gather modes we run: a page load, or a span of interactions (journeys). */
+type GatherMode = 'navigation' | 'timespan';
+
+async function resolvedConfigFor(config: Config, mode: GatherMode = 'navigation'): Promise<ResolvedConfig> {
+  const key = `${mode} ${JSON.stringify(config)}`;
   let resolved = resolvedConfigs.get(key);
   if (!resolved) {
-    resolved = initializeConfig('navigation', config, {}).then((r) => r.resolvedConfig);
+    resolved = initializeConfig(mode, config, {}).then((r) => r.resolvedConfig);
     resolved.catch(() => resolvedConfigs.delete(key));
     resolvedConfigs.set(key, resolved);
     if (resolvedConfigs.size > RESOLVED_CONFIGS_KEPT) resolvedConfigs.delete(resolvedConfigs.keys().next().value!);
@@ -129,8 +134,8 @@ async function resolvedConfigFor(config: Config): Promise<ResolvedConfig> {
 }
 
 /** Resolves a configuration ahead of its first load (at start), so that load does not pay for it either. */
-export async function warmLighthouse(config: Config): Promise<void> {
-  await resolvedConfigFor(config);
+export async function warmLighthouse(config: Config, mode: GatherMode = 'navigation'): Promise<void> {
+  await resolvedConfigFor(config, mode);
 }
 
 /** A load gathered by Lighthouse; its audits run when asked for, beside whatever the caller does meanwhile. */
@@ -160,6 +165,56 @@ export async function gatherLighthouse(page: Page, requestor: () => Promise<void
     await _cleanup(context);
     return finalizeArtifacts(baseArtifacts, gathered);
   }, runnerOptions);
+  return gatheredOf(artifacts, runnerOptions);
+}
+
+/** A timespan under way (journeys): Lighthouse's instrumentation runs until `end`. */
+export interface LighthouseTimespan {
+  end(): Promise<LighthouseGathered>;
+}
+
+/**
+ * Lighthouse's timespan mode over our page, as `startTimespanGather` runs it (user-flow.js), with the resolved
+ * configuration from resolvedConfigFor (the same settings as the navigations) and the audits left to the caller.
+ */
+export async function startTimespan(page: Page, config: Config): Promise<LighthouseTimespan> {
+  log.setLevel('silent');
+  const resolvedConfig = await resolvedConfigFor(config, 'timespan');
+  const lhPage = page as unknown as ConstructorParameters<typeof Driver>[0];
+  const driver = new Driver(lhPage);
+  await driver.connect();
+  const computedCache = new Map();
+  const baseArtifacts = await getBaseArtifacts(resolvedConfig, driver, { gatherMode: 'timespan' });
+  const artifactState = getEmptyArtifactState();
+  const phaseOptions = {
+    driver, page: lhPage, artifactDefinitions: resolvedConfig.artifacts ?? [], artifactState, baseArtifacts, computedCache,
+    gatherMode: 'timespan' as const, settings: resolvedConfig.settings,
+  };
+  await prepareTargetForTimespanMode(driver, resolvedConfig.settings);
+  const disableAsyncStacks = await enableAsyncStacks(driver.defaultSession);
+  await collectPhaseArtifacts({ phase: 'startInstrumentation', ...phaseOptions });
+  await collectPhaseArtifacts({ phase: 'startSensitiveInstrumentation', ...phaseOptions });
+  return {
+    async end() {
+      const runnerOptions = { resolvedConfig, computedCache };
+      const artifacts = await Runner.gather(async () => {
+        baseArtifacts.URL = { finalDisplayedUrl: await driver.url() };
+        await collectPhaseArtifacts({ phase: 'stopSensitiveInstrumentation', ...phaseOptions });
+        await collectPhaseArtifacts({ phase: 'stopInstrumentation', ...phaseOptions });
+        await disableAsyncStacks();
+        await collectPhaseArtifacts({ phase: 'getArtifact', ...phaseOptions });
+        await driver.disconnect();
+        return finalizeArtifacts(baseArtifacts, await awaitArtifacts(artifactState));
+      }, runnerOptions);
+      return gatheredOf(artifacts, runnerOptions);
+    },
+  };
+}
+
+type RunnerOptions = Parameters<typeof Runner.audit>[1];
+
+/** What the caller takes of gathered artifacts: the devtools log, and the audits when it asks for them. */
+function gatheredOf(artifacts: Awaited<ReturnType<typeof Runner.gather>>, runnerOptions: RunnerOptions): LighthouseGathered {
   const withLogs = artifacts as { DevtoolsLog?: DevtoolsLog; DevtoolsLogError?: DevtoolsLog };
   return {
     devtoolsLog: withLogs.DevtoolsLog ?? withLogs.DevtoolsLogError ?? [],

@@ -17,10 +17,18 @@ const TTI_WINDOW_MS = 5250;
 /** How long past network quiet we wait for that window before giving up on TTI (and TBT, score). */
 const TTI_MAX_EXTRA_MS = 10_000;
 
+/**
+ * What starts the navigation: the URL asked for (Page.navigate), or a step of a journey that navigates (a click),
+ * which rejects when the step itself fails.
+ */
+export type NavigationTrigger =
+  | { url: string }
+  | { run(): Promise<void>; describeFailure(err: unknown): string; noNavigation: string; navigationWithinMs: number };
+
 export interface LoadWaitOptions {
   session: CDPSession;
   page: Page;
-  url: string;
+  trigger: NavigationTrigger;
   mainFrameId: string;
   stopOnload: boolean;
   maxWaitMs: number;
@@ -52,6 +60,8 @@ export interface LoadWait {
    * instead of its ~5 s trace flush of an error page, and leaves none of its wait timers running.
    */
   failed: Promise<string>;
+  /** Stops listening to the session (the next navigation of a journey has a load wait of its own). */
+  dispose(): void;
 }
 
 // Reads the end of the last long task and FCP in the page (a string: see capture/timings.ts).
@@ -102,27 +112,34 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     else if (twoQuietSince === Infinity) twoQuietSince = Date.now();
   };
 
+  const listening: [string, (params: never) => void][] = [];
+  const listen = <T>(event: string, handler: (params: T) => void): void => {
+    session.on(event as never, handler as never);
+    listening.push([event, handler as (params: never) => void]);
+  };
   const activity = new NetworkActivity((t) => (lastActivity = Math.max(lastActivity, t)));
   for (const event of ACTIVITY_EVENTS) {
-    session.on(event, (params: { requestId?: string }) => activity.event(event, params, Date.now()));
+    listen(event, (params: { requestId?: string }) => activity.event(event, params, Date.now()));
   }
   const latestActivity = (): number => Math.max(lastActivity, activity.latestWaiting());
-  session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
+  let navigationSeen = false;
+  listen('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     inFlight.add(e.requestId);
     updateInFlight();
+    if (e.type === 'Document' && e.frameId === mainFrameId) navigationSeen = true;
   });
   const finished = (e: { requestId: string }): void => {
     inFlight.delete(e.requestId);
     updateInFlight();
   };
-  session.on('Network.loadingFinished', finished);
-  session.on('Network.loadingFailed', finished);
+  listen('Network.loadingFinished', finished);
+  listen('Network.loadingFailed', finished);
   // The status of the main document's final response (redirect hops carry no responseReceived).
-  session.on('Network.responseReceived', (e: Protocol.Network.ResponseReceivedEvent) => {
+  listen('Network.responseReceived', (e: Protocol.Network.ResponseReceivedEvent) => {
     if (e.type === 'Document' && e.frameId === mainFrameId) mainStatus = e.response;
   });
-  session.on('Page.domContentEventFired', checkStatus);
-  session.on('Page.loadEventFired', () => {
+  listen('Page.domContentEventFired', checkStatus);
+  listen('Page.loadEventFired', () => {
     loadFiredAt ??= Date.now();
     checkStatus();
   });
@@ -153,8 +170,23 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     try {
       await o.beforeNavigate?.();
       navigationStartedAt = performance.now();
-      const { errorText } = await session.send('Page.navigate', { url: o.url });
-      if (errorText) return fail(await o.describeNavigationError(errorText));
+      const { trigger } = o;
+      if ('url' in trigger) {
+        const { errorText } = await session.send('Page.navigate', { url: trigger.url });
+        if (errorText) return fail(await o.describeNavigationError(errorText));
+      } else {
+        const asked = Date.now();
+        try {
+          await trigger.run();
+        } catch (err) {
+          return fail(trigger.describeFailure(err));
+        }
+        // The step said it navigates: a navigation must start (its own errors are the load's, as above).
+        if (!(await waitUntil(() => navigationSeen || loadFiredAt !== undefined, asked + trigger.navigationWithinMs))) {
+          if (!failed && !o.isStopped()) fail(trigger.noNavigation);
+          return;
+        }
+      }
       if (!(await waitUntil(() => loadFiredAt !== undefined, deadline))) {
         if (!failed) warnings.push(`The page did not fire its load event within ${Math.round(o.maxWaitMs / 1000)} s`);
         return;
@@ -178,6 +210,9 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
     }
   }
 
+  const dispose = (): void => {
+    for (const [event, handler] of listening.splice(0)) session.off(event as never, handler as never);
+  };
   return { requestor, loadOverAt: () => loadOverAt, warnings, navigationStartedAt: () => navigationStartedAt,
-    mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise };
+    mainDocumentResponded: () => mainStatus !== undefined, failed: failedPromise, dispose };
 }

@@ -13,7 +13,7 @@ import { resolveEmulation } from './conditions/emulation.js';
 import { lighthouseConfig, warmLighthouse } from './lighthouse.js';
 import { loadWaitLimit, planLoad } from './load/context.js';
 import { setUpLoad } from './load/setup.js';
-import { navigateAndGather } from './load/navigate.js';
+import { gatherSteps } from './load/navigate.js';
 import { collect } from './load/collect.js';
 import { cleanUp } from './load/cleanup.js';
 
@@ -38,7 +38,7 @@ export async function runTest(spec: RunSpec): Promise<RunResult> {
   try {
     const work = (async () => {
       const ctx = await setUpLoad(plan);
-      return collect(ctx, await navigateAndGather(ctx));
+      return collect(ctx, await gatherSteps(ctx));
     })();
     work.catch(() => undefined); // if the deadline wins the race, this settles later, when the browser is gone
     return await plan.deadline.race(work);

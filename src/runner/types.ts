@@ -6,6 +6,7 @@ import type { PageFacts } from '../analysis/facts.js';
 import type { Har } from './capture/har.js';
 import type { TrustStore } from './trust-store.js';
 import type { LaunchAhead } from './launch-ahead.js';
+import type { JourneyResult } from './journey/result.js';
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
 export interface DeviceProfile {
@@ -107,12 +108,25 @@ export interface RunResult {
   warnings?: string[];
   /** With spec.measureHost. */
   host?: HostMeasurement;
+  /**
+   * A journey's steps, each with its figures, and Lighthouse's FlowResult. The report's figures (metrics, lighthouse,
+   * screenshot) are those of its measured step; `har` holds every step, a HAR page each.
+   */
+  journey?: JourneyResult;
 }
 
 /** A failure the user can act on (DNS, refused connection, HTTP auth needed, timeout...). */
 export class RunError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly progress?: JourneyProgress) {
     super(message);
     this.name = 'RunError';
   }
+}
+
+/** How far a journey got before it failed: shown with the test's error. */
+export interface JourneyProgress {
+  /** The measured steps that completed, with what is known of them without their audits. */
+  completed: { index: number; steps: number[]; name: string; mode: 'navigation' | 'timespan'; url?: string; duration: number }[];
+  /** The screen the moment the journey failed (JPEG), when the browser could still show it. */
+  screenshot?: Buffer;
 }

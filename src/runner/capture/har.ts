@@ -40,9 +40,15 @@ export interface Har { log: { version: string; pages: unknown[]; entries: HarEnt
 
 const MAX_POST_DATA = 4096;
 
-export function buildHar(log: DevtoolsLog): Har {
+/**
+ * @param spanOfFrame a journey's timespan (no navigation in its log): chrome-har keeps the requests only of a page it
+ * saw begin, so the span begins as a page of this (the main) frame
+ */
+export function buildHar(log: DevtoolsLog, spanOfFrame?: string): Har {
   // Lighthouse's messages carry extra fields (sessionId, targetType); chrome-har only reads method/params.
-  const har = harFromMessages(log as unknown as { method: string; params: unknown }[], {
+  const messages = log as unknown as { method: string; params: unknown }[];
+  const begun = spanOfFrame === undefined ? messages : [{ method: 'Page.frameStartedLoading', params: { frameId: spanOfFrame } }, ...messages];
+  const har = harFromMessages(begun, {
     includeTextFromResponseBody: false, // no bodies in the HAR: they can hold personal data and are large
   }) as unknown as Har;
   const challenges = bytesBeforeFinalResponse(log);
@@ -130,7 +136,8 @@ export type HarFigures = Pick<
 /** chrome-har suffixes the request id with an `r` per redirect hop. */
 const baseRequestId = (entry: HarEntry): string => (entry._requestId ?? '').replace(/r+$/, '');
 
-const transferSize = (e: HarEntry): number =>
+/** What an entry cost on the wire: headers and body as sent. */
+export const transferSize = (e: HarEntry): number =>
   Math.max(0, e.response._transferSize ?? e.response.bodySize + Math.max(0, e.response.headersSize));
 
 const nonNegative = (n: number | undefined): number => (typeof n === 'number' && n > 0 ? n : 0);

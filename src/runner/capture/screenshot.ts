@@ -15,3 +15,11 @@ export async function takeScreenshot(page: Page, quality = 80): Promise<Buffer> 
     : await page.screenshot({ type: 'jpeg', quality, fullPage: true });
   return Buffer.from(shot);
 }
+
+/**
+ * The screen as it is, without scrolling or resizing the page: a journey's report step when later steps follow (a
+ * full-page capture would resize the page under them).
+ */
+export async function takeViewportScreenshot(page: Page, quality = 80): Promise<Buffer> {
+  return Buffer.from(await page.screenshot({ type: 'jpeg', quality }));
+}

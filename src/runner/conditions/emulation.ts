@@ -15,22 +15,32 @@ export interface Emulation {
 
 const DESKTOP = { width: 1366, height: 768, dppx: 1 };
 
+/** The screen a journey's recording set in its first step (setViewport). */
+export interface RecordedScreen {
+  width: number;
+  height: number;
+  dppx: number;
+  mobile: boolean;
+}
+
 /**
- * The screen and user agent of the test. Precedence: explicit options over the device preset over the
- * desktop default; rotate swaps width and height last. Without user_agent or a device, the real browser's
+ * The screen and user agent of the test. Precedence: explicit options over the device preset (or the screen a
+ * journey recorded) over the desktop default; rotate swaps width and height last. Without user_agent or a device, the real browser's
  * UA is sent (minus the "Headless" marker), not Lighthouse's emulated old macOS Chrome.
  */
 export function resolveEmulation(options: RunOptions, device: DeviceProfile | undefined,
-  browserUserAgent: string): Emulation {
-  let width = options.browser_width ?? device?.width ?? DESKTOP.width;
-  let height = options.browser_height ?? device?.height ?? DESKTOP.height;
+  browserUserAgent: string, recorded?: RecordedScreen): Emulation {
+  const base = device ?? recorded;
+  let width = options.browser_width ?? base?.width ?? DESKTOP.width;
+  let height = options.browser_height ?? base?.height ?? DESKTOP.height;
   if (options.browser_rotate === 1) [width, height] = [height, width];
+  const mobile = base?.mobile ?? false;
   return {
     width,
     height,
-    dppx: options.browser_dppx ?? device?.dppx ?? DESKTOP.dppx,
-    mobile: device?.mobile ?? false,
-    formFactor: device ? 'mobile' : 'desktop',
+    dppx: options.browser_dppx ?? base?.dppx ?? DESKTOP.dppx,
+    mobile,
+    formFactor: mobile ? 'mobile' : 'desktop',
     userAgent: options.user_agent || device?.userAgent || browserUserAgent.replace('HeadlessChrome', 'Chrome'),
   };
 }

@@ -4,6 +4,7 @@
  * (core/options/analysis-options.ts AnalysisOptions is a RunOptions, core/options/conditions.ts makes the LoadConditions).
  */
 import type { DnsOverride } from '../../net/resolve.js';
+import type { Recording } from '../journey/recording.js';
 
 /** The test options the runner reads: what the load produces (report, video), where it ends, the emulated screen. */
 export interface RunOptions {
@@ -49,4 +50,14 @@ export interface LoadConditions {
   auth?: { username: string; password: string };
   /** The load ends at the end of onload instead of at fully loaded. */
   stopOnload: boolean;
+  /** A journey (a Recorder recording replayed step by step); without one, the load is the navigation to `url`. */
+  journey?: JourneyConditions;
+}
+
+export interface JourneyConditions {
+  recording: Recording;
+  /** Values of its `{{secrets.NAME}}` placeholders, filled in as each step runs. */
+  secrets: Record<string, string>;
+  /** The navigation step (index into the recording's steps) whose figures the report gives. */
+  measuredStep: number;
 }

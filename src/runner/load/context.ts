@@ -17,6 +17,8 @@ import type { PageTimings } from '../capture/timings.js';
 import type { CpuSample } from '../host-load.js';
 import type { PageFacts } from '../../analysis/facts.js';
 import { RunDeadline } from './deadline.js';
+import type { StepReplayer } from '../journey/replay.js';
+import { measuredSteps, type MeasuredStep, type Recording } from '../journey/recording.js';
 
 /** The longest a load waits for the page (Lighthouse goes on with a warning after it): within the run time limit. */
 export const loadWaitLimit = (timeoutMs: number): number => Math.max(5000, Math.min(60_000, Math.round(timeoutMs * 0.6)));
@@ -48,6 +50,32 @@ export class PhaseTimer {
   }
 }
 
+/**
+ * The steps of the load: a journey's measured steps (runner/journey/recording.ts), or, for a plain test, the one
+ * navigation to its URL: one path for both.
+ */
+export interface StepPlan {
+  recording: Recording;
+  measured: MeasuredStep[];
+  /** Index into `measured` of the navigation whose figures the report gives. */
+  reportStep: number;
+  secrets: Readonly<Record<string, string>>;
+  /** A test with a journey (its errors and results name steps); false for the plain navigation. */
+  journey: boolean;
+}
+
+export function stepPlan(spec: Pick<RunSpec, 'conditions'>): StepPlan {
+  const { journey, url } = spec.conditions;
+  if (!journey) {
+    const recording: Recording = { title: url, steps: [{ type: 'navigate', url } as Recording['steps'][number]] };
+    return { recording, measured: measuredSteps(recording), reportStep: 0, secrets: {}, journey: false };
+  }
+  const measured = measuredSteps(journey.recording);
+  const reportStep = measured.findIndex((m) => m.mode === 'navigation' && m.steps[0] === journey.measuredStep);
+  if (reportStep < 0) throw new Error(`journey step ${journey.measuredStep} is not a navigation step`);
+  return { recording: journey.recording, measured, reportStep, secrets: journey.secrets, journey: true };
+}
+
 /** What the request interceptor does (interceptor.ts); the browser is launched to suit it. */
 export type LoadFilters = Pick<InterceptorOptions, 'allowUrl' | 'blockUrl' | 'adblock' | 'auth'>;
 
@@ -64,11 +92,24 @@ export interface LoadPlan {
   readonly timer: PhaseTimer;
   /** The load wait's limit (loadWaitLimit). */
   readonly maxWaitMs: number;
+  readonly steps: StepPlan;
 }
 
-/** What is read from the live page the moment the load is over (navigate.ts readLoadedPage). */
+/** A measured step of the load, as far as it got (navigate.ts): what a failure reports and the film marks. */
+export interface StepProgress {
+  /** Which recording steps it covers, and how Lighthouse measured them. */
+  measured: MeasuredStep;
+  /** Its name in the flow report (the recording's title and its steps). */
+  name: string;
+  /** Epoch ms: when it began, and when its measurement ended (its load's end, or the network's quiet after it). */
+  startedAt: number;
+  endedAt?: number;
+  /** Navigations: the page read when the load was over. */
+  loaded?: Promise<LoadedPage>;
+}
+
+/** What is read from the live page the moment a navigation's load is over (navigate.ts readStepPage). */
 export interface LoadedPage {
-  frames: RawFrame[];
   timings: PageTimings;
   rumSi: number;
   facts: PageFacts;
@@ -88,9 +129,16 @@ export interface LoadContext extends LoadPlan {
   readonly benchmarkIndex: number | undefined;
   readonly interceptor: Interceptor;
   readonly screencast: Screencast;
-  readonly loadWait: LoadWait;
-  /** Lighthouse's configuration of the load. */
+  /** Replays the journey's steps (the plain navigation needs none of it). */
+  readonly replayer: StepReplayer;
+  /** Lighthouse's configuration of the load: the same settings for every step, navigation or timespan. */
   readonly config: Config;
+  /** The load wait of the navigation under way (each navigation step has its own). */
+  loadWait?: LoadWait;
+  /** performance.now() when the first navigation was asked for: the start of the page's own observation. */
+  observationStartedAt?: number;
+  /** The measured steps begun so far, in order. */
+  readonly progress: StepProgress[];
   /** Things the user should know about the load, in the order they were learnt. */
   readonly warnings: string[];
   /** The last hop of the main document's redirects so far. */
@@ -101,8 +149,8 @@ export interface LoadContext extends LoadPlan {
   cpuAtEnd?: CpuSample;
   /** Until when (epoch ms) the film shows the screen: the end of the load wait; 0 with stop_onload. */
   observedUntil?: number;
-  /** The page read the moment the load was over (started at the load's end, awaited after Lighthouse). */
-  loadedPage?: Promise<LoadedPage>;
+  /** The screencast's frames, once the last step is over. */
+  frames?: Promise<RawFrame[]>;
   /** The video, encoding while Lighthouse gathers and audits. */
   video?: Promise<Buffer>;
 }
@@ -119,5 +167,6 @@ export function planLoad(spec: RunSpec): LoadPlan {
   const sameProcessFrames = needsInterceptor(filters);
   const ahead = spec.ahead && !sameProcessFrames && spec.ahead.fits(launchSettings) ? spec.ahead : undefined;
   const deadline = new RunDeadline(spec.signal, spec.timeoutMs);
-  return { spec, filters, launchSettings, sameProcessFrames, ahead, deadline, timer, maxWaitMs: loadWaitLimit(spec.timeoutMs) };
+  return { spec, filters, launchSettings, sameProcessFrames, ahead, deadline, timer, maxWaitMs: loadWaitLimit(spec.timeoutMs),
+    steps: stepPlan(spec) };
 }

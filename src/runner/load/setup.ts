@@ -9,7 +9,9 @@ import { closeGuarded, launchGuarded, readHost, type GuardedBrowser } from '../l
 import { resolveEmulation, userAgentMetadata, type Emulation } from '../conditions/emulation.js';
 import { setCookies } from '../conditions/cookies.js';
 import { startInterceptor } from '../conditions/interceptor.js';
-import { createLoadWait, type LoadWait } from '../load-wait.js';
+import { createLoadWait, type LoadWait, type NavigationTrigger } from '../load-wait.js';
+import { StepReplayer } from '../journey/replay.js';
+import { StepType } from '@puppeteer/replay';
 import { lighthouseConfig, provideBenchmarkIndex } from '../lighthouse.js';
 import { navigationErrorMessage } from '../failures.js';
 import { startScreencast } from '../capture/filmstrip.js';
@@ -24,7 +26,7 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
   timer.end('launch');
 
   const page = (await browser.pages())[0] ?? (await browser.newPage());
-  const emulation = await emulate(page, spec, browser);
+  const emulation = await emulate(page, spec, browser, plan.steps.recording);
   const benchmarkIndex = await benchmarkHost(spec, browser);
   timer.end('benchmark');
 
@@ -35,8 +37,8 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
   const browserPid = browser.process()?.pid;
   const ctx: LoadContext = {
     ...plan, browser, connections, browserPid, page, session, mainFrameId, emulation, benchmarkIndex, interceptor,
-    screencast, warnings, mainDocumentUrl: options.url,
-    loadWait: startLoadWait(plan, session, page, mainFrameId, browserPid, () => ctx),
+    screencast, warnings, mainDocumentUrl: options.url, progress: [],
+    replayer: new StepReplayer(browser, page, plan.steps.recording, plan.steps.secrets),
     config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs }),
   };
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
@@ -67,10 +69,15 @@ async function takeBrowser(plan: LoadPlan): Promise<GuardedBrowser> {
 
 /**
  * The screen is emulated on puppeteer's own session as well as by Lighthouse: Lighthouse's session (and its
- * emulation) goes away when it finishes, and the screenshot and RUM SpeedIndex come after that.
+ * emulation) goes away when it finishes, and the screenshot and RUM SpeedIndex come after that. A journey whose
+ * first step is a setViewport is measured on the screen it recorded.
  */
-async function emulate(page: Page, spec: RunSpec, browser: Browser): Promise<Emulation> {
-  const emulation = resolveEmulation(spec.options, spec.device, await browser.userAgent());
+async function emulate(page: Page, spec: RunSpec, browser: Browser, recording: LoadContext['steps']['recording']): Promise<Emulation> {
+  const first = recording.steps[0];
+  const screen = first?.type === StepType.SetViewport
+    ? { width: first.width, height: first.height, dppx: first.deviceScaleFactor, mobile: first.isMobile }
+    : undefined;
+  const emulation = resolveEmulation(spec.options, spec.device, await browser.userAgent(), screen);
   await page.setViewport({ width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx,
     isMobile: emulation.mobile, hasTouch: emulation.mobile });
   await page.setUserAgent({
@@ -101,26 +108,27 @@ async function openSession(page: Page): Promise<{ session: CDPSession; mainFrame
 }
 
 /**
- * The load wait (load-wait.ts) of this load: it navigates when Lighthouse asks, and holds the load open until it is
- * over. Its callbacks run during the load and read the load's context (`load()`), made once the set-up is done.
+ * The load wait (load-wait.ts) of one navigation of the load: it navigates when Lighthouse asks (or runs the journey's
+ * step that navigates), and holds the load open until it is over. A failure is named after the step in a journey.
  */
-function startLoadWait(plan: LoadPlan, session: CDPSession, page: Page, mainFrameId: string, browserPid: number | undefined,
-  load: () => LoadContext): LoadWait {
-  const { spec } = plan;
+export function startLoadWait(ctx: LoadContext, trigger: NavigationTrigger, stepName: string | undefined): LoadWait {
+  const { spec, session, page, mainFrameId, browserPid } = ctx;
+  const first = ctx.observationStartedAt === undefined;
   return createLoadWait({
-    session, page, url: spec.options.url, mainFrameId, stopOnload: spec.options.stop_onload === 1, maxWaitMs: plan.maxWaitMs,
-    onFailure: (message) => (load().failure ??= message),
+    session, page, trigger, mainFrameId, stopOnload: spec.options.stop_onload === 1, maxWaitMs: ctx.maxWaitMs,
+    onFailure: (message) => (ctx.failure ??= stepName ? `${stepName}: ${message}` : message),
     beforeNavigate: async () => {
+      if (!first) return;
       // The browsers of earlier loads are gone before this one loads the page (they close while it is set up).
       await spec.ahead?.quiet();
-      if (spec.measureHost) load().cpuAtStart = await sampleCpu(browserPid);
+      if (spec.measureHost) ctx.cpuAtStart = await sampleCpu(browserPid);
     },
-    isStopped: () => plan.deadline.error !== undefined,
+    isStopped: () => ctx.deadline.error !== undefined,
     // Named after the last hop of the main document's redirects: that is the one that failed.
     describeNavigationError: async (errorText) => {
-      const { connections } = load();
+      const { connections } = ctx;
       await connections.settled(); // the guard's verdict on the connection may still be on its way
-      return navigationErrorMessage(errorText, load().mainDocumentUrl, (host) => connections.ledger.failureOf(host));
+      return navigationErrorMessage(errorText, ctx.mainDocumentUrl, (host) => connections.ledger.failureOf(host));
     },
   });
 }
