@@ -9,6 +9,7 @@ import type { BrowserSandbox } from '../runner/browser.js';
 import type { TargetPolicy } from '../net/policy.js';
 import { RunError } from '../runner/types.js';
 import { AGENT_BROWSERS } from '../core/catalog/catalog.js';
+import { measurementsPerRun } from '../core/options/journey.js';
 import type { AgentInfo, AgentTransport, Job } from './transport.js';
 import type { HostQualityCheck } from './host-check.js';
 import type { HostReading, LaunchAhead } from '../runner/launch-ahead.js';
@@ -193,7 +194,8 @@ export class Agent {
         sandbox: this.opts.sandbox,
         policy: this.opts.policy,
         workDir,
-        timeoutMs: this.opts.runTimeoutMs,
+        // A journey's run is as many measurements as it has measured steps, each within the run time limit.
+        timeoutMs: this.opts.runTimeoutMs * measurementsPerRun(job.options),
         signal: ctrl.signal,
         ahead: this.opts.ahead,
         benchmarkIndex: this.hostReading?.benchmarkIndex,
@@ -213,7 +215,7 @@ export class Agent {
         const message =
           err instanceof RunError ? scrub.text(err.message) : 'The test could not be run because of an internal error of the test agent.';
         if (!(err instanceof RunError)) log.error({ err: scrubError(scrub, err), test: job.testId }, 'run failed unexpectedly');
-        await transport.fail(this.id, job.testId, message)
+        await transport.fail(this.id, job.testId, message, err instanceof RunError ? err.progress : undefined)
           .catch((e) => log.error({ err: scrubError(scrub, e) }, 'marking failure failed'));
       }
     } finally {

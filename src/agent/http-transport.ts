@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { RunsFile } from '../core/tests/runs.js';
 import { readPlainOptions } from '../core/options/stored-options.js';
 import type { Catalog } from '../core/catalog/catalog.js';
-import type { RunResult } from '../runner/types.js';
+import type { JourneyProgress, RunResult } from '../runner/types.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, AGENT_VERSION, CHECKSUM_HEADER,
   type ClaimResponse, type HelloResponse, type ProtocolError,
@@ -147,8 +147,10 @@ export class HttpTransport implements AgentTransport {
     }
   }
 
-  async fail(agentId: string, testId: string, message: string): Promise<boolean> {
-    const { json } = await this.reliably(() => this.request('POST', `/tests/${encodeURIComponent(testId)}/fail`, { agent_id: agentId, message }));
+  async fail(agentId: string, testId: string, message: string, progress?: JourneyProgress): Promise<boolean> {
+    const sent = progress && { completed: progress.completed, screenshot: progress.screenshot?.toString('base64') };
+    const { json } = await this.reliably(() => this.request('POST', `/tests/${encodeURIComponent(testId)}/fail`,
+      { agent_id: agentId, message, ...(sent ? { progress: sent } : {}) }));
     return (json as { held: boolean }).held;
   }
 

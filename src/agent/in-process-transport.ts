@@ -1,11 +1,12 @@
 /** The in-process agent's way to the service: direct calls into core, in the server's own process. */
 import { hostname } from 'node:os';
 import type { ArtifactStore } from '../artifacts/store.js';
-import { claimWork, completeWork } from '../core/tests/agent-work.js';
+import { claimWork, completeWork, failWork } from '../core/tests/agent-work.js';
+import type { JourneyProgress } from '../core/tests/journey-failure.js';
 import type { Catalog } from '../core/catalog/catalog.js';
 import { announceAgent, LOCAL_LOCATION_ID } from '../core/catalog/locations.js';
 import type { RunsFile } from '../core/tests/runs.js';
-import { failTest, releaseTest, renewLease } from '../core/tests/tests.js';
+import { releaseTest, renewLease } from '../core/tests/tests.js';
 import type { Store } from '../store/db.js';
 import type { RunResult } from '../runner/types.js';
 import { AGENT_VERSION } from './protocol.js';
@@ -43,8 +44,8 @@ export class InProcessTransport implements AgentTransport {
     return ok;
   }
 
-  async fail(agentId: string, testId: string, message: string): Promise<boolean> {
-    const ok = await failTest(this.store, testId, agentId, message);
+  async fail(agentId: string, testId: string, message: string, progress?: JourneyProgress): Promise<boolean> {
+    const ok = await failWork(this.store, this.artifacts, testId, agentId, message, progress);
     if (ok) this.finished();
     return ok;
   }

@@ -2,7 +2,8 @@
  * The agent protocol's constants and message shapes, shared by the server (api/routes/agent-protocol.ts) and the
  * remote agent (agent/http-transport.ts). Written down in docs/agent-protocol.md; change both together.
  */
-export const AGENT_PROTOCOL = 1;
+/** 2: journeys (their recording and secrets in a claim's options, a failed journey's progress with its failure). */
+export const AGENT_PROTOCOL = 2;
 export const AGENT_PROTOCOL_HEADER = 'webgauge-agent-protocol';
 export const AGENT_ID_HEADER = 'webgauge-agent-id';
 export const CHECKSUM_HEADER = 'webgauge-content-sha256';

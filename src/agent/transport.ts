@@ -3,7 +3,7 @@ import type { Catalog } from '../core/catalog/catalog.js';
 import { deviceProfile } from '../core/catalog/catalog.js';
 import { loadConditions, type LoadConditions } from '../core/options/conditions.js';
 import type { RunsFile } from '../core/tests/runs.js';
-import type { DeviceProfile, RunResult } from '../runner/types.js';
+import type { DeviceProfile, JourneyProgress, RunResult } from '../runner/types.js';
 
 /** A unit of work as an agent sees it: no account, no credits. */
 export interface Job {
@@ -33,7 +33,8 @@ export interface AgentTransport {
   renew(agentId: string, testId: string, leaseMs: number): Promise<boolean>;
   /** `runs`: every load of a test that loaded the page more than once; `result` is the median run. */
   complete(agentId: string, testId: string, result: RunResult, runs?: RunsFile): Promise<boolean>;
-  fail(agentId: string, testId: string, message: string): Promise<boolean>;
+  /** `progress`: how far a journey got (its completed steps, the screen when it failed). */
+  fail(agentId: string, testId: string, message: string, progress?: JourneyProgress): Promise<boolean>;
   /** Hand the test back to the queue (shutdown). */
   release(agentId: string, testId: string): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { optimizedImagesState, pagespeedFilesState, reportResources, type Report
 import type { PageRow } from '../core/pages/pages.js';
 import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/reports/report-figures.js';
 import { readRunsMeta } from '../core/tests/runs.js';
+import { readJourneySummary } from '../core/reports/journey-summary.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests/tests.js';
 import type { Links } from '../context/links.js';
 
@@ -81,6 +82,9 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
     const v = r[k];
     if (v !== null) a[k] = metricValue(k, v);
   }
+  // Webgauge extension: a journey's every step with its figures (the attributes above are its measured step's).
+  const journey = readJourneySummary(r.journey);
+  if (journey) a.journey = journey;
 
   const have = reportResources(r);
   const l: Record<string, string> = { self: links.report(r.id) };
@@ -101,6 +105,10 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (optimizedImagesState(r, view.now) === 'available') l.optimized_images = links.resource(r.id, 'optimized-images.tar');
   if (have.has(ARTIFACT.resourceSummary)) l.resource_summary = links.resource(r.id, 'resource-summary');
   if (have.has(ARTIFACT.runs)) l.runs = links.resource(r.id, 'runs.json');
+  if (have.has(ARTIFACT.flow)) {
+    l.flow = links.resource(r.id, 'flow.json');
+    l.flow_html = links.resource(r.id, 'flow.html');
+  }
   const resource = { type: 'report', id: r.id, attributes: a, links: l };
   // Webgauge extension: the runs behind the figures.
   const runs = readRunsMeta(r.runs);

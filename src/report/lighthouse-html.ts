@@ -6,7 +6,7 @@
  * so a hostile page's strings in the JSON can reach neither the service's cookies nor its API.
  */
 import { ReportGenerator } from 'lighthouse/report/generator/report-generator.js';
-import type { Result } from 'lighthouse';
+import type { FlowResult, Result } from 'lighthouse';
 import type { ArtifactStore } from '../artifacts/store.js';
 import { ARTIFACT, artifactKey, reportResources, type ReportRow } from '../core/reports/reports.js';
 
@@ -21,9 +21,25 @@ export function lighthouseHtml(lighthouseJson: Buffer | string): string {
   return ReportGenerator.generateReportHtml(lhr);
 }
 
-/** The report's Lighthouse HTML (the API's resource and the page next to the report page), or undefined without one. */
-export async function storedLighthouseHtml(artifacts: ArtifactStore, report: ReportRow): Promise<string | undefined> {
-  if (!reportResources(report).has(ARTIFACT.lighthouse)) return undefined;
-  const json = await artifacts.get(artifactKey(report.id, ARTIFACT.lighthouse));
-  return json ? lighthouseHtml(json) : undefined;
+/** Lighthouse's own report of a user flow (a journey's steps), from the stored FlowResult (flow.json). */
+export function flowHtml(flowJson: Buffer | string): string {
+  return ReportGenerator.generateFlowReportHtml(JSON.parse(flowJson.toString()) as FlowResult);
+}
+
+/** Lighthouse's reports the service renders from a stored result: the load's (lighthouse.html) and a journey's (flow.html). */
+const RENDERED = {
+  lighthouse: { artifact: ARTIFACT.lighthouse, render: lighthouseHtml },
+  flow: { artifact: ARTIFACT.flow, render: flowHtml },
+} as const;
+
+/**
+ * The report's Lighthouse HTML (the API's resource and the page next to the report page), or undefined without one:
+ * `lighthouse` for the load's report, `flow` for a journey's flow report.
+ */
+export async function storedLighthouseHtml(artifacts: ArtifactStore, report: ReportRow, which: keyof typeof RENDERED = 'lighthouse'):
+Promise<string | undefined> {
+  const { artifact, render } = RENDERED[which];
+  if (!reportResources(report).has(artifact)) return undefined;
+  const json = await artifacts.get(artifactKey(report.id, artifact));
+  return json ? render(json) : undefined;
 }

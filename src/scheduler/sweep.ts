@@ -13,6 +13,7 @@ import { refreshPage } from '../core/reports/reports.js';
 import { orphanLinkPageIds, unlinkPage, unlinkPages } from '../store/tags.js';
 import { deleteTests, finishedTestIdsBefore, staleQueuedTestIds } from '../store/tests.js';
 import { failTest, TEST_RETENTION_MS } from '../core/tests/tests.js';
+import { failurePrefix } from '../core/tests/journey-failure.js';
 import type { Store } from '../store/db.js';
 import { deleteReports, expiredReports } from '../store/reports.js';
 import type { MonitorLog } from './monitor.js';
@@ -92,6 +93,8 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
       const old = await finishedTestIdsBefore(store.db, cutoff, batch);
       if (old.length === 0) break;
       await deleteTests(store.db, old);
+      // A failed journey's progress (its screenshot) goes with its test.
+      await Promise.all(old.map((id) => artifacts.removePrefix(failurePrefix(id))));
       result.tests += old.length;
       if (old.length < batch) break;
     }

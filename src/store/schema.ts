@@ -105,6 +105,8 @@ export interface ReportsTable extends LoadMetrics, LighthouseColumns {
   yslow_score: number | null;
   /** JSON of the report's meta.runs (core/tests/runs.ts RunsMeta) when the test loaded the page more than once. */
   runs: string | null;
+  /** JSON of a journey's steps (core/reports/journey-summary.ts); null for a plain test (migration 011). */
+  journey: string | null;
 }
 
 export interface PagesTable {

@@ -122,6 +122,7 @@ export async function addReport(
       pagespeed_score: null,
       yslow_score: null,
       runs: null,
+      journey: null,
       speed_index: null,
       largest_contentful_paint: null,
       time_to_interactive: null,

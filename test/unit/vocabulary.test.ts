@@ -6,7 +6,7 @@ import { ACCEPTED_FREQUENCIES, FREQUENCIES, FREQUENCY_NAMES } from '../../src/co
 import {
   ALERTABLE_METRICS, CHARTED_METRICS, COMPARED_METRICS, higherIsBetter, LIGHTHOUSE_METRICS, LOAD_METRICS, METRICS, unitBetter,
 } from '../../src/core/vocabulary/metrics.js';
-import { CAPABILITY_NAMES, IDENTITY_OPTIONS, OPTIONS, PRO_OPTIONS, SECRET_OPTIONS } from '../../src/core/vocabulary/options.js';
+import { CAPABILITY_NAMES, IDENTITY_OPTIONS, OPTIONS, PRO_OPTIONS, SECRET_OPTIONS, WRITE_ONLY_OPTIONS } from '../../src/core/vocabulary/options.js';
 import { REPORT_TYPE_NAMES } from '../../src/core/vocabulary/report-types.js';
 import { RETENTION_MONTHS } from '../../src/core/vocabulary/retentions.js';
 import { REPORT_SCHEMAS } from '../../src/api/schemas/reports.js';
@@ -80,8 +80,9 @@ test('options: one row per option, in the order of the normalised options', () =
   const all = Object.fromEntries([...names].reverse().map((n) => [n, 1]));
   assert.deepEqual(Object.keys(publicOptions(all as never)), names);
   assert.deepEqual([...PRO_OPTIONS], ['dns', 'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate']);
-  assert.deepEqual([...SECRET_OPTIONS], ['httpauth_password', 'cookies']);
-  assert.deepEqual(names.filter((n) => !IDENTITY_OPTIONS.includes(n)), ['retention', 'httpauth_password', 'video', 'runs']);
+  assert.deepEqual([...SECRET_OPTIONS], ['httpauth_password', 'cookies', 'journey', 'journey_secrets']);
+  assert.deepEqual([...WRITE_ONLY_OPTIONS], ['journey_secrets']);
+  assert.deepEqual(names.filter((n) => !IDENTITY_OPTIONS.includes(n)), ['retention', 'httpauth_password', 'video', 'runs', 'journey_secrets']);
   // Every capability an option needs is described, and every described one is needed by an option.
   const needed = new Set(OPTIONS.flatMap((o) => ('capability' in o ? [o.capability] : [])));
   assert.deepEqual(new Set(CAPABILITY_NAMES.map(([c]) => c)), needed);

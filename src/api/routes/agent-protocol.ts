@@ -4,9 +4,10 @@
  * not at all, idempotent), report failures and hand tests back. JSON in and out, errors as {error: {code, message}}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { completeWork, claimWork } from '../../core/tests/agent-work.js';
+import { completeWork, claimWork, failWork } from '../../core/tests/agent-work.js';
+import { checkedProgress, type JourneyProgress } from '../../core/tests/journey-failure.js';
 import { agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/catalog/locations.js';
-import { failTest, releaseTest, renewLease } from '../../core/tests/tests.js';
+import { releaseTest, renewLease } from '../../core/tests/tests.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, CHECKSUM_HEADER, MAX_CLAIM_WAIT_MS, MAX_RESULT_BYTES,
   type ClaimResponse, type HelloResponse, type ProtocolError,
@@ -163,11 +164,13 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
       return reply.send({ stored: true });
     });
 
-    scope.post('/tests/:id/fail', async (req, reply) => {
+    // A failed journey's screenshot travels with the failure (base64 in JSON).
+    scope.post('/tests/:id/fail', { bodyLimit: 12 * 1024 * 1024 }, async (req, reply) => {
       const { agentId, body } = await agentRequest(req);
       const message = field(body, 'message', (v): v is string => typeof v === 'string' && v.length > 0 && v.length <= 2000, 'the error for the user (1 to 2000 characters)');
       const { id } = req.params as { id: string };
-      const held = ID.test(id) && (await failTest(store, id, agentId, message));
+      const progress = progressOf((body as { progress?: unknown }).progress);
+      const held = ID.test(id) && (await failWork(store, ctx.artifacts, id, agentId, message, progress));
       if (held) ctx.notifyFinished();
       return reply.send({ held });
     });
@@ -183,4 +186,16 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     scope.setNotFoundHandler((_req: FastifyRequest, reply: FastifyReply) =>
       reply.code(404).send({ error: { code: 'input', message: 'no such agent protocol request (docs/agent-protocol.md)' } }));
   }, { prefix: AGENT_PREFIX });
+}
+
+/** A failed journey's progress as the agent sends it (its screenshot in base64), checked; absent: none. */
+function progressOf(v: unknown): JourneyProgress | undefined {
+  if (v === undefined) return undefined;
+  const sent = v as { screenshot?: unknown };
+  const screenshot = typeof sent?.screenshot === 'string' ? Buffer.from(sent.screenshot, 'base64') : undefined;
+  const progress = checkedProgress(typeof v === 'object' && v !== null ? { ...v, screenshot } : v);
+  if (!progress) {
+    throw new ProtocolFailure(400, 'input', 'progress must be {completed: [{index, steps, name, mode, url?, duration}], screenshot?: base64 JPEG}');
+  }
+  return progress;
 }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { readOptions } from '../../core/options/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
-import { publicOptions } from '../../core/options/options.js';
+import { servedOptions } from '../../core/options/options.js';
 import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports/reports.js';
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/reports/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
@@ -53,7 +53,14 @@ const RESOURCE_NAMES: Record<string, string> = {
   resource_summary: 'resource-summary',
   'runs.json': 'runs.json',
   runs: 'runs.json',
+  'flow.json': 'flow.json',
+  flow: 'flow.json',
+  'flow.html': 'flow.html',
+  flow_html: 'flow.html',
 };
+
+/** A journey's resources, missing from other reports. */
+const NO_FLOW: [ErrorCode, string] = ['E40407', 'This report has no user flow: it was not a journey (give journey in POST /tests).'];
 
 const loadReport = (ctx: AppContext, accountId: string, id: string, code?: 'E40401' | 'E40402'): Promise<ReportWithTags> =>
   requireReport(ctx.store.db, accountId, id, code);
@@ -145,19 +152,24 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
           'E40410',
           'This report has no Lighthouse JSON; it was not run with report=lighthouse.',
         ]);
-      case 'lighthouse.html': {
-        // Webgauge extension: Lighthouse's own HTML report of the stored JSON (report/lighthouse-html.ts).
-        const missing: [ErrorCode, string] = ['E40410', 'This report has no Lighthouse report; it was not run with report=lighthouse.'];
-        if (!reportResources(report).has(ARTIFACT.lighthouse)) throw new ApiError(...missing);
+      case 'lighthouse.html':
+      case 'flow.html': {
+        // Webgauge extension: Lighthouse's own HTML report of the stored JSON, or of a journey's flow (report/lighthouse-html.ts).
+        const flow = name === 'flow.html';
+        const missing: [ErrorCode, string] = flow ? NO_FLOW
+          : ['E40410', 'This report has no Lighthouse report; it was not run with report=lighthouse.'];
+        if (!reportResources(report).has(flow ? ARTIFACT.flow : ARTIFACT.lighthouse)) throw new ApiError(...missing);
         reply.header('Cache-Control', IMMUTABLE);
-        if (answeredNotModified(req, reply, storedArtifactTag(report, 'lighthouse.html'))) return reply;
-        const html = await storedLighthouseHtml(ctx.artifacts, report);
+        if (answeredNotModified(req, reply, storedArtifactTag(report, name))) return reply;
+        const html = await storedLighthouseHtml(ctx.artifacts, report, flow ? 'flow' : 'lighthouse');
         if (!html) throw new ApiError(...missing);
         return reply.header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP).header('X-Content-Type-Options', 'nosniff')
           .type('text/html; charset=utf-8').send(html);
       }
+      case 'flow.json':
+        return sendArtifact(ctx, req, reply, report, ARTIFACT.flow, 'application/json', NO_FLOW);
       case 'analysis-options':
-        return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), publicOptions(readOptions(ctx.store.box, report.options)));
+        return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), servedOptions(readOptions(ctx.store.box, report.options)));
       case 'filmstrip.json': {
         const missing: [ErrorCode, string] = ['E40409', 'This report has no filmstrip; it was not run with report=lighthouse.'];
         if (!reportResources(report).has(ARTIFACT.filmstrip)) throw new ApiError(...missing);
@@ -180,7 +192,8 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
             return frame;
           }),
         );
-        return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), { frames });
+        return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'),
+          index.steps ? { frames, steps: index.steps } : { frames });
       }
       case 'filmstrip-frame.jpg': {
         const frameId = first(query.id);

@@ -46,6 +46,37 @@ const ReportAttributes = obj(
     time_to_interactive: ms(L),
     total_blocking_time: ms(L),
     cumulative_layout_shift: num(L),
+    journey: obj(
+      {
+        title: str('the recording\'s title'),
+        measured_step: int('the navigation step (index into the recording\'s steps) whose figures the attributes above are'),
+        steps: {
+          type: 'array',
+          description: 'each step Lighthouse measured, in order',
+          items: obj(
+            {
+              index: int('the first recording step it covers (0-based, as in the recording\'s steps)'),
+              steps: { type: 'array', items: int(), description: 'every recording step it covers' },
+              name: str('the recording\'s title and the step, as Lighthouse\'s flow report names it'),
+              mode: str('Lighthouse\'s gather mode', { enum: ['navigation', 'timespan'] }),
+              url: str('the page the step ended on'),
+              start: ms('since the journey\'s first navigation started'),
+              duration: ms('a navigation: until its load was over; a timespan: until its network was quiet'),
+              measured: { type: 'boolean', description: 'the step whose figures the report\'s attributes are' },
+              figures: {
+                type: 'object', additionalProperties: num(),
+                description: 'a navigation: the report attributes of a plain test (with performance_score); a timespan: ' +
+                  'interaction_to_next_paint, total_blocking_time, cumulative_layout_shift, page_requests, page_bytes, duration',
+              },
+              warnings: strings('what its wait had to say'),
+            },
+            ['index', 'steps', 'name', 'mode', 'url', 'start', 'duration', 'measured', 'figures'],
+          ),
+        },
+      },
+      ['title', 'measured_step', 'steps'],
+      { description: 'Webgauge extension, journeys only: every measured step with its figures' },
+    ),
   },
   ['url', 'page', 'source', 'created', 'expires', 'browser', 'location'],
 );
@@ -69,6 +100,8 @@ const ReportLinks = obj(
     yslow: resourceLink('YSlow JSON; legacy reports'),
     resource_summary: resourceLink('resource summary JSON'),
     runs: resourceLink('runs.json: every load of a test with runs > 1 (or a load the run guard discarded)'),
+    flow: resourceLink('flow.json: a journey\'s Lighthouse FlowResult (every measured step\'s full result)'),
+    flow_html: resourceLink('flow.html: Lighthouse\'s own report of a journey\'s user flow'),
   },
   ['self'],
 );
@@ -116,6 +149,12 @@ export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
         type: 'array',
         items: obj({ id: str('frame ID'), timestamp: num('ms from the start of the load'), url: link('the frame JPEG'), data: str('base64 JPEG; with base64=1') }, ['id']),
       },
+      steps: {
+        type: 'array',
+        description: 'a journey\'s measured steps on the film\'s time axis',
+        items: obj({ index: int(), name: str(), mode: str(undefined, { enum: ['navigation', 'timespan'] }), start: num('ms'), end: num('ms') },
+          ['index', 'name', 'mode', 'start', 'end']),
+      },
     },
     ['frames'],
   ),
@@ -124,13 +163,13 @@ export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
 const RESOURCE_NAMES = [
   'screenshot.jpg', 'filmstrip.json', 'filmstrip-frame.jpg', 'net.har', 'analysis-options', 'video.mp4', 'optimized-images.tar',
   'report.pdf', 'lighthouse.json', 'lighthouse.html', 'pagespeed.json', 'pagespeed-files.tar', 'yslow.json', 'resource-summary',
-  'runs.json',
+  'runs.json', 'flow.json', 'flow.html',
 ];
 
 const binary = { type: 'string', format: 'binary' };
 const json = {
   type: 'object',
-  description: 'net.har (HAR 1.2), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies), pagespeed.json, yslow.json, resource-summary, runs.json (RunsFile)',
+  description: 'net.har (HAR 1.2; a journey\'s has a HAR page per measured step), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies; never journey_secrets), pagespeed.json, yslow.json, resource-summary, runs.json (RunsFile), flow.json (a journey\'s Lighthouse FlowResult)',
 };
 
 export const REPORT_ROUTES: Record<string, RouteSchema> = {

@@ -42,7 +42,7 @@ const integer = (description: string, min: number, max: number): JsonSchema => (
 
 const TestAttributesInput = obj(
   {
-    url: str('page URL (http or https; a missing scheme means http)', { minLength: 1, example: 'https://example.com/' }),
+    url: str('page URL (http or https; a missing scheme means http); required unless journey is given', { minLength: 1, example: 'https://example.com/' }),
     location: idOf('test location (GET /locations); the account default when omitted'),
     browser: idOf('browser (GET /browsers); the default browser when omitted'),
     report: text('lighthouse (default), legacy, "lighthouse,legacy" or none (metrics only); any case and order', { example: 'lighthouse' }),
@@ -78,6 +78,23 @@ const TestAttributesInput = obj(
       ],
     },
     browser_rotate: flag('pro plans: swap viewport width and height'),
+    journey: {
+      description: 'Webgauge extension: a Chrome DevTools Recorder recording (the JSON the Recorder panel exports, as an ' +
+        'object or as its text), replayed in one fresh browser and measured step by step as Lighthouse measures a user flow: ' +
+        'each navigation step (navigate, or a step with assertedEvents navigation) with a page load\'s figures, the ' +
+        'interactions between them as one timespan (INP, TBT, CLS). Its first navigate step gives url. At most ' +
+        '50 steps and 256 KB; charged a test\'s credits for each measured step; report must be lighthouse',
+      anyOf: [{ type: 'object' }, { type: 'string' }],
+    },
+    journey_secrets: {
+      // Values are checked by core (core/options/journey.ts), whose messages never quote a secret.
+      type: 'object', nullable: true,
+      description: 'Webgauge extension: values of the journey\'s {{secrets.NAME}} placeholders ({"NAME": "value"}); write-only ' +
+        '(never shown again, not even in analysis-options), sealed at rest, filled in only when a step runs, and removed from ' +
+        'everything the test stores',
+    },
+    journey_measured_step: integer('Webgauge extension: the navigation step (index into the journey\'s steps) whose figures ' +
+      'the report gives; default the last navigation step', 0, 49),
     runs: {
       description: 'Webgauge extension: how many times the page is loaded, each in a fresh browser; the report is the ' +
         'median run (GET /reports/{id}: meta.runs, resource runs.json). 1 (default) to the plan\'s max_runs ' +
@@ -88,8 +105,9 @@ const TestAttributesInput = obj(
       ],
     },
   },
-  ['url'],
-  { description: 'Analysis options. Unknown attributes are ignored; some options may be unavailable on the plan (400 E40004).' },
+  [],
+  { description: 'Analysis options: url, or journey (whose first navigation gives the url). Unknown attributes are ignored; ' +
+    'some options may be unavailable on the plan (400 E40004).' },
 );
 
 const testState = str('queued, started, error or completed', { enum: ['queued', 'started', 'error', 'completed'] });

@@ -3,6 +3,7 @@
  * 1.1 + 0.9 + 1.8 do not drift (0.1 has no exact binary form); only the returned value is a decimal.
  */
 import { runCount, type AnalysisOptions, type ReportType, type Retention } from '../options/analysis-options.js';
+import { measurementsPerRun } from '../options/journey.js';
 
 const REPORT_TENTHS: Record<ReportType, number> = {
   lighthouse: 10,
@@ -22,18 +23,21 @@ export const PDF_COST = 0.2;
 export const FULL_PDF_COST = 0.3;
 
 /** The price of a test in tenths of a credit (an integer), for callers that keep balances in tenths. */
-export function testCostTenths(o: Pick<AnalysisOptions, 'report' | 'video' | 'retention' | 'runs'>): number {
+type Priced = Pick<AnalysisOptions, 'report' | 'video' | 'retention' | 'runs' | 'journey'>;
+
+export function testCostTenths(o: Priced): number {
   const report = REPORT_TENTHS[o.report];
   const retention = RETENTION_TENTHS[o.retention];
   // Options come normalised from parseTestAttributes; anything else is a programming error.
   if (report === undefined || retention === undefined) {
     throw new Error(`testCost: unnormalised options (report ${String(o.report)}, retention ${String(o.retention)})`);
   }
-  // Each run is a test's worth of work; the video is of the one run the report shows, so it is charged once.
-  return (report + retention) * runCount(o) + (o.video === 1 ? VIDEO_TENTHS : 0);
+  // Each run (and each measured step of a journey's run) is a test's worth of work; the video is of the one run the
+  // report shows, so it is charged once.
+  return (report + retention) * runCount(o) * measurementsPerRun(o) + (o.video === 1 ? VIDEO_TENTHS : 0);
 }
 
 /** The credits a test costs, rounded to one decimal (e.g. 3.8 for lighthouse + video + 24 months). */
-export function testCost(o: Pick<AnalysisOptions, 'report' | 'video' | 'retention' | 'runs'>): number {
+export function testCost(o: Priced): number {
   return Math.round(testCostTenths(o)) / 10;
 }

@@ -6,6 +6,7 @@
  */
 import type { ReportType } from '../vocabulary/report-types.js';
 import type { Retention } from '../vocabulary/retentions.js';
+import type { Recording } from '../../runner/journey/recording.js';
 
 export type { ReportType, Retention };
 export type Flag = 0 | 1;
@@ -36,6 +37,12 @@ export interface AnalysisOptions {
   browser_rotate: Flag;
   /** Page loads behind the report (Webgauge's extension): absent for one, 2 to the plan's max_runs otherwise. */
   runs?: number;
+  /** A Chrome DevTools Recorder recording replayed and measured step by step (core/options/journey.ts); `url` is its first navigation. */
+  journey?: Recording;
+  /** Values of the journey's `{{secrets.NAME}}` placeholders: write-only, sealed at rest, filled in at run time only. */
+  journey_secrets?: Record<string, string>;
+  /** The navigation step (index into the journey's steps) whose figures the report gives; set whenever `journey` is. */
+  journey_measured_step?: number;
 }
 
 /** How many times the page is loaded for one test (1 when the test did not ask for more). */

@@ -8,6 +8,7 @@
 import type { AnalysisOptions } from './analysis-options.js';
 import { parseCookie, throttleFigures } from './options.js';
 import { dnsOverride } from '../../net/resolve.js';
+import { defaultMeasuredStep } from '../../runner/journey/recording.js';
 import type { LoadConditions, TestCookie } from '../../runner/conditions/types.js';
 
 export type { LoadConditions, TestCookie };
@@ -33,5 +34,6 @@ export function loadConditions(o: AnalysisOptions): LoadConditions {
       ? { username: o.httpauth_username, password: o.httpauth_password ?? '' }
       : undefined,
     stopOnload: o.stop_onload === 1,
+    ...(o.journey ? { journey: { recording: o.journey, secrets: { ...o.journey_secrets }, measuredStep: o.journey_measured_step ?? defaultMeasuredStep(o.journey) } } : {}),
   };
 }

@@ -9,13 +9,14 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import type { AnalysisOptions, Flag, ReportType, Retention } from './analysis-options.js';
 import { deviceSlug, locationOffers, type Catalog } from '../catalog/catalog.js';
-import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OPTIONS } from '../vocabulary/options.js';
+import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OPTIONS, WRITE_ONLY_OPTIONS } from '../vocabulary/options.js';
 import { DEFAULT_REPORT_TYPE, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from '../vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, RETENTION_WORDS } from '../vocabulary/retentions.js';
 import { ApiError, show } from '../errors.js';
 import { hasControlCharacter } from '../ids.js';
 import type { Plan } from '../accounts/plans.js';
 import type { ThrottleFigures } from '../../runner/conditions/types.js';
+import { parseJourney } from './journey.js';
 
 export interface OptionsContext {
   plan: Plan;
@@ -130,6 +131,16 @@ function parseUrl(v: unknown): string {
     throw bad('url must not contain credentials (user:password@host); use httpauth_username and httpauth_password');
   }
   return u.href;
+}
+
+/** A journey's URL is its first navigation; a `url` given beside it must be that one. */
+function journeyUrl(v: unknown, first: string): string {
+  if (!given(v)) return first;
+  const url = parseUrl(v);
+  if (url !== first) {
+    throw bad(`url ${show(url)} is not the journey's first navigation (${show(first)}); leave url out (the journey gives it)`);
+  }
+  return url;
 }
 
 function parseReport(v: unknown): ReportType {
@@ -322,8 +333,21 @@ export function parseTestOptions(a: Readonly<Attrs>, ctx: OptionsContext): Analy
     );
   }
 
-  const url = parseUrl(a.url);
+  const journey = given(a.journey) ? parseJourney(a, parseUrl) : undefined;
+  if (!journey) {
+    const orphan = (['journey_secrets', 'journey_measured_step'] as const).find((k) => given(a[k]));
+    if (orphan) throw bad(`${orphan} was given without journey; give the recording in journey, or leave ${orphan} out`);
+  }
+  const url = journey ? journeyUrl(a.url, journey.url) : parseUrl(a.url);
   const report = parseReport(a.report);
+  if (journey && !br.lighthouse) {
+    throw bad(`browser "${br.id}" (${br.name}) cannot replay a journey: its steps are measured by Lighthouse user flows; ` +
+      'pick a browser whose "lighthouse" is true (GET /browsers)');
+  }
+  if (journey && report !== 'lighthouse') {
+    throw bad(`report ${show(report)} cannot measure a journey: its steps are measured by Lighthouse user flows; ` +
+      'use report "lighthouse" (the default)');
+  }
   const retention = parseRetention(a.retention);
   const httpauth_username = text(a, 'httpauth_username');
   const httpauth_password = text(a, 'httpauth_password', false);
@@ -369,7 +393,14 @@ export function parseTestOptions(a: Readonly<Attrs>, ctx: OptionsContext): Analy
     browser_rotate: flag(a, 'browser_rotate'),
     // One run is the default and stays out of the options (clients that never ask see what they always saw).
     runs: runs === undefined || runs === 1 ? undefined : runs,
+    journey: journey?.journey,
+    journey_secrets: journey?.secrets,
+    journey_measured_step: journey?.measuredStep,
   };
+  if (journey?.journey.steps[0]?.type === 'setViewport' && (options.browser_width !== undefined || options.simulate_device !== undefined)) {
+    throw bad('journey.steps[0] is a setViewport, and browser_width/browser_height or simulate_device set the screen too: ' +
+      'keep one (the recording\'s setViewport, or the options)');
+  }
   for (const [cap, what] of capabilitiesUsed(options)) {
     if (!br[cap]) {
       const fix = `pick a browser whose "${cap}" is true (GET /browsers)`;
@@ -386,7 +417,7 @@ export function optionsFingerprint(o: AnalysisOptions): string {
   return createHash('sha256').update(JSON.stringify(entries)).digest('hex');
 }
 
-/** The `analysis-options` resource: every option, including HTTP auth and cookies (spec 4.2), in fixed order. */
+/** Normalised options: every option given, in the options table's fixed order. */
 export function publicOptions(o: AnalysisOptions): AnalysisOptions {
   const out: Record<string, unknown> = {};
   for (const k of OPTION_ORDER) {
@@ -394,4 +425,14 @@ export function publicOptions(o: AnalysisOptions): AnalysisOptions {
     if (v !== undefined) out[k] = Array.isArray(v) ? [...v] : v;
   }
   return out as unknown as AnalysisOptions;
+}
+
+/**
+ * The `analysis-options` resource: every option, including HTTP auth and cookies (spec 4.2), but not the write-only
+ * ones (journey_secrets), in fixed order.
+ */
+export function servedOptions(o: AnalysisOptions): Partial<AnalysisOptions> {
+  const out: Partial<AnalysisOptions> = publicOptions(o);
+  for (const k of WRITE_ONLY_OPTIONS) delete out[k];
+  return out;
 }

@@ -33,11 +33,12 @@ export interface TestSecrets {
 }
 
 /** The secrets of a test's options. */
-export function testSecrets(o: { httpauth_username?: string; httpauth_password?: string; cookies?: readonly string[] }):
-  TestSecrets {
+export function testSecrets(o: { httpauth_username?: string; httpauth_password?: string; cookies?: readonly string[];
+  journey_secrets?: Readonly<Record<string, string>> }): TestSecrets {
   const values: string[] = [];
   const cookies: TestSecrets['cookies'] = [];
   if (o.httpauth_password) values.push(o.httpauth_password);
+  values.push(...Object.values(o.journey_secrets ?? {}));
   if (o.httpauth_username !== undefined) {
     values.push(Buffer.from(`${o.httpauth_username}:${o.httpauth_password ?? ''}`).toString('base64'));
   }
@@ -67,6 +68,28 @@ export interface Scrubber {
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/**
+ * The text a value leaves inside base64 (standard and URL-safe), wherever it stands in the encoded bytes: for each of
+ * the three alignments, the characters that only its own bytes decide (found by encoding it between other bytes and
+ * keeping what did not change).
+ */
+export function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const forms = new Set<string>();
+  for (let offset = 0; offset < 3; offset++) {
+    const around = (fill: number) =>
+      Buffer.concat([Buffer.alloc(offset, fill), bytes, Buffer.alloc(3, fill)]).toString('base64');
+    const [a, b] = [around(0x00), around(0xff)];
+    let start = 0;
+    while (start < a.length && a[start] !== b[start]) start++;
+    let end = start;
+    while (end < a.length && a[end] === b[end]) end++;
+    const core = a.slice(start, end);
+    if (core.length >= LITERAL_MIN) forms.add(core).add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
+}
+
 function decode(component: string): string {
   try {
     return decodeURIComponent(component.replace(/\+/g, ' '));
@@ -83,7 +106,7 @@ export function secretScrubber(secrets: TestSecrets): Scrubber {
   const values = new Set(secrets.values.filter((v) => v.length > 0));
   const isSecret = (component: string): boolean => component.length > 0 && (values.has(component) || values.has(decode(component)));
   const literal = [...values].filter((v) => v.length >= LITERAL_MIN)
-    .flatMap((v) => [v, encodeURIComponent(v)])
+    .flatMap((v) => [v, encodeURIComponent(v), ...base64Forms(v)])
     .sort((a, b) => b.length - a.length);
   const literalRe = literal.length ? new RegExp([...new Set(literal)].map(escapeRegExp).join('|'), 'g') : undefined;
   const pairs = secrets.cookies.map(({ name, value }) =>

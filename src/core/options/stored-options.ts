@@ -11,12 +11,15 @@ import type { AnalysisOptions, Flag } from './analysis-options.js';
 import { optionsFingerprint } from './options.js';
 import type { SecretOption } from '../vocabulary/options.js';
 import { REPORT_TYPE_NAMES } from '../vocabulary/report-types.js';
+import type { Recording } from './journey.js';
 import { RETENTION_MONTHS } from '../vocabulary/retentions.js';
 
 /** The sealed fields: the options table's secret options (checked both ways below). */
 interface Secrets {
   httpauth_password?: string;
   cookies: string[];
+  journey?: Recording;
+  journey_secrets?: Record<string, string>;
 }
 type SecretMismatch = Exclude<SecretOption, keyof Secrets> | Exclude<keyof Secrets, SecretOption>;
 const secretsAreTheTables: [SecretMismatch] extends [never] ? true : SecretMismatch = true;
@@ -61,6 +64,20 @@ class Fields {
     if (!Array.isArray(v)) return this.bad(name, 'a list of strings');
     return v.map((x: unknown) => (typeof x === 'string' ? x : this.bad(name, 'a list of strings')));
   }
+  /** A recording as core/options/journey.ts accepted it (an object with a title and steps). */
+  optionalRecording(name: string): Recording | undefined {
+    const v = this.o[name];
+    if (v === undefined) return undefined;
+    const ok = typeof v === 'object' && v !== null && typeof (v as Recording).title === 'string' && Array.isArray((v as Recording).steps);
+    return ok ? v as Recording : this.bad(name, 'a recording');
+  }
+  /** Names and string values (journey_secrets). */
+  optionalStringMap(name: string): Record<string, string> | undefined {
+    const v = this.o[name];
+    if (v === undefined) return undefined;
+    const ok = typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+    return ok ? { ...(v as Record<string, string>) } : this.bad(name, 'an object of strings');
+  }
   oneOf<T extends string | number>(name: string, allowed: readonly T[]): T {
     const found = allowed.find((a) => a === this.o[name]);
     return found !== undefined ? found : this.bad(name, `one of ${allowed.join(', ')}`);
@@ -98,7 +115,10 @@ function parseStored(text: string): Stored {
     browser_height: f.optionalNumber('browser_height'),
     browser_dppx: f.optionalNumber('browser_dppx'),
     runs: f.optionalNumber('runs'),
+    journey_measured_step: f.optionalNumber('journey_measured_step'),
     httpauth_password: f.optionalString('httpauth_password'),
+    journey: f.optionalRecording('journey'),
+    journey_secrets: f.optionalStringMap('journey_secrets'),
     cookies: f.optionalString('sealed') === undefined ? f.strings('cookies') : undefined,
     sealed: f.optionalString('sealed'),
   });
@@ -106,29 +126,45 @@ function parseStored(text: string): Stored {
 
 function parseSecrets(text: string): Secrets {
   const f = new Fields(text);
-  return withOptional<Secrets>({ cookies: f.strings('cookies') }, { httpauth_password: f.optionalString('httpauth_password') });
+  return withOptional<Secrets>({ cookies: f.strings('cookies') }, {
+    httpauth_password: f.optionalString('httpauth_password'),
+    journey: f.optionalRecording('journey'),
+    journey_secrets: f.optionalStringMap('journey_secrets'),
+  });
+}
+
+/** The options without their secrets, and the secrets (undefined when there are none). */
+function splitSecrets(options: AnalysisOptions): { rest: Omit<AnalysisOptions, keyof Secrets>; secrets?: Secrets } {
+  const { httpauth_password, cookies, journey, journey_secrets, ...rest } = options;
+  if (httpauth_password === undefined && cookies.length === 0 && journey === undefined && journey_secrets === undefined) {
+    return { rest };
+  }
+  return { rest, secrets: withOptional<Secrets>({ cookies }, { httpauth_password, journey, journey_secrets }) };
 }
 
 export function storeOptions(box: SecretBox, options: AnalysisOptions): string {
-  const { httpauth_password, cookies, ...rest } = options;
-  if (httpauth_password === undefined && cookies.length === 0) return JSON.stringify(options);
-  const secrets: Secrets = { cookies };
-  if (httpauth_password !== undefined) secrets.httpauth_password = httpauth_password;
+  const { rest, secrets } = splitSecrets(options);
+  if (!secrets) return JSON.stringify(options);
   return JSON.stringify({ ...rest, sealed: box.seal(JSON.stringify(secrets)) });
+}
+
+/** Stored fields and secrets together, as AnalysisOptions. */
+function joined(rest: Omit<Stored, keyof Secrets | 'sealed'>, secrets: Partial<Secrets>): AnalysisOptions {
+  const { cookies, httpauth_password, journey, journey_secrets } = secrets;
+  return withOptional<AnalysisOptions>({ ...rest, cookies: cookies ?? [] }, { httpauth_password, journey, journey_secrets });
 }
 
 /** Options sent in the clear (the agent protocol's claim answer): the same typed reading; nothing sealed. */
 export function readPlainOptions(text: string): AnalysisOptions {
-  const { sealed, cookies, httpauth_password, ...rest } = parseStored(text);
+  const { sealed, cookies, httpauth_password, journey, journey_secrets, ...rest } = parseStored(text);
   if (sealed !== undefined) throw new StoredOptionsError('sealed options cannot be read without the service\'s key');
-  return withOptional<AnalysisOptions>({ ...rest, cookies: cookies ?? [] }, { httpauth_password });
+  return joined(rest, { cookies, httpauth_password, journey, journey_secrets });
 }
 
 export function readOptions(box: SecretBox, text: string): AnalysisOptions {
-  const { sealed, cookies, httpauth_password, ...rest } = parseStored(text);
-  if (sealed === undefined) return withOptional<AnalysisOptions>({ ...rest, cookies: cookies ?? [] }, { httpauth_password });
-  const secrets = parseSecrets(box.open(sealed));
-  return withOptional<AnalysisOptions>({ ...rest, cookies: secrets.cookies }, { httpauth_password: secrets.httpauth_password });
+  const { sealed, cookies, httpauth_password, journey, journey_secrets, ...rest } = parseStored(text);
+  if (sealed === undefined) return joined(rest, { cookies, httpauth_password, journey, journey_secrets });
+  return joined(rest, parseSecrets(box.open(sealed)));
 }
 
 /**
@@ -137,15 +173,18 @@ export function readOptions(box: SecretBox, text: string): AnalysisOptions {
  * plain fingerprint.
  */
 export function storedFingerprint(box: SecretBox, options: AnalysisOptions): string {
-  if (options.cookies.length === 0) return optionsFingerprint(options);
-  return optionsFingerprint({ ...options, cookies: options.cookies.map((c) => box.mac(c)) });
+  const { journey } = options;
+  if (options.cookies.length === 0 && journey === undefined) return optionsFingerprint(options);
+  // A recording enters as a keyed MAC of its JSON, for the same reason (the values it types).
+  const sealedJourney = journey && { title: box.mac(JSON.stringify(journey)), steps: [] };
+  return optionsFingerprint({ ...options, cookies: options.cookies.map((c) => box.mac(c)), journey: sealedJourney });
 }
 
 /** Whether a stored value still holds secrets in the clear (written before encryption at rest). */
 function holdsClearSecrets(text: string): boolean {
   try {
     const o = parseStored(text);
-    return o.sealed === undefined && (o.httpauth_password !== undefined || (o.cookies?.length ?? 0) > 0);
+    return o.sealed === undefined && (o.httpauth_password !== undefined || (o.cookies?.length ?? 0) > 0 || o.journey !== undefined);
   } catch {
     return false;
   }

@@ -39,13 +39,21 @@ export interface LoadFigures {
   grade?: { grade: Grade; score: number };
 }
 
+/** The requests of the load the report shows: all of them, or a journey's report step's (its HAR page). */
+export function reportHar(result: Pick<RunResult, 'har' | 'journey'>): RunResult['har'] {
+  const { journey, har } = result;
+  if (!journey) return har;
+  const page = journey.steps.find((s) => s.index === journey.measured_step)?.har_page;
+  return { ...har, log: { ...har.log, entries: har.log.entries.filter((e) => e.pageref === page) } };
+}
+
 export function loadFigures(result: RunResult, options: { report: string }): LoadFigures {
   const lighthouseRan = options.report.includes('lighthouse') && result.lighthouse !== undefined;
   const performanceScore = lighthouseRan ? result.metrics.performance_score ?? null : null;
   let structure: StructureReport | undefined;
   if (lighthouseRan) {
     const audits = (result.lighthouse as { audits?: Parameters<typeof structureReport>[0] }).audits;
-    const har: HarLike = result.har;
+    const har = reportHar(result);
     // Lighthouse's audits and our own (CDN, bad requests, empty src, keep-alive, duplicates) over the HAR and DOM.
     structure = structureReport(audits, har, result.facts);
   }

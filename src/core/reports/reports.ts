@@ -13,7 +13,8 @@ import { secretScrubber, testSecrets } from '../options/secrets.js';
 import { readOptions } from '../options/stored-options.js';
 import type { TestRow } from '../tests/tests.js';
 import { ApiError } from '../errors.js';
-import { loadFigures } from './report-figures.js';
+import { loadFigures, reportHar } from './report-figures.js';
+import { journeySummary } from './journey-summary.js';
 import { runsMeta, type RunsFile } from '../tests/runs.js';
 import { findTest, markTestCompleted, setTestPage } from '../../store/tests.js';
 import { deletePageRow, setPageStats, upsertPage } from '../../store/pages.js';
@@ -48,12 +49,16 @@ export const ARTIFACT = {
   pagespeedFiles: 'pagespeed-files.tar',
   /** Every load of a multi-run test (core/tests/runs.ts), the median run marked. */
   runs: 'runs.json',
+  /** A journey's Lighthouse FlowResult: every measured step's full result (flow.html is rendered from it on request). */
+  flow: 'flow.json',
 } as const;
 
 export const artifactKey = (reportId: string, name: string): string => `${reportId}/${name}`;
 
 export interface FilmstripIndex {
   frames: { id: string; timestamp: number }[];
+  /** A journey's steps on the film's time axis (ms since its first navigation started). */
+  steps?: { index: number; name: string; mode: string; start: number; end: number }[];
 }
 
 export interface ImageIndex {
@@ -81,7 +86,9 @@ export async function completeTest(
   const options = readOptions(store.box, test.options);
   const withLighthouse = options.report.includes('lighthouse');
   const withLegacy = options.report.includes('legacy');
-  const har: HarLike = result.har;
+  // The report step's requests (a journey's net.har holds every step's, a HAR page each).
+  const reportRequests = reportHar(result);
+  const har: HarLike = reportRequests;
   const reportId = test.id; // COMPAT: the report ID equals the ID of its test.
   const scrub = secretScrubber(testSecrets(options));
 
@@ -125,8 +132,12 @@ export async function completeTest(
     putFile(ARTIFACT.video, result.video);
   }
   resources.push(ARTIFACT.resourceSummary);
-  const entries: SummaryEntry[] = result.har.log.entries;
+  const entries: SummaryEntry[] = reportRequests.log.entries;
   putJson(ARTIFACT.resourceSummary, resourceSummary(entries));
+  if (result.journey) {
+    resources.push(ARTIFACT.flow);
+    putJson(ARTIFACT.flow, result.journey.flow);
+  }
   if (withLighthouse && result.images) {
     const index: ImageIndex = { images: [] };
     result.images.forEach((img, i) => {
@@ -138,6 +149,10 @@ export async function completeTest(
   }
   if (withLighthouse && result.filmstrip.length > 0) {
     const index: FilmstripIndex = { frames: [] };
+    if (result.journey) {
+      index.steps = result.journey.steps.map((st) => ({ index: st.index, name: st.name, mode: st.mode, start: st.start,
+        end: st.start + st.duration }));
+    }
     result.filmstrip.forEach((f, i) => {
       index.frames.push({ id: String(i), timestamp: Math.round(f.timestamp) });
       putFile(ARTIFACT.frame(i), f.jpeg);
@@ -180,6 +195,7 @@ export async function completeTest(
         pagespeed_score: legacy?.analysis.pagespeed.score ?? null,
         yslow_score: legacy?.analysis.yslow.score ?? null,
         runs: runs ? JSON.stringify(runsMeta(runs)) : null,
+        journey: result.journey ? JSON.stringify(scrub.json(journeySummary(result.journey))) : null,
         ...figures.columns,
       });
       await setTestPage(trx, testId, pageId);

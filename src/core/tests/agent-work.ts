@@ -13,6 +13,7 @@ import { completeTest } from '../reports/reports.js';
 import type { RunsFile } from './runs.js';
 import { readOptions } from '../options/stored-options.js';
 import { claimTest, failTest } from './tests.js';
+import { failurePrefix, storeFailure, type JourneyProgress } from './journey-failure.js';
 import type { RunResult } from '../../runner/types.js';
 
 /** A claimed test as an agent gets it: its ID and options, secrets included (the load needs them). */
@@ -54,4 +55,17 @@ export async function completeWork(store: Store, artifacts: ArtifactStore, testI
   }
   // A concurrent upload of the same result may have landed first.
   return (await findTest(store.db, testId))?.state === 'completed';
+}
+
+/**
+ * Fail a test the agent holds (refunded, core/tests/tests.ts failTest); a journey's progress (the steps that
+ * completed, the screen when it failed) is kept beside the test for its progress screen. Returns false when the agent
+ * had lost the test.
+ */
+export async function failWork(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, message: string,
+  progress?: JourneyProgress): Promise<boolean> {
+  if (progress) await storeFailure(store, artifacts, testId, progress);
+  const held = await failTest(store, testId, agentId, message);
+  if (!held && progress) await artifacts.removePrefix(failurePrefix(testId));
+  return held;
 }

@@ -44,3 +44,20 @@ export async function assertAllowedTarget(url: string, policy: TargetPolicy, dns
       `url host ${host} resolves to a ${verdict.kind} address (${verdict.address}); ${TargetPolicy.OPT_IN}`);
   }
 }
+
+/**
+ * The same check for every page a journey navigates to (each navigate step; where a click leads is checked by the
+ * connection guard during the load), the refusal naming the step.
+ */
+export async function assertAllowedJourney(steps: readonly { type: string; url?: string }[], policy: TargetPolicy,
+  dns: readonly string[] = []): Promise<void> {
+  for (const [i, step] of steps.entries()) {
+    if (step.type !== 'navigate' || step.url === undefined) continue;
+    try {
+      await assertAllowedTarget(step.url, policy, dns);
+    } catch (err) {
+      if (err instanceof ApiError) throw new ApiError(err.code, `journey.steps[${i}]: ${err.detail}`);
+      throw err;
+    }
+  }
+}

@@ -5,7 +5,7 @@ import type { Db, Trx } from '../../store/db.js';
 import { clock } from '../clock.js';
 import { testsChanged } from './test-signal.js';
 import { assertOwnerRole } from '../accounts/roles.js';
-import { assertAllowedTarget } from './targets.js';
+import { assertAllowedJourney, assertAllowedTarget } from './targets.js';
 import type { TargetPolicy } from '../../net/policy.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -49,6 +49,7 @@ export async function requestTest(intake: TestIntake, principal: Principal, opti
   Promise<StartedTest> {
   assertOwnerRole(principal, 'start tests');
   await assertAllowedTarget(options.url, intake.policy, options.dns);
+  if (options.journey) await assertAllowedJourney(options.journey.steps, intake.policy, options.dns);
   const started = await startTest(intake.store, principal, options, source);
   intake.wake();
   return started;

@@ -20,6 +20,10 @@ export type OptionKind =
   | 'throttle'
   /** 0 or 1. */
   | 'flag'
+  /** A Chrome DevTools Recorder recording (core/options/journey.ts). */
+  | 'journey'
+  /** Names and values (journey_secrets). */
+  | 'secrets'
   /** A list of strings (one per line in the app). */
   | 'list'
   | 'integer'
@@ -40,6 +44,8 @@ export interface OptionSpec {
   identity: boolean;
   /** Sealed at rest (stored options), never in the clear in the database. */
   secret?: true;
+  /** Never shown again once given, not even in `analysis-options` (journey_secrets). */
+  writeOnly?: true;
 }
 
 export const OPTIONS = [
@@ -65,6 +71,10 @@ export const OPTIONS = [
   { name: 'browser_dppx', kind: 'number', identity: true, proOnly: true, capability: 'resolution' },
   { name: 'browser_rotate', kind: 'flag', identity: true, proOnly: true, capability: 'resolution' },
   { name: 'runs', kind: 'integer', identity: false },
+  // A recording is sealed too: the values it types (e-mail addresses, search terms) are the user's data.
+  { name: 'journey', kind: 'journey', identity: true, secret: true },
+  { name: 'journey_secrets', kind: 'secrets', identity: false, secret: true, writeOnly: true },
+  { name: 'journey_measured_step', kind: 'integer', identity: true },
 ] as const satisfies readonly OptionSpec[];
 
 export type OptionName = (typeof OPTIONS)[number]['name'];
@@ -84,6 +94,7 @@ export const OPTION_ORDER: readonly OptionName[] = OPTIONS.map((o) => o.name);
 export const IDENTITY_OPTIONS: readonly OptionName[] = rows.filter((o) => o.identity).map((o) => o.name);
 export const NON_IDENTITY_OPTIONS: readonly OptionName[] = rows.filter((o) => !o.identity).map((o) => o.name);
 export const SECRET_OPTIONS: readonly OptionName[] = rows.filter((o) => o.secret).map((o) => o.name);
+export const WRITE_ONLY_OPTIONS: readonly OptionName[] = rows.filter((o) => o.writeOnly).map((o) => o.name);
 /** Pro options, in table order. */
 export const PRO_OPTIONS: readonly OptionName[] = rows.filter((o) => o.proOnly).map((o) => o.name);
 export const optionsOfKind = (...kinds: OptionKind[]): OptionName[] => rows.filter((o) => kinds.includes(o.kind)).map((o) => o.name);
