@@ -11,44 +11,14 @@
  *   BENCH_RUNS=5 npm run bench -- turnaround   (the tests after the first; runs=3 tests: BENCH_RUNS3, default 2)
  */
 import { startFixtureSite } from '../test/fixtures/site/server.js';
-import { call, startServer, waitForTest, type TestServer } from '../test/helpers/server.js';
+import { startServer } from '../test/helpers/server.js';
+import { median, timedTest, type Timed } from './lib/timed-test.js';
 import { runTest } from '../src/runner/run.js';
 import type { RunResult, RunSpec } from '../src/runner/types.js';
 import { timeBareLighthouseCli } from './lighthouse-cli.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const multiRunTests = Number(process.env.BENCH_RUNS3 ?? 2);
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
-};
-
-interface Timed {
-  ms: number;
-  loads: number;
-  /** Loads the run guard discarded (runs.json says; a one-load test without one has none), and why. */
-  discarded: number;
-  reasons: string[];
-}
-
-async function timedTest(server: TestServer, url: string, attributes: Record<string, unknown> = {}): Promise<Timed> {
-  const t0 = performance.now();
-  const res = await call(server, 'POST', '/tests', { key: server.key, body: { data: { type: 'test', attributes: { url, ...attributes } } } });
-  if (res.status !== 202) throw new Error(`POST /tests: ${res.status} ${res.text}`);
-  const id = res.body.data.id as string;
-  // Polled every 50 ms (within the key's rate limit of 960 a minute at this pace): the bench measures the service,
-  // not a client's 3 s.
-  const done = await waitForTest(server, server.key, id, 180_000, 50);
-  if (done.status !== 303) throw new Error(`test did not complete: ${done.text}`);
-  const report = await call(server, 'GET', `/reports/${id}`, { key: server.key });
-  if (report.status !== 200) throw new Error(`report: ${report.status}`);
-  const ms = Math.round(performance.now() - t0);
-  const runsFile = await call(server, 'GET', `/reports/${id}/resources/runs.json`, { key: server.key });
-  const records = runsFile.status === 200 ? (runsFile.body.runs as { discarded: boolean; discard_reason: string | null }[]) : [];
-  return { ms, loads: Math.max(1, records.length), discarded: records.filter((r) => r.discarded).length,
-    reasons: records.filter((r) => r.discarded).map((r) => r.discard_reason ?? '') };
-}
 
 async function main() {
   const site = await startFixtureSite();
@@ -68,13 +38,13 @@ async function main() {
   const bare: number[] = [];
   let first: Timed;
   try {
-    first = await timedTest(server, url);
+    first = await timedTest(server, { url });
     for (let i = 0; i < runs; i++) {
-      single.push(await timedTest(server, url));
+      single.push(await timedTest(server, { url }));
       bare.push(await timeBareLighthouseCli(url));
     }
     for (let i = 0; i < multiRunTests; i++) {
-      multi.push(await timedTest(server, url, { runs: 3 }));
+      multi.push(await timedTest(server, { url, runs: 3 }));
       bare.push(await timeBareLighthouseCli(url));
     }
   } finally {

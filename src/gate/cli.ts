@@ -15,8 +15,13 @@ import { jsonDocument, junitXml, markdownSummary, textSummary, type GateResult }
 export const GATE_USAGE = `Usage: webgauge test URL [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
          [--throttle DOWN/UP/LATENCY] [--report TYPE] [--budget FILE] [--compare-history]
          [--junit FILE] [--markdown FILE] [--json]
+       webgauge test --journey FILE [--secret NAME[=ENV_VAR]]... [--measured-step N] [the options above]
   --server and --key default to WEBGAUGE_SERVER and WEBGAUGE_KEY.
-  Exit codes: 0 all checks passed, 1 a budget or the comparison failed, 2 the test could not be run.`;
+  --journey: a Chrome DevTools Recorder recording (its JSON export); its first navigation is the URL. Each
+  --secret fills {{secrets.NAME}} with the value of the environment variable ENV_VAR (default: NAME), never
+  one written on the command line.
+  Exit codes: 0 all checks passed, 1 a budget or the comparison failed, 2 the test could not be run (a broken
+  journey included).`;
 
 export interface GateIo {
   stdout: { write(s: string): unknown };
@@ -47,6 +52,7 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
         server: { type: 'string' }, key: { type: 'string' }, location: { type: 'string' }, browser: { type: 'string' },
         runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string' },
         'compare-history': { type: 'boolean' }, junit: { type: 'string' }, markdown: { type: 'string' }, json: { type: 'boolean' },
+        journey: { type: 'string' }, secret: { type: 'string', multiple: true }, 'measured-step': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -55,10 +61,20 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
-  if (positionals.length !== 1) throw new GateError(`give one URL to test\n${GATE_USAGE}`);
+  if (positionals.length > 1 || (positionals.length === 0 && values.journey === undefined)) {
+    throw new GateError(`give one URL to test, or a recording with --journey\n${GATE_USAGE}`);
+  }
   const server = values.server ?? env.WEBGAUGE_SERVER;
   if (!server) throw new GateError('no server: give --server or set WEBGAUGE_SERVER');
-  const attributes: Record<string, unknown> = { url: positionals[0] };
+  const attributes: Record<string, unknown> = positionals.length > 0 ? { url: positionals[0] } : {};
+  let url = positionals[0] ?? '';
+  if (values.journey !== undefined) {
+    const journey = await journeyAttributes(values.journey, values.secret ?? [], values['measured-step'], env);
+    Object.assign(attributes, journey.attributes);
+    url ||= journey.title;
+  } else if (values.secret || values['measured-step'] !== undefined) {
+    throw new GateError('--secret and --measured-step belong to --journey');
+  }
   for (const name of ['location', 'browser', 'throttle', 'report'] as const) {
     if (values[name] !== undefined) attributes[name] = values[name];
   }
@@ -72,9 +88,45 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
     throw new GateError(`cannot read the budget file: ${err.message}`);
   }), values.budget);
   const pollMs = env.WEBGAUGE_POLL_MS ? Number(env.WEBGAUGE_POLL_MS) : undefined;
-  return { url: positionals[0]!, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget,
+  return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget,
     compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
     pollMs: pollMs !== undefined && Number.isFinite(pollMs) && pollMs > 0 ? pollMs : undefined };
+}
+
+/**
+ * A journey's attributes: the recording file's text as the server parses it (the server names what is wrong in it),
+ * its secrets from the environment, the measured step.
+ */
+async function journeyAttributes(file: string, secrets: string[], measured: string | undefined, env: GateIo['env']):
+Promise<{ attributes: Record<string, unknown>; title: string }> {
+  const text = await readFile(file, 'utf8').catch((err: Error) => {
+    throw new GateError(`cannot read the recording ${file}: ${err.message}`);
+  });
+  let title = file;
+  try {
+    const t = (JSON.parse(text) as { title?: unknown }).title;
+    if (typeof t === 'string' && t) title = t;
+  } catch {
+    // the server says what is wrong with it
+  }
+  const attributes: Record<string, unknown> = { journey: text };
+  if (secrets.length > 0) {
+    const values: Record<string, string> = {};
+    for (const spec of secrets) {
+      const [name, from = name] = spec.split('=', 2) as [string, string?];
+      const value = env[from!];
+      if (!name || value === undefined || value === '') {
+        throw new GateError(`--secret ${spec}: the environment variable ${from || '(none)'} is not set; export it (your CI's secret) first`);
+      }
+      values[name] = value;
+    }
+    attributes.journey_secrets = values;
+  }
+  if (measured !== undefined) {
+    if (!/^\d+$/.test(measured)) throw new GateError(`--measured-step ${measured}: give the index of a step of the recording (0, 1, …)`);
+    attributes.journey_measured_step = Number(measured);
+  }
+  return { attributes, title };
 }
 
 /** Progress on standard error: a line redrawn every second on a terminal, else one line per change of state. */
@@ -138,6 +190,16 @@ async function runTest(api: ApiClient, o: GateOptions, progress: Progress): Prom
 }
 
 const numeric = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** A journey report's steps (a Webgauge extension), as the summary lists them. */
+function journeySteps(report: Resource): GateResult['journey'] {
+  const j = report.attributes.journey as { steps?: unknown } | undefined;
+  if (!j || !Array.isArray(j.steps)) return undefined;
+  return (j.steps as Record<string, unknown>[]).map((s) => ({
+    index: Number(s.index), name: String(s.name), mode: String(s.mode), measured: s.measured === true,
+    figures: Object.fromEntries(Object.entries((s.figures ?? {}) as Record<string, unknown>).filter(([, v]) => numeric(v))) as Record<string, number>,
+  }));
+}
 
 /** Each numeric attribute's values over the kept runs (runs.json, a Webgauge extension), or the report's own values. */
 async function runValues(api: ApiClient, report: Resource): Promise<{ runs: number; values: Record<string, number[]> }> {
@@ -203,7 +265,9 @@ export async function gateMain(args: string[], io: GateIo): Promise<number> {
       }
     }
     const result: GateResult = {
-      url: o.url, test, report: reportId, reportUrl: report.links.report_url,
+      url: typeof report.attributes.url === 'string' && o.attributes.journey ? `${o.url} (${report.attributes.url})` : o.url,
+      test, report: reportId, reportUrl: report.links.report_url,
+      journey: journeySteps(report),
       // Where the server offers Lighthouse's HTML report (a Webgauge extension), the one next to the report page
       // opens in a browser without the API key.
       lighthouseHtml: report.links.lighthouse_html && report.links.report_url ? `${report.links.report_url}/lighthouse.html` : undefined,

@@ -19,7 +19,28 @@ export interface GateResult {
   checks: Check[];
   /** Why the comparison with the page's history was not made, when it was asked for. */
   comparisonNote?: string;
+  /** A journey's measured steps, each with its figures (the figures above are the measured one's). */
+  journey?: { index: number; name: string; mode: string; measured: boolean; figures: Record<string, number> }[];
   exitCode: 0 | 1;
+}
+
+/** A journey step's figures in one line: a navigation's load figures, a timespan's interaction figures. */
+const STEP_FIGURES = ['time_to_first_byte', 'first_contentful_paint', 'largest_contentful_paint', 'interaction_to_next_paint',
+  'total_blocking_time', 'cumulative_layout_shift', 'page_requests', 'duration'] as const;
+
+/** The figures of a timespan that are no report attribute (so not in the metrics vocabulary): both in ms. */
+const STEP_ONLY: Record<string, string> = { interaction_to_next_paint: 'INP', duration: 'Duration' };
+
+function stepFigures(figures: Record<string, number>): string {
+  return STEP_FIGURES.filter((f) => figures[f] !== undefined).map((f) => {
+    const v = figures[f]!;
+    return f in STEP_ONLY ? `${STEP_ONLY[f]} ${Math.round(v)} ms` : `${metricSpec(f)?.label ?? f} ${formatValue(f, v)}`;
+  }).join(', ');
+}
+
+function journeyRows(r: GateResult): string[] {
+  return (r.journey ?? []).map((s) =>
+    `${s.measured ? '*' : ' '} ${String(s.index).padStart(2)} ${s.mode.padEnd(10)} ${s.name}: ${stepFigures(s.figures)}`);
 }
 
 /** The figures a summary shows, in this order (when the report has them). */
@@ -45,6 +66,7 @@ export function textSummary(r: GateResult): string {
   const rows = figureRows(r);
   const width = Math.max(...rows.map(([label]) => label.length), 0);
   lines.push('', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`));
+  if (r.journey) lines.push('', 'Journey steps (* the measured step, whose figures are above):', ...journeyRows(r));
   if (r.checks.length > 0 || r.comparisonNote) lines.push('');
   for (const c of r.checks) lines.push(`  ${OUTCOME_WORD[c.outcome].padEnd(7)} ${c.message}`);
   if (r.comparisonNote) lines.push(`  ${r.comparisonNote}`);
@@ -94,6 +116,13 @@ export function markdownSummary(r: GateResult): string {
   }
   if (r.comparisonNote) lines.push(md(r.comparisonNote), '');
   lines.push('| Figure | Value |', '| --- | --- |', ...figureRows(r).map(([label, value]) => `| ${label} | ${value} |`), '');
+  if (r.journey) {
+    lines.push('| Step | Mode | Figures |', '| --- | --- | --- |');
+    for (const s of r.journey) {
+      lines.push(`| ${s.measured ? '**' : ''}${s.index}: ${md(s.name)}${s.measured ? '** (measured)' : ''} | ${s.mode} | ${md(stepFigures(s.figures))} |`);
+    }
+    lines.push('');
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -123,17 +123,27 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
   }
   const latestActivity = (): number => Math.max(lastActivity, activity.latestWaiting());
   let navigationSeen = false;
+  const documents = new Set<string>();
   listen('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     inFlight.add(e.requestId);
     updateInFlight();
-    if (e.type === 'Document' && e.frameId === mainFrameId) navigationSeen = true;
+    if (e.type === 'Document' && e.frameId === mainFrameId) {
+      navigationSeen = true;
+      documents.add(e.requestId);
+    }
   });
   const finished = (e: { requestId: string }): void => {
     inFlight.delete(e.requestId);
     updateInFlight();
   };
   listen('Network.loadingFinished', finished);
-  listen('Network.loadingFailed', finished);
+  listen('Network.loadingFailed', (e: Protocol.Network.LoadingFailedEvent) => {
+    finished(e);
+    // A navigation a step started (a click) fails here, not in Page.navigate's answer; one replaced by another is not a failure.
+    if (!('url' in o.trigger) && documents.has(e.requestId) && !e.canceled && !failed) {
+      void Promise.resolve(o.describeNavigationError(e.errorText)).then(fail, () => fail(`The page could not be loaded (${e.errorText})`));
+    }
+  });
   // The status of the main document's final response (redirect hops carry no responseReceived).
   listen('Network.responseReceived', (e: Protocol.Network.ResponseReceivedEvent) => {
     if (e.type === 'Document' && e.frameId === mainFrameId) mainStatus = e.response;

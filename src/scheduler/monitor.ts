@@ -18,7 +18,7 @@ import { readOptions } from '../core/options/stored-options.js';
 import { clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import { accountPrincipal, nextSlot, type Frequency } from '../core/pages/monitoring.js';
-import { assertAllowedTarget } from '../core/tests/targets.js';
+import { assertAllowedTest } from '../core/tests/targets.js';
 import type { TargetPolicy } from '../net/policy.js';
 import type { PlanRegistry } from '../core/accounts/plans.js';
 import { startTest } from '../core/tests/tests.js';
@@ -114,7 +114,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
     let options: AnalysisOptions;
     try {
       options = readOptions(store.box, page.options);
-      await assertAllowedTarget(options.url, this.o.targetPolicy, options.dns);
+      await assertAllowedTest(options, this.o.targetPolicy);
     } catch (err) {
       return skip(err instanceof ApiError ? (err.detail ?? err.title) : `The page's stored options are unreadable: ${(err as Error).message}`);
     }

@@ -25,6 +25,12 @@ export function getRetainedTest(db: Db, accountId: string, id: string, createdAf
     .executeTakeFirst();
 }
 
+/** The page's tests that ended in error, created after `createdAfter` (their retention), newest first. */
+export function failedTestsOfPage(db: Db, accountId: string, pageId: string, createdAfter: number, limit: number): Promise<TestRow[]> {
+  return db.selectFrom('tests').selectAll().where('account_id', '=', accountId).where('page_id', '=', pageId)
+    .where('state', '=', 'error').where('created', '>', createdAfter).orderBy('created', 'desc').limit(limit).execute();
+}
+
 /** Tests queued at a location before this moment (the ones ahead of a test queued then). */
 export async function countQueuedBefore(db: Db, location: string, queuedAt: number): Promise<number> {
   const row = await db.selectFrom('tests').select((eb) => eb.fn.countAll<number>().as('n'))

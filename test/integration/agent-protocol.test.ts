@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bundleChecksum, encodeBundle } from '../../src/agent/result-bundle.js';
+import { AGENT_PROTOCOL } from '../../src/agent/protocol.js';
+import { readFailure, failureScreenshotKey } from '../../src/core/tests/journey-failure.js';
 import { addLocation, createAgentToken } from '../../src/core/catalog/locations.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 import { stubResult } from '../helpers/stub-result.js';
@@ -21,7 +23,7 @@ for (const engine of engines()) {
 
     const agent = async (path: string, body: unknown, o: { token?: string; protocol?: string; raw?: Buffer; headers?: Record<string, string> } = {}) => {
       const headers: Record<string, string> = {
-        authorization: `Bearer ${o.token ?? token}`, 'webgauge-agent-protocol': o.protocol ?? '1',
+        authorization: `Bearer ${o.token ?? token}`, 'webgauge-agent-protocol': o.protocol ?? String(AGENT_PROTOCOL),
         'content-type': o.raw ? 'application/octet-stream' : 'application/json', ...o.headers,
       };
       const res = await fetch(`${s.base}/agent/v1${path}`, {
@@ -48,7 +50,7 @@ for (const engine of engines()) {
       const old = await agent('/hello', {}, { protocol: '0' });
       assert.equal(old.status, 426);
       assert.equal(old.body.error.code, 'protocol');
-      assert.match(old.body.error.message, /speaks agent protocol 1/);
+      assert.match(old.body.error.message, new RegExp(`speaks agent protocol ${AGENT_PROTOCOL}`));
       const bad = await agent('/hello', {}, { token: 'wgat_wrong' });
       assert.deepEqual([bad.status, bad.body.error.code], [401, 'token']);
       const unknown = await agent('/claim', { agent_id: 'agent-never-said-hello', wait_ms: 0 });
@@ -59,7 +61,7 @@ for (const engine of engines()) {
       const ok = await hello();
       assert.equal(ok.status, 200);
       assert.deepEqual(ok.body.location, { id: location, name: 'Protocol lab', region: 'Test' });
-      assert.equal(ok.body.protocol, 1);
+      assert.equal(ok.body.protocol, AGENT_PROTOCOL);
     });
 
     test('an idle claim is answered as soon as a test is queued; a damaged upload stores nothing; an upload lands once', async () => {
@@ -117,9 +119,18 @@ for (const engine of engines()) {
       assert.equal((await call(s, 'GET', `/tests/${id}`, { key: s.key })).body.data.attributes.state, 'queued');
       const failed = await agent('/claim', { agent_id: agentId, wait_ms: 5_000 });
       assert.equal(failed.body.test_id, id);
-      assert.equal((await agent(`/tests/${id}/fail`, { agent_id: agentId, message: 'The page crashed the browser.' })).body.held, true);
+      // A journey's progress travels with its failure: checked, then kept beside the test.
+      const malformed = await agent(`/tests/${id}/fail`, { agent_id: agentId, message: 'x', progress: { completed: 'all' } });
+      assert.deepEqual([malformed.status, malformed.body.error.code], [400, 'input']);
+      const completed = [{ index: 1, steps: [1], name: 'Shop: navigate http://127.0.0.1:9/', mode: 'navigation', duration: 120 }];
+      const jpeg = stubResult('x').screenshot;
+      const failedJourney = await agent(`/tests/${id}/fail`, { agent_id: agentId, message: 'The page crashed the browser.',
+        progress: { completed, screenshot: jpeg.toString('base64') } });
+      assert.equal(failedJourney.body.held, true);
       const t = await call(s, 'GET', `/tests/${id}`, { key: s.key });
       assert.deepEqual([t.body.data.attributes.state, t.body.data.attributes.error], ['error', 'The page crashed the browser.']);
+      assert.deepEqual((await readFailure(s.app.artifacts, id))?.completed, completed);
+      assert.deepEqual(await s.app.artifacts.get(failureScreenshotKey(id)), jpeg);
     });
   });
 }

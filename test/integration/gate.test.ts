@@ -7,7 +7,6 @@
  * metric). A wrong key, a refused URL and an unreachable server are exit 2 with the API's words.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,35 +17,9 @@ import { newId } from '../../src/core/ids.js';
 import { refreshPage } from '../../src/core/reports/reports.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { engines, startServer, type TestServer } from '../helpers/server.js';
+import { webgauge } from '../helpers/gate-process.js';
 
 const HOUR_MS = 3_600_000;
-
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-/** `webgauge test ARGS` in a child process (asynchronously: the service answers from this process). */
-function webgauge(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'test', ...args], {
-      // The pipeline's own environment only: no service configuration leaks in. Polled faster than the spec's 3 s.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WEBGAUGE_POLL_MS: '200', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
 
 /** A port nothing listens on (one the system just handed out and took back). */
 async function closedPort(): Promise<number> {

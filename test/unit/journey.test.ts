@@ -12,6 +12,9 @@ import { PLANS } from '../../src/core/accounts/plans.js';
 import { testCost } from '../../src/core/accounts/pricing.js';
 import { base64Forms, REMOVED, secretScrubber, testSecrets } from '../../src/core/options/secrets.js';
 import { describeStep, fillSecrets, measuredSteps } from '../../src/runner/journey/recording.js';
+import { journeyHar, timespanFigures } from '../../src/runner/journey/result.js';
+import { stepPlan } from '../../src/runner/load/context.js';
+import { loadConditions } from '../../src/core/options/conditions.js';
 import { shopRecordings, SHOP } from '../fixtures/site/shop.js';
 
 const ctx: OptionsContext = {
@@ -146,7 +149,8 @@ describe('steps at run time', () => {
 
 describe('the secret scrubber with journey secrets', () => {
   const scrub = secretScrubber(testSecrets({ journey_secrets: secrets }));
-  const forms = [SHOP.password, encodeURIComponent(SHOP.password), Buffer.from(SHOP.password).toString('base64'),
+  const forms = [SHOP.password, encodeURIComponent(SHOP.password), new URLSearchParams({ p: SHOP.password }).toString().slice(2),
+    Buffer.from(SHOP.password).toString('base64'),
     Buffer.from(`${SHOP.email}:${SHOP.password}`).toString('base64'), Buffer.from(`xy${SHOP.password}z`).toString('base64url')];
 
   test('removes the secret plain, URL-encoded and inside base64 at every alignment', () => {
@@ -160,5 +164,49 @@ describe('the secret scrubber with journey secrets', () => {
 
   test('leaves other text alone', () => {
     assert.equal(scrub.text('a plain sentence about horses'), 'a plain sentence about horses');
+  });
+});
+
+describe('the load\'s steps (runner/load/context.ts stepPlan, runner/journey/result.ts)', () => {
+  test('a plain test is the one-navigation case of the same path', () => {
+    const plan = stepPlan({ conditions: { url: 'https://example.com/' } as never });
+    assert.equal(plan.journey, false);
+    assert.deepEqual(plan.measured, [{ mode: 'navigation', steps: [0] }]);
+    assert.equal(plan.reportStep, 0);
+    assert.deepEqual(plan.recording.steps, [{ type: 'navigate', url: 'https://example.com/' }]);
+  });
+
+  test('a journey reports the navigation it names', () => {
+    const o = parse({ journey: rec.checkout, journey_secrets: secrets, journey_measured_step: 5 });
+    const plan = stepPlan({ conditions: loadConditions(o) });
+    assert.equal(plan.journey, true);
+    assert.equal(plan.reportStep, 2, 'the third measured step: nav 1, timespan 2-4, nav 5');
+    assert.deepEqual(plan.secrets, secrets);
+  });
+
+  test('one HAR: a page per step, named and begun as the step, each entry referring to its step\'s page', () => {
+    const entry = (url: string) => ({ request: { url }, response: {} }) as never;
+    const har = (urls: string[]) => ({ log: { version: '1.2', pages: [{ id: 'page_1' }], entries: urls.map(entry) } }) as never;
+    const merged = journeyHar([
+      { har: har(['https://a/']), name: 'T: navigate https://a/', startedAt: Date.UTC(2026, 0, 1), pageTimings: { onContentLoad: 10, onLoad: 20 } },
+      { har: har([]), name: 'T: click "x"', startedAt: Date.UTC(2026, 0, 1, 0, 0, 5), pageTimings: { onContentLoad: -1, onLoad: -1 } },
+      { har: har(['https://a/cart', 'https://a/x.js']), name: 'T: click "y"', startedAt: Date.UTC(2026, 0, 1, 0, 0, 9), pageTimings: { onContentLoad: 1, onLoad: 2 } },
+    ]);
+    assert.deepEqual(merged.log.pages, [
+      { id: 'page_1', startedDateTime: '2026-01-01T00:00:00.000Z', title: 'T: navigate https://a/', pageTimings: { onContentLoad: 10, onLoad: 20 } },
+      { id: 'page_2', startedDateTime: '2026-01-01T00:00:05.000Z', title: 'T: click "x"', pageTimings: { onContentLoad: -1, onLoad: -1 } },
+      { id: 'page_3', startedDateTime: '2026-01-01T00:00:09.000Z', title: 'T: click "y"', pageTimings: { onContentLoad: 1, onLoad: 2 } },
+    ]);
+    assert.deepEqual(merged.log.entries.map((e) => `${e.pageref} ${e.request.url}`), ['page_1 https://a/', 'page_3 https://a/cart', 'page_3 https://a/x.js']);
+  });
+
+  test('a timespan\'s figures: INP, TBT and CLS from Lighthouse, requests and bytes from its HAR entries', () => {
+    const lhr = { audits: { 'interaction-to-next-paint': { numericValue: 432.6 }, 'total-blocking-time': { numericValue: 351 },
+      'cumulative-layout-shift': { numericValue: 0.012345 } } } as never;
+    const entries = [{ response: { _transferSize: 300, bodySize: 100, headersSize: 50 } }, { response: { bodySize: 40, headersSize: 60 } }] as never;
+    assert.deepEqual(timespanFigures(lhr, entries, 812.4), { interaction_to_next_paint: 433, total_blocking_time: 351,
+      cumulative_layout_shift: 0.0123, page_requests: 2, page_bytes: 400, duration: 812 });
+    // Without an interaction there is no INP: absent, not 0.
+    assert.equal('interaction_to_next_paint' in timespanFigures({ audits: {} } as never, [], 5), false);
   });
 });

@@ -68,6 +68,9 @@ export interface Scrubber {
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A value as an HTML form posts it (application/x-www-form-urlencoded: a space is "+"). */
+const formEncoded = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
+
 /**
  * The text a value leaves inside base64 (standard and URL-safe), wherever it stands in the encoded bytes: for each of
  * the three alignments, the characters that only its own bytes decide (found by encoding it between other bytes and
@@ -106,7 +109,7 @@ export function secretScrubber(secrets: TestSecrets): Scrubber {
   const values = new Set(secrets.values.filter((v) => v.length > 0));
   const isSecret = (component: string): boolean => component.length > 0 && (values.has(component) || values.has(decode(component)));
   const literal = [...values].filter((v) => v.length >= LITERAL_MIN)
-    .flatMap((v) => [v, encodeURIComponent(v), ...base64Forms(v)])
+    .flatMap((v) => [v, encodeURIComponent(v), formEncoded(v), ...base64Forms(v)])
     .sort((a, b) => b.length - a.length);
   const literalRe = literal.length ? new RegExp([...new Set(literal)].map(escapeRegExp).join('|'), 'g') : undefined;
   const pairs = secrets.cookies.map(({ name, value }) =>

@@ -61,3 +61,13 @@ export async function assertAllowedJourney(steps: readonly { type: string; url?:
     }
   }
 }
+
+/**
+ * The target policy of a test's options: its url, or for a journey each page it navigates to (its url is the first).
+ * One rule for tests requested by a person and for monitored tests.
+ */
+export async function assertAllowedTest(options: { url: string; dns: readonly string[]; journey?: { steps: readonly { type: string; url?: string }[] } },
+  policy: TargetPolicy): Promise<void> {
+  if (options.journey) await assertAllowedJourney(options.journey.steps, policy, options.dns);
+  else await assertAllowedTarget(options.url, policy, options.dns);
+}

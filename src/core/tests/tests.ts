@@ -5,7 +5,7 @@ import type { Db, Trx } from '../../store/db.js';
 import { clock } from '../clock.js';
 import { testsChanged } from './test-signal.js';
 import { assertOwnerRole } from '../accounts/roles.js';
-import { assertAllowedJourney, assertAllowedTarget } from './targets.js';
+import { assertAllowedTest } from './targets.js';
 import type { TargetPolicy } from '../../net/policy.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -14,7 +14,7 @@ import { testCostTenths } from '../accounts/pricing.js';
 import { lockAccount } from '../../store/locks.js';
 import { pageIdFor } from '../../store/pages.js';
 import {
-  claimQueuedTest, countActiveTests, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedWithoutAgent, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
+  claimQueuedTest, countActiveTests, failedTestsOfPage as failedTestsOfPageRows, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedWithoutAgent, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
   requeueExpiredTest, testCharge, type TestRow,
 } from '../../store/tests.js';
 import { plural } from '../../lib/words.js';
@@ -48,8 +48,7 @@ export interface TestIntake {
 export async function requestTest(intake: TestIntake, principal: Principal, options: AnalysisOptions, source: TestSource):
   Promise<StartedTest> {
   assertOwnerRole(principal, 'start tests');
-  await assertAllowedTarget(options.url, intake.policy, options.dns);
-  if (options.journey) await assertAllowedJourney(options.journey.steps, intake.policy, options.dns);
+  await assertAllowedTest(options, intake.policy);
   const started = await startTest(intake.store, principal, options, source);
   intake.wake();
   return started;
@@ -117,6 +116,14 @@ export async function startTest(
 /** A test of this account, if it exists and is within its 24 h retention. */
 export async function getTest(db: Db, accountId: string, id: string): Promise<TestRow | undefined> {
   return getRetainedTest(db, accountId, id, clock.now() - TEST_RETENTION_MS);
+}
+
+/**
+ * The page's tests that failed within the tests' 24 h retention, newest first: a monitored journey that broke is
+ * there with the error naming its step (a failure makes no report, so the page's reports do not show it).
+ */
+export function failedTestsOfPage(db: Db, accountId: string, pageId: string, limit = 10): Promise<TestRow[]> {
+  return failedTestsOfPageRows(db, accountId, pageId, clock.now() - TEST_RETENTION_MS, limit);
 }
 
 /** 404 for a test this account does not have (any more). */
