@@ -129,11 +129,13 @@ function journeyResult(ctx: LoadContext, collected: CollectedStep[], starts: num
       const score = lhr.categories.performance?.score;
       if (typeof score === 'number') Object.assign(figures, { performance_score: Math.round(score * 100) });
     }
+    // Its wait's and Lighthouse's (a timespan that saw a navigation the recording does not mark says so).
+    const warnings = [...gathered.warnings, ...lhr.runWarnings.map(String)];
     return {
       index: gathered.measured.steps[0]!, steps: [...gathered.measured.steps], name: gathered.name,
       mode: gathered.measured.mode, url: step.navigation?.page.timings.url ?? lhr.finalDisplayedUrl,
       start: starts[n] ?? 0, duration: step.navigation ? step.navigation.end.endMs : Math.round(duration),
-      har_page: harPageId(n), figures, ...(gathered.warnings.length > 0 ? { warnings: gathered.warnings } : {}),
+      har_page: harPageId(n), figures, ...(warnings.length > 0 ? { warnings } : {}),
     };
   });
   return {
@@ -166,7 +168,7 @@ async function auditBesidePage(ctx: LoadContext, steps: GatheredStep[]): Promise
   const reported = steps[reportN]!;
   const audited = audit(reported);
   audited.catch(() => undefined);
-  const shot = reported.screenshot ? Promise.resolve(reported.screenshot) : screenshotAtEnd(ctx);
+  const shot = reported.screenshot ? Promise.resolve(reported.screenshot) : screenshotAtEnd(ctx, reported);
   shot.catch(() => undefined); // awaited after the audits; a failure must not go unhandled meanwhile
   const lhrs: Result[] = [];
   lhrs[reportN] = await audited;
@@ -175,8 +177,9 @@ async function auditBesidePage(ctx: LoadContext, steps: GatheredStep[]): Promise
   return { lhrs, screenshot: await shot };
 }
 
-/** The page as the load left it, whole (the report's step is the load's last). */
-async function screenshotAtEnd(ctx: LoadContext): Promise<Buffer> {
+/** The page as the load left it, whole (the report's step is the load's last), once the page was read. */
+async function screenshotAtEnd(ctx: LoadContext, reported: GatheredStep): Promise<Buffer> {
+  await reported.loaded; // the facts are read before the screenshot scrolls the page
   await restoreScreen(ctx);
   return takeScreenshot(ctx.page);
 }

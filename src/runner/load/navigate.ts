@@ -53,7 +53,10 @@ export async function gatherSteps(ctx: LoadContext): Promise<GatheredStep[]> {
       gathered.push(step.mode === 'navigation' ? await gatherNavigation(ctx, step, last, n === ctx.steps.reportStep)
         : await gatherTimespan(ctx, step, last));
       if (!last) await restoreScreen(ctx);
-      if (n === ctx.steps.reportStep && !last) gathered[n]!.screenshot = await takeViewportScreenshot(ctx.page);
+      if (n === ctx.steps.reportStep && !last) {
+        await gathered[n]!.loaded;
+        gathered[n]!.screenshot = await takeViewportScreenshot(ctx.page);
+      }
     }
   } catch (err) {
     if (!ctx.steps.journey || !(err instanceof RunError) || ctx.deadline.error === err) throw err;
