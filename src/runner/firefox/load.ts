@@ -11,6 +11,7 @@ import { PhaseTimer, loadWaitLimit } from '../load/context.js';
 import { RunDeadline } from '../load/deadline.js';
 import { closeGuarded, launchGuarded, type GuardedBrowser, type LaunchSettings } from '../launch-ahead.js';
 import { resolveEmulation, type Emulation } from '../conditions/emulation.js';
+import type { TestCookie } from '../conditions/types.js';
 import { adblockEngine, adblockJudge } from '../conditions/adblock.js';
 import { httpStatusMessage, navigationErrorMessage } from '../failures.js';
 import { NETWORK_QUIET_MS } from '../network-activity.js';
@@ -89,13 +90,7 @@ async function setUp(spec: RunSpec, settings: LaunchSettings, ahead: RunSpec['ah
   const topContext = tree.contexts[0]!.context;
   const warnings: string[] = [];
   const emulation = await emulate(page, spec, await browser.userAgent(), warnings);
-  for (const cookie of conditions.cookies) {
-    try {
-      await page.setCookie({ ...cookie, url: options.url });
-    } catch {
-      warnings.push(`Cookie "${cookie.name}" could not be set for ${new URL(options.url).host}`);
-    }
-  }
+  await setCookies(connection, options.url, conditions.cookies, warnings);
   const network = new FirefoxNetwork(topContext);
   for (const method of NETWORK_EVENTS) connection.on(method, (e: BidiNetworkEvent) => network.event(method, e));
   const adblock = conditions.adblock ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
@@ -104,6 +99,25 @@ async function setUp(spec: RunSpec, settings: LaunchSettings, ahead: RunSpec['ah
   timer.end('setup');
   return { spec, timer, deadline, launched, browser, page, connection, topContext, emulation, network, warnings,
     maxWaitMs: loadWaitLimit(spec.timeoutMs) };
+}
+
+/**
+ * The test's cookies, host-only for the tested URL's host (a domain without a leading dot), in the browser's own
+ * cookie store, not partitioned: puppeteer's page.setCookie would partition them by the blank page they are set from.
+ */
+async function setCookies(connection: BidiConnection, url: string, cookies: readonly TestCookie[], warnings: string[]): Promise<void> {
+  const { hostname, host } = new URL(url);
+  for (const c of cookies) {
+    try {
+      await connection.send('storage.setCookie', {
+        cookie: { domain: hostname, name: c.name, value: { type: 'string', value: c.value }, path: c.path, secure: c.secure,
+          httpOnly: c.httpOnly, ...(c.sameSite ? { sameSite: c.sameSite.toLowerCase() } : {}) },
+        partition: { type: 'storageKey', userContext: 'default' },
+      });
+    } catch {
+      warnings.push(`Cookie "${c.name}" could not be set for ${host}`);
+    }
+  }
 }
 
 /** The screen and user agent (conditions/emulation.ts). Firefox emulates no phone's layout viewport (meta viewport). */
@@ -119,11 +133,11 @@ async function emulate(page: Page, spec: RunSpec, browserUserAgent: string, warn
   return emulation;
 }
 
-/** Firefox's errors as Chromium's (failures.ts words them); the guard's refusals are explained by its ledger. */
+/**
+ * Firefox's errors as Chromium's (failures.ts words them); a failure answered by the guard is explained by its ledger
+ * (a refusal of the policy, a host without address, an upstream that refused or timed out).
+ */
 const NAVIGATION_ERRORS: Record<string, string> = {
-  NS_ERROR_UNKNOWN_HOST: 'net::ERR_NAME_NOT_RESOLVED',
-  NS_ERROR_CONNECTION_REFUSED: 'net::ERR_CONNECTION_REFUSED',
-  NS_ERROR_NET_TIMEOUT: 'net::ERR_TIMED_OUT',
   NS_ERROR_NET_RESET: 'net::ERR_CONNECTION_RESET',
   NS_ERROR_NET_INTERRUPT: 'net::ERR_CONNECTION_RESET',
   NS_ERROR_NET_EMPTY_RESPONSE: 'net::ERR_EMPTY_RESPONSE',

@@ -47,9 +47,15 @@ interface Hop {
   completed: boolean;
 }
 
-/** Firefox's errors when the connection guard (the SOCKS proxy) refused a connection: not network activity. */
-export const GUARD_REFUSALS = new Set(['NS_ERROR_PROXY_CONNECTION_REFUSED', 'NS_ERROR_UNKNOWN_PROXY_HOST',
-  'NS_ERROR_PROXY_FORBIDDEN', 'NS_ERROR_SOCKS_CONNECTION_FAILED', 'NS_ERROR_SOCKS_HOST_UNREACHABLE', 'NS_ERROR_SOCKS_NOT_ALLOWED']);
+/**
+ * Firefox's errors when the connection guard (the SOCKS proxy, the only peer Firefox connects to) answered a
+ * connection with a failure: refused by the policy, a host without address, or an upstream that would not connect
+ * (Firefox reports a SOCKS failure as a refused connection, a host the proxy could not resolve as an unknown host).
+ * Not network activity (network-activity.ts), and explained by the guard's ledger, as Chromium's ERR_SOCKS_* are.
+ */
+export const GUARD_REFUSALS = new Set(['NS_ERROR_CONNECTION_REFUSED', 'NS_ERROR_UNKNOWN_HOST', 'NS_ERROR_NET_TIMEOUT',
+  'NS_ERROR_PROXY_CONNECTION_REFUSED', 'NS_ERROR_UNKNOWN_PROXY_HOST', 'NS_ERROR_PROXY_FORBIDDEN', 'NS_ERROR_SOCKS_CONNECTION_FAILED',
+  'NS_ERROR_SOCKS_HOST_UNREACHABLE', 'NS_ERROR_SOCKS_NOT_ALLOWED']);
 
 export const NETWORK_EVENTS = ['network.beforeRequestSent', 'network.responseStarted', 'network.responseCompleted',
   'network.fetchError'] as const;
