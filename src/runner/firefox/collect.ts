@@ -17,7 +17,7 @@ import { otherCpuCores } from '../host-load.js';
 import { collectPageFactsInPage } from '../../analysis/collect-facts.js';
 import { emptyDomFacts, type PageFacts } from '../../analysis/facts.js';
 import { readFirefoxPage } from './page.js';
-import type { FirefoxLoad } from './load.js';
+import type { FirefoxLoad } from './context.js';
 
 export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> {
   const { spec, page, network, timer } = load;

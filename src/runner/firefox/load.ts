@@ -5,42 +5,22 @@
  * the same HAR figures (capture/har.ts) and run deadline (load/deadline.ts). What Firefox cannot measure is absent
  * from the result (CLS, TBT, TTI, Lighthouse's scores), never 0.
  */
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { RunError, type RunResult, type RunSpec } from '../types.js';
 import { PhaseTimer, loadWaitLimit } from '../load/context.js';
 import { RunDeadline } from '../load/deadline.js';
-import { closeGuarded, launchGuarded, type GuardedBrowser, type LaunchSettings } from '../launch-ahead.js';
+import { closeGuarded, launchGuarded, type LaunchSettings } from '../launch-ahead.js';
 import { resolveEmulation, type Emulation } from '../conditions/emulation.js';
 import type { TestCookie } from '../conditions/types.js';
 import { adblockEngine, adblockJudge } from '../conditions/adblock.js';
 import { httpStatusMessage, navigationErrorMessage } from '../failures.js';
 import { NETWORK_QUIET_MS } from '../network-activity.js';
-import { sampleCpu, type CpuSample } from '../host-load.js';
+import { sampleCpu } from '../host-load.js';
 import { FirefoxNetwork, GUARD_REFUSALS, NETWORK_EVENTS, type BidiNetworkEvent } from './network.js';
 import { judgeRequests, type BidiConnection } from './requests.js';
 import { collectFirefoxLoad } from './collect.js';
+import type { FirefoxLoad } from './context.js';
 import { DEFAULT_FIREFOX_PATH } from './launch.js';
-
-/** A Firefox load set up: its browser and page, and what the phases learn on the way. */
-export interface FirefoxLoad {
-  readonly spec: RunSpec;
-  readonly timer: PhaseTimer;
-  readonly deadline: RunDeadline;
-  readonly launched: GuardedBrowser;
-  readonly browser: Browser;
-  readonly page: Page;
-  readonly connection: BidiConnection;
-  readonly topContext: string;
-  readonly emulation: Emulation;
-  readonly network: FirefoxNetwork;
-  readonly warnings: string[];
-  readonly maxWaitMs: number;
-  /** Epoch ms: when the load event fired, and when the load was over by the quiet rule (or onload). */
-  loadFiredAt?: number;
-  loadOverAt?: number;
-  cpuAtStart?: CpuSample;
-  cpuAtEnd?: CpuSample;
-}
 
 export async function runFirefoxTest(spec: RunSpec): Promise<RunResult> {
   const timer = new PhaseTimer();
