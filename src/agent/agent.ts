@@ -89,6 +89,8 @@ export class Agent {
     const { ahead } = this.opts;
     if (!ahead) return;
     ahead.prepare();
+    // A Firefox launch takes seconds: the first Firefox test finds one ready too.
+    this.opts.firefoxAhead?.prepare();
     await this.opts.warmRunner?.().catch((err: unknown) => this.opts.log.warn({ err }, 'warming up the runner failed'));
     // A reading disturbed by another process is dropped; a few more tries, or the first loads read the host themselves.
     for (let attempt = 0; attempt < WARM_UP_READINGS; attempt++) {
