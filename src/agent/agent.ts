@@ -89,8 +89,6 @@ export class Agent {
     const { ahead } = this.opts;
     if (!ahead) return;
     ahead.prepare();
-    // A Firefox launch takes seconds: the first Firefox test finds one ready too.
-    this.opts.firefoxAhead?.prepare();
     await this.opts.warmRunner?.().catch((err: unknown) => this.opts.log.warn({ err }, 'warming up the runner failed'));
     // A reading disturbed by another process is dropped; a few more tries, or the first loads read the host themselves.
     for (let attempt = 0; attempt < WARM_UP_READINGS; attempt++) {
@@ -195,6 +193,8 @@ export class Agent {
     const scrub = secretScrubber(testSecrets(job.options));
     const ahead = job.browser === 'firefox' ? this.opts.firefoxAhead : this.opts.ahead;
     try {
+      // A browser of the other kind still launching ahead would share the CPU with this load: it finishes first.
+      await (job.browser === 'firefox' ? this.opts.ahead : this.opts.firefoxAhead)?.ready();
       const { result, runs } = await runSeries({
         testId: job.testId,
         options: job.options,
