@@ -155,8 +155,7 @@ export function testsQueuedWithoutAgent(db: Db, queuedBy: number, agentSeenSince
     .where('tests.queued_at', '<=', queuedBy)
     // No agent of the location that offers the test's browser (agents.browsers is a JSON array of IDs).
     .where(({ not, exists, selectFrom }) => not(exists(
-      selectFrom('agents').select('agents.id').whereRef('agents.location', '=', 'tests.location').where('agents.last_seen', '>=', agentSeenSince)
-        .where(sql<boolean>`agents.browsers like '%"' || tests.browser || '"%'`),
+      selectFrom('agents').select('agents.id').whereRef('agents.location', '=', 'tests.location').where('agents.last_seen', '>=', agentSeenSince),
     )))
     .limit(limit)
     .execute();
