@@ -7,6 +7,7 @@
  * in a process of its own, so its server times are its own.
  *
  *   BENCH_RUNS=3 npm run bench -- fidelity
+ *   BENCH_BROWSER=firefox npm run bench -- fidelity   (the same with Firefox (Desktop), a legacy report)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { analysisOptions, runSpec } from '../test/helpers/run-spec.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const LINKS = ['20000/5000/50', '5000/1000/150', '1600/768/300'];
+const firefox = process.env.BENCH_BROWSER === 'firefox';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -41,8 +43,8 @@ async function main(): Promise<void> {
       for (let i = 0; i < runs; i++) {
         const workDir = await mkdtemp(join(tmpdir(), 'webgauge-fidelity-'));
         try {
-          const result = await runTest({ ...runSpec(analysisOptions(url, { dns, throttle }),
-            { testId: `fidelity-${i}`, workDir, timeoutMs: 120_000 }), trustStore });
+          const result = await runTest({ ...runSpec(analysisOptions(url, { dns, throttle, ...(firefox ? { browser: '1', report: 'legacy' } : {}) }),
+            { testId: `fidelity-${i}`, workDir, timeoutMs: 120_000 }), trustStore, ...(firefox ? { browser: 'firefox' as const } : {}) });
           const handshakes = await (await fetch(site.url('/_fixture/tls-handshakes'))).json() as HandshakeBytes[];
           const fidelity = originsFidelity(result.har.log.entries, link, result.metrics.onload_time, handshakes.at(-1)!);
           for (const c of fidelity.checks) checks.set(c.what, [...(checks.get(c.what) ?? []), c]);

@@ -9,6 +9,7 @@
  * - the median time of each phase of a load.
  *
  *   BENCH_RUNS=5 npm run bench -- turnaround   (the tests after the first; runs=3 tests: BENCH_RUNS3, default 2)
+ * Firefox (Desktop) tests first (bench/lib/firefox-turnaround.ts); BENCH_BROWSER=firefox or chrome runs one browser's.
  */
 import { startFixtureSite } from '../test/fixtures/site/server.js';
 import { startServer } from '../test/helpers/server.js';
@@ -16,6 +17,7 @@ import { median, timedTest, type Timed } from './lib/timed-test.js';
 import { runTest } from '../src/runner/run.js';
 import type { RunResult, RunSpec } from '../src/runner/types.js';
 import { timeBareLighthouseCli } from './lighthouse-cli.js';
+import { firefoxTurnaround } from './lib/firefox-turnaround.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const multiRunTests = Number(process.env.BENCH_RUNS3 ?? 2);
@@ -23,6 +25,11 @@ const multiRunTests = Number(process.env.BENCH_RUNS3 ?? 2);
 async function main() {
   const site = await startFixtureSite();
   const url = site.url('/');
+  // BENCH_BROWSER=firefox: the Firefox tests alone; otherwise Chrome's, then Firefox's (BENCH_FIREFOX_RUNS, default 3).
+  if (process.env.BENCH_BROWSER !== 'chrome') {
+    await firefoxTurnaround(url, Number(process.env.BENCH_FIREFOX_RUNS ?? 3));
+    if (process.env.BENCH_BROWSER === 'firefox') return void (await site.close());
+  }
   const phases: Record<string, number>[] = [];
   const run = async (spec: RunSpec): Promise<RunResult> => {
     const result = await runTest(spec);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs everything Webgauge needs on a Debian machine with Node.js 20+: Chromium and ffmpeg from apt when
+# Installs everything Webgauge needs on a Debian machine with Node.js 20+: Chromium, Firefox ESR and ffmpeg from apt when
 # missing, the npm packages, and the build. Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +26,12 @@ missing=()
 chrome="${WEBGAUGE_CHROME_PATH:-/usr/bin/chromium}"
 [ -x "$chrome" ] || missing+=(chromium fonts-liberation)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+# Firefox (Desktop), the second browser: agents offer it when WEBGAUGE_FIREFOX_PATH (Debian's ESR by default) works.
+firefox="${WEBGAUGE_FIREFOX_PATH:-/usr/bin/firefox-esr}"
+[ -x "$firefox" ] || missing+=(firefox-esr)
 # certutil hands the operator's CA certificates (WEBGAUGE_EXTRA_CA_CERTS) to the test browsers.
 command -v certutil >/dev/null 2>&1 || missing+=(libnss3-tools)
-if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, ffmpeg and certutil present"; fi
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, firefox-esr, ffmpeg and certutil present"; fi
 
 # The browser never runs as root: when the service does, Chromium runs sandboxed as this unprivileged user.
 browser_user="${WEBGAUGE_BROWSER_USER:-webgauge-browser}"

@@ -28,7 +28,7 @@ const USAGE = `Usage:
   webgauge agent token revoke TOKEN_ID
   webgauge agent --server URL --token TOKEN [--slots N]
   webgauge migrate
-Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH,
+Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH, WEBGAUGE_FIREFOX_PATH,
 WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see README).`;
 
 /** Errors of the operator's making: the command stops with exit 2 and the message alone. */

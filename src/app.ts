@@ -28,6 +28,7 @@ import { DeliveryDispatcher } from './notify/dispatcher.js';
 import { smtpMailer } from './notify/email.js';
 import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
+import { firefoxVersion } from './runner/firefox/launch.js';
 
 export interface App {
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -109,6 +110,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (settings) {
     const launchAhead = overrides.launchAhead ?? !overrides.run;
+    // Firefox (Desktop) is offered when a working one is found (WEBGAUGE_FIREFOX_PATH).
+    const firefox = await firefoxVersion(config.firefoxPath);
+    server.log.info({ firefox: firefox ?? null, path: config.firefoxPath }, firefox ? 'Firefox found: the agent offers it' :
+      'no working Firefox at WEBGAUGE_FIREFOX_PATH: the agent offers Chrome alone');
+    const firefoxPath = firefox ? config.firefoxPath : undefined;
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
       location: LOCAL_LOCATION_ID,
@@ -117,12 +123,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       leaseMs: config.leaseMs,
       runTimeoutMs: config.runTimeoutMs,
       chromePath: config.chromePath,
+      firefoxPath,
       policy: config.targetPolicy,
       sandbox,
       log: server.log as never,
       run: withRunnerSettings(overrides.run ?? runTest, settings),
       hostCheck: config.runGuard && new HostQualityCheck(config.runGuard, server.log as never),
-      ahead: launchAhead ? launchAheadFor(settings, { ...config, sandbox, policy: config.targetPolicy }) : undefined,
+      ahead: launchAhead ? launchAheadFor(settings, { ...config, firefoxPath: undefined, sandbox, policy: config.targetPolicy }) : undefined,
+      firefoxAhead: launchAhead && firefoxPath ? launchAheadFor(settings, { ...config, firefoxPath, sandbox, policy: config.targetPolicy }) : undefined,
       warmRunner: () => warmRunner(config.runTimeoutMs),
     });
   }

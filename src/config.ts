@@ -17,6 +17,8 @@ export interface Config {
   /** postgres://… switches the store to PostgreSQL; absent means the SQLite file under dataDir. */
   databaseUrl?: string;
   chromePath: string;
+  /** Firefox (Desktop): offered by the agents that find a working one here (WEBGAUGE_FIREFOX_PATH). */
+  firefoxPath: string;
   /** What tests may reach besides public addresses (WEBGAUGE_ALLOW_TARGETS, WEBGAUGE_ALLOW_PRIVATE_TARGETS). */
   targetPolicy: TargetPolicy;
   /** Run the browser with its sandbox (WEBGAUGE_BROWSER_SANDBOX=0 opts out, with a warning). */
@@ -250,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: resolve(env.WEBGAUGE_DATA_DIR || './data'),
     databaseUrl,
     chromePath: env.WEBGAUGE_CHROME_PATH || '/usr/bin/chromium',
+    firefoxPath: env.WEBGAUGE_FIREFOX_PATH || '/usr/bin/firefox-esr',
     targetPolicy: targetPolicy(env),
     browserSandbox: boolVar(env, 'WEBGAUGE_BROWSER_SANDBOX', true),
     browserUser: env.WEBGAUGE_BROWSER_USER || 'webgauge-browser',

@@ -8,7 +8,7 @@ import type { RunResult, RunSpec } from '../runner/types.js';
 import type { BrowserSandbox } from '../runner/browser.js';
 import type { TargetPolicy } from '../net/policy.js';
 import { RunError } from '../runner/types.js';
-import { AGENT_BROWSERS } from '../core/catalog/catalog.js';
+import { agentBrowsers } from '../core/catalog/catalog.js';
 import { measurementsPerRun } from '../core/options/journey.js';
 import type { AgentInfo, AgentTransport, Job } from './transport.js';
 import type { HostQualityCheck } from './host-check.js';
@@ -25,6 +25,8 @@ export interface AgentOptions {
   leaseMs: number;
   runTimeoutMs: number;
   chromePath: string;
+  /** A working Firefox this agent found (runner/firefox/launch.ts firefoxVersion); none: it offers Chrome alone. */
+  firefoxPath?: string;
   /** The target policy of this agent's network (the one a hostile page would reach into). */
   policy: TargetPolicy;
   sandbox: BrowserSandbox;
@@ -42,6 +44,11 @@ export interface AgentOptions {
    * runner): each load launches its own, and the host is read by the loads themselves.
    */
   ahead?: LaunchAhead;
+  /**
+   * Firefox browsers launched ahead (a Firefox launch takes seconds): the next one is launched once a Firefox test is
+   * reported, as the next test is most often of the same browser; until then a Firefox load launches its own.
+   */
+  firefoxAhead?: LaunchAhead;
   /** Work the runner does once per process, done at warm-up rather than in the first test (Lighthouse's configuration). */
   warmRunner?: () => Promise<void>;
 }
@@ -66,7 +73,7 @@ export class Agent {
 
   /** What this agent offers: the browsers of this code, and its slots. */
   get info(): AgentInfo {
-    return { browsers: [...AGENT_BROWSERS], slots: this.opts.slots };
+    return { browsers: agentBrowsers({ firefox: this.opts.firefoxPath !== undefined }), slots: this.opts.slots };
   }
 
   /** Tells the service this agent is alive (done at start, then every heartbeat). */
@@ -129,6 +136,7 @@ export class Agent {
     await Promise.allSettled(this.loops);
     await this.reading;
     await this.opts.ahead?.close();
+    await this.opts.firefoxAhead?.close();
   }
 
   private sleep(ms: number): Promise<void> {
@@ -147,7 +155,7 @@ export class Agent {
     while (!this.stopping) {
       let job: Job | null = null;
       try {
-        job = await this.opts.transport.claim(this.id, this.opts.location, this.opts.leaseMs);
+        job = await this.opts.transport.claim(this.id, this.opts.location, this.opts.leaseMs, this.info.browsers);
       } catch (err) {
         log.error({ err }, 'claiming a test failed');
       }
@@ -184,20 +192,25 @@ export class Agent {
     log.info({ test: job.testId }, 'test claimed');
     // What the agent logs or stores about the test is scrubbed of its secrets (a failure can quote a URL).
     const scrub = secretScrubber(testSecrets(job.options));
+    const ahead = job.browser === 'firefox' ? this.opts.firefoxAhead : this.opts.ahead;
     try {
+      // A browser of the other kind still launching ahead would share the CPU with this load: it finishes first.
+      await (job.browser === 'firefox' ? this.opts.ahead : this.opts.firefoxAhead)?.ready();
       const { result, runs } = await runSeries({
         testId: job.testId,
         options: job.options,
         conditions: job.conditions,
         device: job.device,
+        browser: job.browser,
         chromePath: this.opts.chromePath,
+        firefoxPath: this.opts.firefoxPath,
         sandbox: this.opts.sandbox,
         policy: this.opts.policy,
         workDir,
         // A journey's run is as many measurements as it has measured steps, each within the run time limit.
         timeoutMs: this.opts.runTimeoutMs * measurementsPerRun(job.options),
         signal: ctrl.signal,
-        ahead: this.opts.ahead,
+        ahead,
         benchmarkIndex: this.hostReading?.benchmarkIndex,
       }, this.opts.run, this.opts.hostCheck);
       clearInterval(renewer);
@@ -222,7 +235,7 @@ export class Agent {
       clearInterval(renewer);
       this.running.delete(job.testId);
       // The test is reported: the next load's browser launches now, before the next claim.
-      if (!this.stopping) this.opts.ahead?.prepare();
+      if (!this.stopping) ahead?.prepare();
       await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
   }

@@ -29,8 +29,8 @@ export class InProcessTransport implements AgentTransport {
     });
   }
 
-  async claim(agentId: string, location: string, leaseMs: number): Promise<Job | null> {
-    const work = await claimWork(this.store, location, agentId, leaseMs);
+  async claim(agentId: string, location: string, leaseMs: number, browsers: readonly string[]): Promise<Job | null> {
+    const work = await claimWork(this.store, location, agentId, leaseMs, browsers);
     return work && jobFor(work.testId, work.options, this.catalog);
   }
 

@@ -14,12 +14,14 @@ import { Agent } from './agent.js';
 import { AgentRefused, HttpTransport } from './http-transport.js';
 import { HostQualityCheck, type HostCheckSettings } from './host-check.js';
 import { launchAheadFor, runnerSettings, withRunnerSettings } from './runner-settings.js';
+import { firefoxVersion } from '../runner/firefox/launch.js';
 
 /** What the agent reads of the operator's configuration (config.ts loads it from the agent machine's environment). */
 export interface RemoteAgentConfig {
   logLevel: string;
   dataDir: string;
   chromePath: string;
+  firefoxPath: string;
   browserSandbox: boolean;
   browserUser: string;
   targetPolicy: TargetPolicy;
@@ -73,6 +75,8 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
   // The agent's own CA file (WEBGAUGE_EXTRA_CA_CERTS on its machine): the sites it reaches are its network's.
   const runner = await runnerSettings({ adblockLists: config.adblockLists, extraCaCerts: config.extraCaCerts, tag: sandbox.tag });
   const run = withRunnerSettings(o.run ?? runTest, runner);
+  // Firefox (Desktop) is offered when a working one is found (WEBGAUGE_FIREFOX_PATH).
+  const firefoxPath = (await firefoxVersion(config.firefoxPath)) ? config.firefoxPath : undefined;
   // Lease and heartbeat come from the server's hello; the agent is built first for its ID.
   const settings = { leaseMs: config.leaseMs, heartbeatMs: config.agentHeartbeatMs };
   const agent = new Agent({
@@ -83,13 +87,15 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     get heartbeatMs() { return settings.heartbeatMs; },
     runTimeoutMs: config.runTimeoutMs,
     chromePath: config.chromePath,
+    firefoxPath,
     policy: config.targetPolicy,
     sandbox,
     log,
     run,
     idlePollMs: 0, // a claim waits on the server
     hostCheck: o.run || !config.runGuard ? undefined : new HostQualityCheck(config.runGuard, log),
-    ahead: o.run ? undefined : launchAheadFor(runner, { ...config, sandbox, policy: config.targetPolicy }),
+    ahead: o.run ? undefined : launchAheadFor(runner, { ...config, firefoxPath: undefined, sandbox, policy: config.targetPolicy }),
+    firefoxAhead: o.run || !firefoxPath ? undefined : launchAheadFor(runner, { ...config, firefoxPath, sandbox, policy: config.targetPolicy }),
     warmRunner: () => warmRunner(config.runTimeoutMs),
   });
   const until = Date.now() + (o.connectForMs ?? 60_000);

@@ -23,10 +23,13 @@ Promise<RunnerSettings> {
   return { adblockLists: o.adblockLists, trustStore, close: async () => trustStore?.close() };
 }
 
-/** The agent's browsers launched ahead of its loads (runner/launch-ahead.ts), launched as its loads launch theirs. */
-export function launchAheadFor(settings: RunnerSettings, o: { chromePath: string; sandbox: BrowserSandbox; runTimeoutMs: number; policy: TargetPolicy }):
-LaunchAhead {
-  return new LaunchAhead({ chromePath: o.chromePath, sandbox: o.sandbox, trustStore: settings.trustStore,
+/**
+ * The agent's browsers launched ahead of its loads (runner/launch-ahead.ts), launched as its loads launch theirs:
+ * Chromium, or with `firefoxPath` Firefox.
+ */
+export function launchAheadFor(settings: RunnerSettings, o: { chromePath: string; firefoxPath?: string; sandbox: BrowserSandbox;
+  runTimeoutMs: number; policy: TargetPolicy }): LaunchAhead {
+  return new LaunchAhead({ chromePath: o.chromePath, firefoxPath: o.firefoxPath, sandbox: o.sandbox, trustStore: settings.trustStore,
     protocolTimeoutMs: o.runTimeoutMs, policy: o.policy });
 }
 

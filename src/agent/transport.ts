@@ -1,6 +1,6 @@
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import type { Catalog } from '../core/catalog/catalog.js';
-import { deviceProfile } from '../core/catalog/catalog.js';
+import { deviceProfile, runnerBrowser } from '../core/catalog/catalog.js';
 import { loadConditions, type LoadConditions } from '../core/options/conditions.js';
 import type { RunsFile } from '../core/tests/runs.js';
 import type { DeviceProfile, JourneyProgress, RunResult } from '../runner/types.js';
@@ -12,6 +12,8 @@ export interface Job {
   /** The load's conditions, parsed from the options by core. */
   conditions: LoadConditions;
   device?: DeviceProfile;
+  /** The browser that loads the page. */
+  browser: 'chrome' | 'firefox';
 }
 
 /** What an agent offers, announced at hello and in heartbeats. */
@@ -27,8 +29,11 @@ export interface AgentInfo {
 export interface AgentTransport {
   /** The agent is alive; called at start and every heartbeat. */
   heartbeat(agentId: string, info: AgentInfo): Promise<void>;
-  /** A test of the agent's location with a lease on it, or null when there is none (a remote claim waits a while). */
-  claim(agentId: string, location: string, leaseMs: number): Promise<Job | null>;
+  /**
+   * A test of the agent's location in one of its browsers (those it announced), with a lease on it, or null when
+   * there is none (a remote claim waits a while).
+   */
+  claim(agentId: string, location: string, leaseMs: number, browsers: readonly string[]): Promise<Job | null>;
   /** false: the lease is lost, stop working on the test. */
   renew(agentId: string, testId: string, leaseMs: number): Promise<boolean>;
   /** `runs`: every load of a test that loaded the page more than once; `result` is the median run. */
@@ -42,5 +47,6 @@ export interface AgentTransport {
 /** A claimed test as the runner needs it: the load's conditions and device parsed from its options. */
 export function jobFor(testId: string, options: AnalysisOptions, catalog: Catalog): Job {
   const device = options.simulate_device ? catalog.device(options.simulate_device) : undefined;
-  return { testId, options, conditions: loadConditions(options), device: device ? deviceProfile(device) : undefined };
+  return { testId, options, conditions: loadConditions(options), device: device ? deviceProfile(device) : undefined,
+    browser: runnerBrowser(catalog.browser(options.browser)) };
 }

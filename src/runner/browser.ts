@@ -113,6 +113,11 @@ const AS_USER = fileURLToPath(new URL('../../scripts/chromium-as-user.sh', impor
 
 const profiles = new WeakMap<Browser, string>();
 
+/** The browser's profile folder, removed when closeBrowser closes it (Firefox's launch, firefox/launch.ts, too). */
+export function rememberProfile(browser: Browser, profile: string): void {
+  profiles.set(browser, profile);
+}
+
 /**
  * The profile's preferences: no network prediction. Chromium otherwise preconnects to a page's origin the moment
  * its navigation starts, so the document's request finds its connection open: its DNS and connect phases would be
@@ -184,7 +189,7 @@ export async function launchBrowser(o: LaunchOptions): Promise<Browser> {
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
-    profiles.set(browser, profile);
+    rememberProfile(browser, profile);
     return browser;
   } catch (err) {
     await rm(profile, { recursive: true, force: true });
@@ -248,7 +253,7 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** SIGKILLs every process whose command line names `profile` (a browser and its helpers). */
+/** SIGKILLs every process whose command line names `profile` (a browser and its helpers; Firefox: `--profile <dir>`). */
 function killBrowsersUsing(profile: string): void {
   let pids: string[];
   try {
@@ -259,7 +264,7 @@ function killBrowsersUsing(profile: string): void {
   for (const pid of pids) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes(`--user-data-dir=${profile}`)) process.kill(Number(pid), 'SIGKILL');
+      if (cmdline.includes(`--user-data-dir=${profile}`) || cmdline.includes(`--profile\0${profile}`)) process.kill(Number(pid), 'SIGKILL');
     } catch {
       // exited meanwhile, or not ours to read
     }

@@ -17,6 +17,7 @@ import type { TargetPolicy } from '../net/policy.js';
 import type { DnsOverride } from '../net/resolve.js';
 import { closeBrowser, launchBrowser, type BrowserSandbox } from './browser.js';
 import { GuardThread } from './conditions/guard-thread.js';
+import { launchFirefox } from './firefox/launch.js';
 import type { LinkShape } from './conditions/link.js';
 import { otherCpuCores, sampleCpu } from './host-load.js';
 import type { TrustStore } from './trust-store.js';
@@ -27,6 +28,8 @@ const ANSWER_MS = 2000;
 /** What every browser of an agent is launched with: the agent's settings, the same for all its loads. */
 export interface LaunchSettings {
   chromePath: string;
+  /** Set for Firefox: the browsers are this Firefox (firefox/launch.ts), not Chromium. */
+  firefoxPath?: string;
   sandbox?: BrowserSandbox;
   trustStore?: TrustStore;
   /** The run time limit: no protocol call of the load waits longer. */
@@ -55,7 +58,8 @@ export async function launchGuarded(s: LaunchSettings, load: { dns: readonly Dns
 Promise<GuardedBrowser> {
   const connections = await GuardThread.start(s.policy, load.dns, load.link);
   try {
-    const browser = await launchBrowser({
+    const browser = s.firefoxPath ? await launchFirefox({ firefoxPath: s.firefoxPath, sandbox: s.sandbox,
+      guardPort: connections.port, protocolTimeoutMs: s.protocolTimeoutMs, trustStore: s.trustStore }) : await launchBrowser({
       chromePath: s.chromePath,
       sandbox: s.sandbox,
       flags: connections.browserFlags(),
@@ -99,7 +103,7 @@ export class LaunchAhead {
   /** Whether a load with these settings can take this agent's browsers (the agent's own loads always can). */
   fits(s: LaunchSettings): boolean {
     const a = this.settings;
-    return a.chromePath === s.chromePath && a.sandbox === s.sandbox && a.trustStore === s.trustStore &&
+    return a.chromePath === s.chromePath && a.firefoxPath === s.firefoxPath && a.sandbox === s.sandbox && a.trustStore === s.trustStore &&
       a.protocolTimeoutMs === s.protocolTimeoutMs && a.policy === s.policy;
   }
 

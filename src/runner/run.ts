@@ -16,6 +16,7 @@ import { setUpLoad } from './load/setup.js';
 import { gatherSteps } from './load/navigate.js';
 import { collect } from './load/collect.js';
 import { cleanUp } from './load/cleanup.js';
+import { runFirefoxTest } from './firefox/load.js';
 
 export { RunError } from './types.js';
 
@@ -33,7 +34,12 @@ export function warmRunner(timeoutMs: number): Promise<void> {
  * (load/setup.ts), navigate and gather (load/navigate.ts), collect (load/collect.ts), clean up (load/cleanup.ts); the
  * whole under the run's deadline (load/deadline.ts), which stops it at spec.timeoutMs or spec.signal.
  */
-export async function runTest(spec: RunSpec): Promise<RunResult> {
+export function runTest(spec: RunSpec): Promise<RunResult> {
+  // Firefox has no CDP and no Lighthouse: the same phases over WebDriver BiDi (firefox/load.ts).
+  return spec.browser === 'firefox' ? runFirefoxTest(spec) : runChromeTest(spec);
+}
+
+async function runChromeTest(spec: RunSpec): Promise<RunResult> {
   const plan = planLoad(spec);
   try {
     const work = (async () => {

@@ -26,7 +26,11 @@ export interface RunSpec {
   /** The load's conditions, parsed once by core from the same options (core/options/conditions.ts). */
   conditions: LoadConditions;
   device?: DeviceProfile;
+  /** The browser that loads the page (the catalog's `browser`); Chrome when absent. */
+  browser?: 'chrome' | 'firefox';
   chromePath: string;
+  /** Firefox for `browser: 'firefox'` (firefox/launch.ts DEFAULT_FIREFOX_PATH when absent). */
+  firefoxPath?: string;
   /** Who the browser runs as, sandboxed; default: browser.ts defaultSandbox(). */
   sandbox?: BrowserSandbox;
   /** Which non-public destinations the load may reach (every connection of the browser is checked). */

@@ -51,17 +51,20 @@ export async function countActiveTests(db: Db, of: { account_id: string } | { lo
 }
 
 /**
- * Atomically take the oldest queued test of a location and give the agent a lease on it until `leaseExpires`
- * (PostgreSQL skips rows another claimer has locked; SQLite has one writer).
+ * Atomically take the oldest queued test of a location (in one of `browsers`, when given: those the agent offers)
+ * and give the agent a lease on it until `leaseExpires` (PostgreSQL skips rows another claimer has locked; SQLite
+ * has one writer).
  */
-export async function claimQueuedTest(db: Db, engine: Engine, location: string, agentId: string, now: number, leaseExpires: number):
-  Promise<TestRow | undefined> {
+export async function claimQueuedTest(db: Db, engine: Engine, location: string, agentId: string, now: number, leaseExpires: number,
+  browsers?: readonly string[]): Promise<TestRow | undefined> {
+  if (browsers?.length === 0) return undefined;
+  const ofBrowsers = browsers ? sql`and browser in (${sql.join([...browsers])})` : sql``;
   const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<TestRow>`
     update tests set state = 'started', started = ${now}, lease_owner = ${agentId},
       lease_expires = ${leaseExpires}, attempts = attempts + 1
     where id = (
-      select id from tests where state = 'queued' and location = ${location}
+      select id from tests where state = 'queued' and location = ${location} ${ofBrowsers}
       order by created, id limit 1 ${lock}
     ) and state = 'queued'
     returning *`.execute(db);
@@ -156,6 +159,7 @@ export function testsQueuedWithoutAgent(db: Db, queuedBy: number, agentSeenSince
     .select(['tests.id', 'tests.location'])
     .where('tests.state', '=', 'queued')
     .where('tests.queued_at', '<=', queuedBy)
+    // No agent of the location that offers the test's browser (agents.browsers is a JSON array of IDs).
     .where(({ not, exists, selectFrom }) => not(exists(
       selectFrom('agents').select('agents.id').whereRef('agents.location', '=', 'tests.location').where('agents.last_seen', '>=', agentSeenSince),
     )))

@@ -119,6 +119,8 @@ table.pv-stack td.pv-alert-actions{padding-top:6px}.pv-alert-actions .actions{ju
 .cmp-base{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:8px;padding:0 6px;color:var(--muted)}
 .cmp-url{display:block;word-break:break-all;color:var(--muted);font-size:12px}
 .cmp-when{display:block;color:var(--muted);font-size:12px;white-space:nowrap}
+.cmp-browser{display:block;font-size:12px;font-weight:600}
+.cmp-warn{background:#fff4e5;border:1px solid #f3c98b;color:#6b4100;border-radius:8px;padding:10px 14px;margin:0 0 14px}
 .cmp-grade{display:block;margin-top:3px}
 .cmp-value{display:block;font-weight:600}
 .cmp-delta{display:block;font-size:12px;white-space:nowrap}

@@ -98,7 +98,7 @@ for (const engine of engines()) {
       const transport = new InProcessTransport(s.app.store, new FileArtifactStore(join(s.config.dataDir, 'artifacts')),
         createCatalog({ locationName: 'Local', locationRegion: 'Local' }));
       // Claim everything queued (earlier tests of this file too): the foreign one is never handed out.
-      for (let job = await transport.claim('agent-test', '1', 30_000); job; job = await transport.claim('agent-test', '1', 30_000)) {
+      for (let job = await transport.claim('agent-test', '1', 30_000, ['3']); job; job = await transport.claim('agent-test', '1', 30_000, ['3'])) {
         assert.notEqual(job.testId, queued.body.data.id);
       }
       const t = await call(s, 'GET', `/tests/${queued.body.data.id}`, { key: s.key });

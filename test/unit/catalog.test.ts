@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KnownDevices } from 'puppeteer-core';
-import { createCatalog, deviceProfile, deviceSlug } from '../../src/core/catalog/catalog.js';
+import { agentBrowsers, createCatalog, deviceProfile, deviceSlug, runnerBrowser } from '../../src/core/catalog/catalog.js';
 
 const catalog = createCatalog({ locationName: 'Frankfurt rack 3', locationRegion: 'Europe' });
 
@@ -22,9 +22,21 @@ describe('locations and browsers', () => {
     for (const cap of ['adblock', 'lighthouse', 'cookies', 'filtering', 'http_auth', 'throttle', 'video', 'dns', 'user_agent', 'resolution'] as const) {
       assert.equal(b[cap], true, cap);
     }
-    assert.deepEqual(catalog.browsers(), [b]);
-    assert.equal(catalog.browser('1'), undefined);
+    assert.equal(catalog.browser('2'), undefined);
     assert.equal(catalog.defaultBrowser, '3');
+  });
+  test('browser 1 is Firefox (Desktop): no Lighthouse and no video, every other capability (test/integration/firefox.test.ts proves them)', () => {
+    const f = catalog.browser('1');
+    assert.ok(f);
+    assert.deepEqual([f.name, f.browser, f.platform, f.device, f.default], ['Firefox (Desktop)', 'firefox', 'desktop', '', false]);
+    assert.deepEqual(['lighthouse', 'video'].map((c) => f[c as 'video']), [false, false]);
+    for (const cap of ['adblock', 'cookies', 'filtering', 'http_auth', 'throttle', 'dns', 'user_agent', 'resolution'] as const) {
+      assert.equal(f[cap], true, cap);
+    }
+    assert.deepEqual(catalog.browsers().map((x) => x.id), ['3', '1']);
+    assert.deepEqual(agentBrowsers({ firefox: true }), ['3', '1']);
+    assert.deepEqual(agentBrowsers({ firefox: false }), ['3']);
+    assert.deepEqual([runnerBrowser(f), runnerBrowser(catalog.browser('3'))], ['firefox', 'chrome']);
   });
   test('callers cannot change the reference data', () => {
     catalog.locations()[0]!.browsers.push('9');

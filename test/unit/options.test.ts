@@ -171,10 +171,29 @@ describe('report and retention', () => {
     rejects(() => parse({ report: 'none,legacy' }), 'E40004', /report/);
     rejects(() => parse({ report: 1 }), 'E40004', /report must be one of/);
   });
-  test('a browser without Lighthouse refuses a Lighthouse report with E40004', () => {
+  test('a browser without Lighthouse refuses a Lighthouse report with E40004, and runs the legacy kind by default', () => {
     const ctx = { ...pro, catalog: bareCatalog() };
-    rejects(() => parse({}, ctx), 'E40004', /does not support Lighthouse reports/);
+    rejects(() => parse({ report: 'lighthouse' }, ctx), 'E40004', /does not support the report type \(Lighthouse reports\)/);
+    assert.equal(parse({}, ctx).report, 'legacy');
     assert.equal(parse({ report: 'legacy' }, ctx).report, 'legacy');
+  });
+  test('Firefox (Desktop): report left out is legacy; a Lighthouse report or video is refused naming the browser and the option', () => {
+    // A location whose agents offer both browsers.
+    const both = createCatalog({ locationName: 'x', locationRegion: 'y' },
+      { locations: () => [{ id: '1', name: 'x', region: 'y', default: true, browsers: ['1', '3'] }], defaultLocation: '1' });
+    const ctx = { ...pro, catalog: both };
+    const firefox = { browser: '1' };
+    assert.equal(parse(firefox, ctx).report, 'legacy');
+    assert.equal(parse({}, ctx).report, 'lighthouse', 'Chrome, the default browser, still runs Lighthouse by default');
+    assert.equal(parse({ ...firefox, report: 'none' }, ctx).report, 'none');
+    for (const report of ['lighthouse', 'legacy,lighthouse']) {
+      rejects(() => parse({ ...firefox, report }, ctx), 'E40004', /browser "1" \(Firefox \(Desktop\)\) does not support the report type/);
+    }
+    rejects(() => parse({ ...firefox, video: 1 }, ctx), 'E40004', /browser "1" \(Firefox \(Desktop\)\) does not support video/);
+    rejects(() => parse(firefox), 'E40003', /browser "1" is not available at location "1"/);
+    const every = parse({ ...firefox, adblock: 1, cookies: ['a=b'], httpauth_username: 'u', throttle: '5000/1000/30',
+      block_url: ['ads'], dns: ['example.com:192.0.2.1'], user_agent: 'x', browser_width: 800, browser_height: 600 }, ctx);
+    assert.equal(every.browser, '1');
   });
   test('retention accepts 1, 6, 12, 24 as numbers or strings', () => {
     for (const r of [1, 6, 12, 24]) {

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeWork, claimWork, failWork } from '../../core/tests/agent-work.js';
 import { checkedProgress, type JourneyProgress } from '../../core/tests/journey-failure.js';
-import { agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/catalog/locations.js';
+import { agentBrowsers, agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/catalog/locations.js';
 import { releaseTest, renewLease } from '../../core/tests/tests.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, CHECKSUM_HEADER, MAX_CLAIM_WAIT_MS, MAX_RESULT_BYTES,
@@ -121,8 +121,10 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
       // The response's close (not the request's: that one fires once the body is read) tells of a lost connection.
       reply.raw.once('close', () => gone.abort());
       const deadline = Date.now() + waitMs;
+      // The browsers the agent announced at hello and in its heartbeats.
+      const browsers = await agentBrowsers(store.db, agentId);
       for (;;) {
-        const work = await claimWork(store, location, agentId, ctx.config.leaseMs);
+        const work = await claimWork(store, location, agentId, ctx.config.leaseMs, browsers);
         if (work) {
           await agentSeen(store.db, agentId);
           const answer: ClaimResponse = { test_id: work.testId, options: work.options };

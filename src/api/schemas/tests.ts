@@ -45,7 +45,8 @@ const TestAttributesInput = obj(
     url: str('page URL (http or https; a missing scheme means http); required unless journey is given', { minLength: 1, example: 'https://example.com/' }),
     location: idOf('test location (GET /locations); the account default when omitted'),
     browser: idOf('browser (GET /browsers); the default browser when omitted'),
-    report: text('lighthouse (default), legacy, "lighthouse,legacy" or none (metrics only); any case and order', { example: 'lighthouse' }),
+    report: text('lighthouse (default), legacy, "lighthouse,legacy" or none (metrics only); any case and order. A browser ' +
+      'whose "lighthouse" is false (Firefox (Desktop)) runs legacy by default and refuses the Lighthouse types', { example: 'lighthouse' }),
     retention: {
       description: `report retention in months: ${orList(RETENTION_MONTHS.map((m) => (m === DEFAULT_RETENTION ? `${m} (default)` : m)))}, as an integer or a string; ${notGiven}`,
       anyOf: [

@@ -1,6 +1,7 @@
 /**
  * Reference data (spec 2.4-2.6): the test locations, browsers and simulated devices this server offers.
- * One location (this machine) with one browser (the Chromium the runner drives). The device list is
+ * Two browsers: Chrome (the Chromium the runner drives over CDP, with Lighthouse) and Firefox (Desktop) (Firefox ESR
+ * over WebDriver BiDi, runner/firefox/): a location offers those its online agents find. The device list is
  * puppeteer-core's KnownDevices, so every device we list is one the runner can emulate faithfully.
  */
 import { KnownDevices } from 'puppeteer-core';
@@ -76,6 +77,8 @@ export interface CatalogConfig {
 
 const LOCATION_ID = '1';
 const BROWSER_ID = '3';
+/** GTmetrix's own ID of Firefox (Desktop). */
+const FIREFOX_ID = '1';
 
 /**
  * URL-safe, lower-case ID from a device name: "iPhone 13 Pro" → "iphone-13-pro", "Galaxy S9+" → "galaxy-s9-plus",
@@ -169,6 +172,19 @@ export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Cata
     user_agent: true,
     resolution: true,
   };
+  // Firefox runs no Lighthouse (no CDP); no video or filmstrip: the load has no screencast over WebDriver BiDi
+  // (ESR 153), and a film recorded from a display is not made yet (DESIGN.md). Every other option acts on its load
+  // and is proven by test/integration/firefox.test.ts.
+  const firefox: Browser = {
+    ...chrome,
+    id: FIREFOX_ID,
+    name: 'Firefox (Desktop)',
+    browser: 'firefox',
+    default: false,
+    lighthouse: false,
+    video: false,
+  };
+  const browsers = [chrome, firefox];
   const devices = allDevices();
   const byId = new Map(devices.map((d) => [d.id, d]));
   // Hand out copies so a caller (a serializer, say) cannot alter the reference data.
@@ -177,8 +193,11 @@ export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Cata
   return {
     locations,
     location: (id) => locations().find((l) => l.id === id),
-    browsers: () => [{ ...chrome }],
-    browser: (id) => (id === chrome.id ? { ...chrome } : undefined),
+    browsers: () => browsers.map((b) => ({ ...b })),
+    browser: (id) => {
+      const b = browsers.find((x) => x.id === id);
+      return b ? { ...b } : undefined;
+    },
     devices: () => devices.map((d) => ({ ...d })),
     device: (id) => {
       const d = byId.get(id);
@@ -199,8 +218,18 @@ export function locationOffers(catalog: Catalog, location: Location, browserId: 
   return catalog.browser(browserId) !== undefined && (location.browsers.length === 0 || location.browsers.includes(browserId));
 }
 
-/** The browsers an agent of this code offers (it announces them at hello and in heartbeats). */
-export const AGENT_BROWSERS: readonly string[] = [BROWSER_ID];
+/**
+ * The browsers an agent of this code offers (it announces them at hello and in heartbeats): Chrome, and Firefox when
+ * it found a working one (runner/firefox/launch.ts firefoxVersion).
+ */
+export function agentBrowsers(o: { firefox: boolean }): string[] {
+  return o.firefox ? [BROWSER_ID, FIREFOX_ID] : [BROWSER_ID];
+}
+
+/** The runner's name of a catalog browser (RunSpec.browser). */
+export function runnerBrowser(browser: Browser | undefined): 'chrome' | 'firefox' {
+  return browser?.browser === 'firefox' ? 'firefox' : 'chrome';
+}
 
 /** What the runner needs to emulate a device (portrait; browser_rotate swaps it later). */
 export function deviceProfile(device: SimulatedDevice): DeviceProfile {

@@ -157,6 +157,12 @@ const browsersOf = (row: AgentRow): string[] => {
   }
 };
 
+/** The browsers an agent announced (none for an agent that never said hello). */
+export async function agentBrowsers(db: Db, agentId: string): Promise<string[]> {
+  const row = await findAgent(db, agentId);
+  return row ? browsersOf(row) : [];
+}
+
 /** A location as the API shows it, with what its online agents offer. */
 export interface LocationView extends Location {
   agentsOnline: number;

@@ -10,7 +10,7 @@ import { domainToASCII } from 'node:url';
 import type { AnalysisOptions, Flag, ReportType, Retention } from './analysis-options.js';
 import { deviceSlug, locationOffers, type Catalog } from '../catalog/catalog.js';
 import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OPTIONS, WRITE_ONLY_OPTIONS } from '../vocabulary/options.js';
-import { DEFAULT_REPORT_TYPE, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from '../vocabulary/report-types.js';
+import { defaultReportType, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from '../vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, RETENTION_WORDS } from '../vocabulary/retentions.js';
 import { ApiError, show } from '../errors.js';
 import { hasControlCharacter } from '../ids.js';
@@ -143,9 +143,10 @@ function journeyUrl(v: unknown, first: string): string {
   return url;
 }
 
-function parseReport(v: unknown): ReportType {
+/** `fallback`: the report type of the test's browser when none is given (report-types.ts defaultReportType). */
+function parseReport(v: unknown, fallback: ReportType): ReportType {
   const accepted = REPORT_TYPE_WORDS;
-  if (!given(v)) return DEFAULT_REPORT_TYPE;
+  if (!given(v)) return fallback;
   if (typeof v !== 'string') throw bad(`report must be one of ${accepted}; got ${show(v)}`);
   // Lenient: case, spaces and the order of "legacy,lighthouse" do not matter.
   const parts = [...new Set(v.toLowerCase().split(',').map((p) => p.trim()))].sort();
@@ -339,7 +340,7 @@ export function parseTestOptions(a: Readonly<Attrs>, ctx: OptionsContext): Analy
     if (orphan) throw bad(`${orphan} was given without journey; give the recording in journey, or leave ${orphan} out`);
   }
   const url = journey ? journeyUrl(a.url, journey.url) : parseUrl(a.url);
-  const report = parseReport(a.report);
+  const report = parseReport(a.report, defaultReportType(br.lighthouse));
   if (journey && !br.lighthouse) {
     throw bad(`browser "${br.id}" (${br.name}) cannot replay a journey: its steps are measured by Lighthouse user flows; ` +
       'pick a browser whose "lighthouse" is true (GET /browsers)');

@@ -22,10 +22,11 @@ export interface Work {
   options: AnalysisOptions;
 }
 
-/** The oldest queued test of the location, leased to the agent; null when there is none. */
-export async function claimWork(store: Store, location: string, agentId: string, leaseMs: number): Promise<Work | null> {
+/** The oldest queued test of the location (in one of `browsers`, when given), leased to the agent; null when there is none. */
+export async function claimWork(store: Store, location: string, agentId: string, leaseMs: number, browsers?: readonly string[]):
+Promise<Work | null> {
   for (;;) {
-    const test = await claimTest(store, location, agentId, leaseMs);
+    const test = await claimTest(store, location, agentId, leaseMs, browsers);
     if (!test) return null;
     testsChanged.notify();
     try {

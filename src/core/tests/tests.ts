@@ -137,9 +137,10 @@ export function queuePosition(db: Db, test: Pick<TestRow, 'location' | 'queued_a
 }
 
 /** Atomically take the oldest queued test of a location and give the agent a lease on it. */
-export async function claimTest(store: Store, location: string, agentId: string, leaseMs: number): Promise<TestRow | undefined> {
+export async function claimTest(store: Store, location: string, agentId: string, leaseMs: number, browsers?: readonly string[]):
+Promise<TestRow | undefined> {
   const now = clock.now();
-  return claimQueuedTest(store.db, store.engine, location, agentId, now, now + leaseMs);
+  return claimQueuedTest(store.db, store.engine, location, agentId, now, now + leaseMs, browsers);
 }
 
 /** Extend the lease; false when the agent no longer holds it (the reaper requeued or failed the test). */

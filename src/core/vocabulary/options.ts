@@ -105,7 +105,7 @@ export const optionSpec = (name: OptionName): OptionSpec => rows.find((o) => o.n
  * against the browser. Which options need it is the options table's `capability`.
  */
 export const CAPABILITY_NAMES: readonly [BrowserCapability, string][] = [
-  ['lighthouse', 'Lighthouse reports; use report "legacy" or "none"'],
+  ['lighthouse', 'the report type (Lighthouse reports); use report "legacy" or "none" (the default for this browser)'],
   ['http_auth', 'HTTP authentication (httpauth_username)'],
   ['adblock', 'adblock'],
   ['video', 'video'],

@@ -14,7 +14,16 @@ export const BODY_LIMITS = { maxBytes: 3 * 1024 * 1024, maxCount: 100 };
 
 const TEXT_KINDS = new Set(['document', 'stylesheet', 'script']);
 
-export async function collectBodies(session: CDPSession, entries: readonly HarEntry[],
+export function collectBodies(session: CDPSession, entries: readonly HarEntry[],
+  images: readonly CapturedImage[]): Promise<Map<string, Buffer>> {
+  return collectBodiesWith(async (e) => {
+    const r = await session.send('Network.getResponseBody', { requestId: e._requestId! });
+    return Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8');
+  }, entries, images);
+}
+
+/** The same, reading each body with `read` (Firefox: BiDi network.getData); a body it cannot read is left out. */
+export async function collectBodiesWith(read: (entry: HarEntry) => Promise<Buffer | undefined>, entries: readonly HarEntry[],
   images: readonly CapturedImage[]): Promise<Map<string, Buffer>> {
   const bodies = new Map<string, Buffer>();
   const seen = new Set<string>();
@@ -27,8 +36,7 @@ export async function collectBodies(session: CDPSession, entries: readonly HarEn
   }).slice(0, BODY_LIMITS.maxCount);
   const texts = await Promise.all(wanted.map(async (e) => {
     try {
-      const r = await session.send('Network.getResponseBody', { requestId: e._requestId! });
-      return Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8');
+      return await read(e);
     } catch {
       return undefined; // evicted from the buffer, or served without a body: the rules note it as missing
     }

@@ -7,7 +7,7 @@ import { fromTenths, refilledCredits, type Principal } from '../../core/accounts
 import type { Catalog } from '../../core/catalog/catalog.js';
 import { parseTestOptions } from '../../core/options/options.js';
 import { optionsOfKind } from '../../core/vocabulary/options.js';
-import { DEFAULT_REPORT_TYPE, REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
+import { REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
 import { requestTest, type TestRow } from '../../core/tests/tests.js';
 import { listTests } from '../../core/pages/pages.js';
@@ -84,9 +84,14 @@ function optionsFields(p: Principal, catalog: Catalog, form: FormFields): string
     return `<option value="${esc(l.id)}"${selected(l.id === location)}>${esc(l.name)} · ${esc(l.region)}${online}</option>`;
   }).join('');
   const browser = form.get('browser') ?? catalog.defaultBrowser;
-  const browsers = catalog.browsers().map((b) => `<option value="${esc(b.id)}"${selected(b.id === browser)}>${esc(b.name)}</option>`).join('');
-  const report = form.get('report') ?? DEFAULT_REPORT_TYPE;
-  const reports = REPORT_TYPE_MENU
+  // What a browser cannot do is said beside its name (its capability flags); its report type is the default below.
+  const browsers = catalog.browsers().map((b) => {
+    const lacks = [!b.lighthouse && 'no Lighthouse', !b.video && 'no video'].filter(Boolean).join(', ');
+    return `<option value="${esc(b.id)}"${selected(b.id === browser)}>${esc(b.name)}${lacks ? ` (${lacks})` : ''}</option>`;
+  }).join('');
+  // Left at the browser's default, a test runs Lighthouse where the browser has it and the legacy report elsewhere.
+  const report = form.get('report') ?? '';
+  const reports = `<option value=""${selected(report === '')}>The browser's default</option>` + REPORT_TYPE_MENU
     .map(({ name: v, label: l }) => `<option value="${v}"${selected(v === report)}>${l}</option>`).join('');
   const retention = form.get('retention') ?? String(DEFAULT_RETENTION);
   const retentions = RETENTION_MONTHS.map(String).map((m) => `<option value="${m}"${selected(m === retention)}>${retentionLabel(Number(m))}</option>`).join('');
@@ -107,8 +112,10 @@ ${textarea(form, 'dns', 'DNS overrides', 'one <code>host:address</code> per line
     : `<p class="muted">Device simulation, user agent, viewport and DNS overrides are options of the pro plan.</p>`;
   return `<details class="card"${form.has('url') ? ' open' : ''}><summary>Analysis options</summary>
 <div class="row"><div class="field"><label for="f-location">Location</label><select id="f-location" name="location">${locations}</select></div>
-<div class="field"><label for="f-browser">Browser</label><select id="f-browser" name="browser">${browsers}</select></div>
-<div class="field"><label for="f-report">Report type</label><select id="f-report" name="report">${reports}</select></div></div>
+<div class="field"><label for="f-browser">Browser</label><select id="f-browser" name="browser" aria-describedby="f-browser-hint">${browsers}</select>
+<span class="hint" id="f-browser-hint">Chrome and Firefox measure differently: compare reports of one browser</span></div>
+<div class="field"><label for="f-report">Report type</label><select id="f-report" name="report" aria-describedby="f-report-hint">${reports}</select>
+<span class="hint" id="f-report-hint">default: Lighthouse in Chrome, legacy (PageSpeed, YSlow) in Firefox</span></div></div>
 <div class="row">${input(form, 'runs', 'Runs', { type: 'number', hint: `1 to ${plan.maxRuns}; the report is the median run`, attrs: ` min="1" max="${plan.maxRuns}"` })}
 <div class="field"><label for="f-retention">Keep the report</label><select id="f-retention" name="retention">${retentions}</select></div></div>
 <fieldset><legend>Connection</legend><div class="field"><label for="f-connection">Connection speed</label><select id="f-connection" name="connection">${connections}</select></div>

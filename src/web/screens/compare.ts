@@ -120,14 +120,15 @@ const tested = (t: number) => `${utcMinute(t)} UTC`;
 /** One second and a tenth, for the frames' alt text: "report 1 at 1.2 s". */
 const seconds = (t: number) => `${(t / 1000).toFixed(1)} s`;
 
-function headings(reports: ReportRow[]): string {
+function headings(reports: ReportRow[], browserName: (id: string) => string): string {
   return reports.map((r, i) => `<th scope="col"><a class="cmp-name" href="/reports/${esc(r.id)}">Report ${i + 1}</a>` +
     `${i === 0 ? ' <span class="cmp-base">baseline</span>' : ''}` +
     `<span class="cmp-url" title="${esc(r.url)}">${esc(shortUrl(r.url))}</span>` +
+    `<span class="cmp-browser">${esc(browserName(r.browser))}</span>` +
     `<span class="cmp-when">${esc(tested(r.created))}</span><span class="cmp-grade">${gradeBox(r)}</span></th>`).join('');
 }
 
-function figuresTable(reports: ReportRow[]): string {
+function figuresTable(reports: ReportRow[], browserName: (id: string) => string): string {
   const base = reports[0];
   const rows = FIGURES.map((f) => {
     const cells = reports.map((r, i) => {
@@ -139,7 +140,7 @@ function figuresTable(reports: ReportRow[]): string {
   const others = reports.length === 2 ? 'Report 2 shows its' : `Reports 2 to ${reports.length} show their`;
   return `<p class="cmp-note">${others} difference from report 1 under each figure.</p>` +
     `<div class="card tablewrap cmp-wrap"><table class="cmp-table" aria-labelledby="cmp-figures">` +
-    `<thead><tr><th scope="col">Figure</th>${headings(reports)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+    `<thead><tr><th scope="col">Figure</th>${headings(reports, browserName)}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** The end of a report's load on the shared axis: fully loaded (onload when the test stopped there), or its last frame. */
@@ -206,11 +207,18 @@ export function registerCompare(kit: WebKit): void {
     reports.sort((a, b) => a.created - b.created);
     const data = await Promise.all(reports.map((r) => loadReportData(ctx.artifacts, ctx.store.box, r, 'web', `/reports/${r.id}`)));
     const samePage = reports.every((r) => r.page_id === reports[0].page_id);
+    const browserName = (id: string): string => ctx.catalog.browser(id)?.name ?? id;
+    const browsers = [...new Set(reports.map((r) => r.browser))];
+    // Engines measure differently (Firefox's first paint, no CLS or TBT, no Lighthouse scores): say so where it matters.
+    const mixed = browsers.length > 1
+      ? `<p class="cmp-warn" role="note">These reports come from different browsers (${esc(browsers.map(browserName).join(', '))}): ` +
+        'their figures are measured by different engines and are not comparable one to one, and what one browser cannot measure is empty.</p>'
+      : '';
     const body = `<h1>Compare</h1>
 <p class="muted">${reports.length} reports${samePage ? ` of <span class="cmp-inline-url">${esc(reports[0].url)}</span>` : ''}. ` +
       `Report 1 is the oldest; differences are from it; lower is better for times, sizes, requests and layout shift, higher for scores.` +
       `${samePage ? ` <a href="/pages/${esc(reports[0].page_id)}">Page history</a>` : ''}</p>
-<section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports)}</section>
+${mixed}<section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports, browserName)}</section>
 <section class="cmp-section" aria-labelledby="cmp-film"><h2 id="cmp-film">Filmstrips <small>on one time axis, from navigation start to the longest load</small></h2>${filmstrips(data)}</section>
 ${data.map((d, i) => waterfall(d, i + 1)).join('\n')}`;
     return shell(v, nonce, { title: 'Compare', active: 'pages', body });

@@ -109,8 +109,8 @@ function filterForm(view: PagesView, tags: TagRow[]): string {
 <div class="field pages-apply"><button class="btn" type="submit">Apply</button></div></div></form>`;
 }
 
-function pageRow(p: PageRow, r: ReportRow | undefined, tags: string): string {
-  return `<tr><td class="url"><a href="/pages/${esc(p.id)}">${esc(p.url)}</a></td>` +
+function pageRow(p: PageRow, r: ReportRow | undefined, tags: string, browser: string): string {
+  return `<tr><td class="url"><a href="/pages/${esc(p.id)}">${esc(p.url)}</a></td><td>${esc(browser)}</td>` +
     `<td>${r ? gradeBox(r) : '–'}</td><td class="num">${pct(r?.performance_score)}</td><td class="num">${pct(r?.structure_score)}</td>` +
     `<td class="num">${ms(r?.largest_contentful_paint)}</td><td class="num">${ms(r?.total_blocking_time)}</td>` +
     `<td class="num">${cls(r?.cumulative_layout_shift)}</td><td class="num">${ms(r?.fully_loaded_time)}</td>` +
@@ -145,11 +145,12 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
   } else {
     const rows = list.rows.map((p) => {
       const pills = (links.get(p.id) ?? []).map((id) => tagById.get(id)).filter((t): t is TagRow => t !== undefined).map(tagPill).join('');
-      return pageRow(p, p.latest_report_id ? latest.get(p.latest_report_id) : undefined, pills);
+      return pageRow(p, p.latest_report_id ? latest.get(p.latest_report_id) : undefined, pills,
+        ctx.catalog.browser(p.browser)?.name ?? p.browser);
     }).join('');
     const from = (view.page - 1) * PAGE_SIZE + 1;
     content = `<div class="card tablewrap"><table class="list pages-list"><caption class="visually-hidden">Pages ${from} to ${from + list.rows.length - 1}</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Grade</th><th scope="col" class="num">Performance</th><th scope="col" class="num">Structure</th>
+<thead><tr><th scope="col">URL</th><th scope="col">Browser</th><th scope="col">Grade</th><th scope="col" class="num">Performance</th><th scope="col" class="num">Structure</th>
 <th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th><th scope="col" class="num">Fully loaded</th>
 <th scope="col">Last test (UTC)</th><th scope="col">Monitoring</th><th scope="col">Tags</th></tr></thead><tbody>${rows}</tbody></table></div>`;
   }

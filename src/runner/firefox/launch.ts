@@ -1,0 +1,94 @@
+/**
+ * Firefox launch for one load, as browser.ts launches Chromium: a fresh profile in a temporary folder named like
+ * Chromium's (so removeOrphanedBrowsers finds what a killed process left), run as the unprivileged browser user
+ * (scripts/chromium-as-user.sh: setpriv, then exec) with an environment of its own, and every connection through
+ * the load's connection guard (prefs.ts). puppeteer-core drives it over WebDriver BiDi; its Remote Agent listens on
+ * a loopback port, which Firefox guards itself against web pages (it refuses requests that carry an Origin).
+ * Firefox has its own sandbox (content processes), which needs no root: WEBGAUGE_BROWSER_SANDBOX=0 turns it off.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
+import type { TrustStore } from '../trust-store.js';
+import { firefoxPrefs } from './prefs.js';
+
+/** Debian's Firefox ESR (WEBGAUGE_FIREFOX_PATH overrides it). */
+export const DEFAULT_FIREFOX_PATH = '/usr/bin/firefox-esr';
+
+const AS_USER = fileURLToPath(new URL('../../../scripts/chromium-as-user.sh', import.meta.url));
+
+export interface FirefoxLaunch {
+  firefoxPath: string;
+  sandbox?: BrowserSandbox;
+  /** The port of the load's connection guard on 127.0.0.1. */
+  guardPort: number;
+  protocolTimeoutMs: number;
+  /** The operator's extra CAs: the NSS database becomes the profile's own (Firefox keeps it in the profile). */
+  trustStore?: TrustStore;
+}
+
+export async function launchFirefox(o: FirefoxLaunch): Promise<Browser> {
+  const sandbox = o.sandbox ?? defaultSandbox();
+  const profile = await mkdtemp(join(tmpdir(), `webgauge-browser-${sandbox.tag}-${process.pid}-`));
+  const env: Record<string, string> = {
+    PATH: '/usr/local/bin:/usr/bin:/bin', HOME: profile, TMPDIR: profile, LANG: process.env.LANG ?? 'C.UTF-8',
+    // Lets the profile point remote settings at a data: URL (prefs.ts), which release builds otherwise ignore.
+    MOZ_REMOTE_SETTINGS_DEVTOOLS: '1',
+    MOZ_CRASHREPORTER_DISABLE: '1',
+    ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
+    ...(process.env.FONTCONFIG_PATH ? { FONTCONFIG_PATH: process.env.FONTCONFIG_PATH } : {}),
+    ...(sandbox.enabled ? {} : { MOZ_DISABLE_CONTENT_SANDBOX: '1', MOZ_DISABLE_GMP_SANDBOX: '1', MOZ_DISABLE_RDD_SANDBOX: '1',
+      MOZ_DISABLE_SOCKET_PROCESS_SANDBOX: '1' }),
+  };
+  let executablePath = o.firefoxPath;
+  if (sandbox.user) {
+    Object.assign(env, { WEBGAUGE_BROWSER_UID: String(sandbox.user.uid), WEBGAUGE_BROWSER_GID: String(sandbox.user.gid),
+      WEBGAUGE_CHROME: o.firefoxPath });
+    executablePath = AS_USER;
+  }
+  try {
+    if (o.trustStore) for (const file of readdirSync(o.trustStore.dir)) copyFileSync(join(o.trustStore.dir, file), join(profile, file));
+    if (sandbox.user) {
+      for (const file of readdirSync(profile)) chownSync(join(profile, file), sandbox.user.uid, sandbox.user.gid);
+      chownSync(profile, sandbox.user.uid, sandbox.user.gid);
+      chmodSync(profile, 0o700);
+    }
+    const browser = await puppeteer.launch({
+      browser: 'firefox',
+      executablePath,
+      headless: true,
+      // The profile is ours (puppeteer writes its user.js there): it is removed when the browser closes.
+      userDataDir: profile,
+      extraPrefsFirefox: firefoxPrefs(o.guardPort),
+      env,
+      defaultViewport: null,
+      protocolTimeout: o.protocolTimeoutMs,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    rememberProfile(browser, profile);
+    return browser;
+  } catch (err) {
+    await rm(profile, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * The version of a working Firefox at `path` (`firefox --version` answers within 10 s), or undefined: an agent offers
+ * Firefox only when it finds one.
+ */
+export function firefoxVersion(path: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(path, ['--version'], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: tmpdir() } }, (err, stdout) => {
+      const version = /Firefox\s+([\d.]+\S*)/.exec(String(stdout))?.[1];
+      resolve(err ? undefined : version);
+    });
+  });
+}
