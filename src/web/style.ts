@@ -13,7 +13,7 @@ export const APP_CSS = `
 main.app{padding:22px 24px 40px}
 main.app h1{font-size:22px;margin:0 0 14px}
 label{display:block;font-weight:600;margin:0 0 4px}
-.hint{display:block;font-weight:400;color:var(--muted);font-size:12px}
+.hint{display:block;font-weight:400;color:var(--muted);font-size:12px}label+.hint{margin:-2px 0 4px}
 input[type=text],input[type=url],input[type=email],input[type=password],input[type=number],input[type=search],select,textarea{
 font:inherit;padding:8px 10px;border:1px solid #98a2b3;border-radius:6px;background:#fff;color:var(--ink);width:100%;max-width:100%}
 textarea{min-height:64px;resize:vertical}

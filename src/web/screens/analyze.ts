@@ -18,7 +18,7 @@ import { ApiError } from '../../core/errors.js';
 import { plural } from '../../lib/words.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
-import { checked, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { checked, csrfField, errorBox, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
 import { gradeBox, utcMinute } from './figures.js';
 import { testStateEvent } from './progress.js';
 
@@ -64,13 +64,11 @@ export function attributesFromForm(form: FormFields): Record<string, unknown> {
 
 
 function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
-  return `<div class="field"><label for="f-${name}">${label}${o.hint ? `<span class="hint">${o.hint}</span>` : ''}</label>` +
-    `<input id="f-${name}" name="${name}" type="${o.type ?? 'text'}" value="${esc(form.get(name) ?? '')}"${o.attrs ?? ''}></div>`;
+  return formField(`f-${name}`, label, (d) => `<input id="f-${name}" name="${name}" type="${o.type ?? 'text'}" value="${esc(form.get(name) ?? '')}"${o.attrs ?? ''}${d}>`, o.hint);
 }
 
 function textarea(form: FormFields, name: string, label: string, hint: string): string {
-  return `<div class="field"><label for="f-${name}">${label}<span class="hint">${hint}</span></label>` +
-    `<textarea id="f-${name}" name="${name}" rows="2" spellcheck="false">${esc(form.get(name) ?? '')}</textarea></div>`;
+  return formField(`f-${name}`, label, (d) => `<textarea id="f-${name}" name="${name}" rows="2" spellcheck="false"${d}>${esc(form.get(name) ?? '')}</textarea>`, hint);
 }
 
 const checkbox = (form: FormFields, name: string, label: string) =>
