@@ -118,7 +118,7 @@ export class WebKit {
       const v = await visitorOf(ctx, req);
       const nonce = newNonce();
       if (!v) return seeOther(reply, '/');
-      const form = new FormFields(req.body);
+      const form = await FormFields.of(req);
       if (!sameOrigin(ctx, req) || !csrfValid(v, form)) {
         return errorScreen(reply, v, nonce, 403, 'Form expired', 'This form was not sent from this page of Webgauge (or your session changed); open the page again and resend it.');
       }

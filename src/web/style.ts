@@ -156,6 +156,9 @@ h1 .tag-swatch{width:22px;height:22px}
 .tag-edit{margin-bottom:24px}
 .tag-back{margin:0 0 8px}
 .tag-delete .actions,.tag-delete form{margin:0}
+/* A journey on Analyze (screens/analyze-journey.ts) */
+details.journey{margin:0 0 14px}details.journey>p{margin:0 0 12px}details.journey .row{align-items:flex-start}
+details.journey input[type=file]{font:inherit;max-width:100%}
 /* Recent tests on Analyze (screens/analyze.ts) */
 .recent{margin-top:26px}.recent h2{font-size:18px;margin:0 0 10px}
 table.recent-tests td{vertical-align:top}table.recent-tests td.url{min-width:120px;width:55%}
