@@ -159,6 +159,12 @@ h1 .tag-swatch{width:22px;height:22px}
 /* A journey on Analyze (screens/analyze-journey.ts) */
 details.journey{margin:0 0 14px}details.journey>p{margin:0 0 12px}details.journey .row{align-items:flex-start}
 details.journey input[type=file]{font:inherit;max-width:100%}
+/* A failed journey on its progress screen (screens/progress.ts) */
+.progress-journey{margin:-8px 0 14px}.failed-journey{margin:16px 0}.failed-journey h2{font-size:18px;margin:0 0 10px}
+.failed-steps{margin:0;padding-left:22px}.failed-steps li{padding:6px 0;border-bottom:1px solid var(--line)}
+.failed-step-facts,.failed-step-url{display:block;color:var(--muted);font-size:13px}.failed-step-url{font-size:12px;overflow-wrap:anywhere}
+.failure-shot{margin:16px 0 0}.failure-shot img{display:block;width:100%;max-width:640px;height:auto;border:1px solid var(--line);border-radius:4px}
+.failure-shot figcaption{font-weight:650;margin:0 0 6px}
 /* Recent tests on Analyze (screens/analyze.ts) */
 .recent{margin-top:26px}.recent h2{font-size:18px;margin:0 0 10px}
 table.recent-tests td{vertical-align:top}table.recent-tests td.url{min-width:120px;width:55%}

@@ -1,7 +1,7 @@
 /**
  * The web app's only script (the screens work without it): asks before destructive forms are sent, follows
- * a running test live through server-sent events, opening its report when it completes, and reads a chosen
- * recording file into the field it fills (data-fills: the textarea's id).
+ * a running test live through server-sent events, opening its report when it completes (and showing a failed journey
+ * again, with its steps), and reads a chosen recording file into the field it fills (data-fills: the textarea's id).
  */
 
 document.addEventListener('submit', (e) => {
@@ -30,9 +30,12 @@ function followTest(box: HTMLElement): void {
     const ev = JSON.parse((e as MessageEvent<string>).data) as TestEvent;
     if (state) state.textContent = ev.label;
     if (detail) detail.textContent = ev.error ?? '';
+    // A journey that fails here is shown again, with the steps it completed and its last screen.
+    const failedNow = ev.state === 'error' && box.dataset.current !== 'error' && box.dataset.reloadOnError !== undefined;
     box.dataset.current = ev.state;
     if (ev.state === 'completed' || ev.state === 'error') source.close();
     if (ev.state === 'completed' && ev.report) window.location.assign(ev.report);
+    if (failedNow) window.location.reload();
   });
 }
 
