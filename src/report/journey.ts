@@ -69,7 +69,7 @@ export function journeySteps(j: JourneySummary): string {
   return `<section class="journey-part"><h2>Journey <small>“${esc(j.title)}”: ${j.steps.length} measured step${j.steps.length === 1 ? '' : 's'}</small></h2>` +
     `<div class="card"><p class="journey-note">${note} A navigation step is a page load; a timespan step is the interactions ` +
     `between two of them. Recording steps count from 0, as <code>journey_measured_step</code> does.</p>` +
-    `<div class="steps-wrap"><table class="steps"><thead><tr><th scope="col" title="Recording steps">Steps</th><th scope="col">Step</th>` +
+    `<div class="steps-wrap" tabindex="0" role="group" aria-label="Journey steps"><table class="steps"><thead><tr><th scope="col" title="Recording steps">Steps</th><th scope="col">Step</th>` +
     `<th scope="col">Mode</th>${COLUMNS.map((c) => `<th scope="col" class="num" title="${c.title}">${c.head}</th>`).join('')}</tr></thead>` +
     `<tbody>${rows}</tbody></table></div></div></section>`;
 }
@@ -100,8 +100,10 @@ export function filmBySteps(frames: readonly FilmFrame[], marks: readonly FilmSt
     const shown = frames.filter((f) => (i === 0 || f.timestamp >= mark.start) && (!next || f.timestamp < next.start));
     const mode = STEP_MODE[mark.mode as JourneyStepSummary['mode']] ?? mark.mode;
     const covers = journey?.steps.find((s) => s.index === mark.index)?.steps ?? [mark.index];
-    return `<div class="film-step"><h3>${esc(mode)} at ${esc(ms(mark.start))}: ${esc(stepName(journey?.title ?? '', mark.name))} ` +
+    // The row scrolls sideways when it is long: focusable, so that the keyboard can scroll it too.
+    const id = `film-step-${mark.index}`;
+    return `<div class="film-step"><h3 id="${id}">${esc(mode)} at ${esc(ms(mark.start))}: ${esc(stepName(journey?.title ?? '', mark.name))} ` +
       `<small>${recordingStepsLabel(covers)}, ${esc(ms(mark.end - mark.start))}</small></h3>` +
-      `<div class="film">${shown.map(figure).join('') || '<p class="muted">No frame: the screen did not change.</p>'}</div></div>`;
+      `<div class="film" tabindex="0" role="group" aria-labelledby="${id}">${shown.map(figure).join('') || '<p class="muted">No frame: the screen did not change.</p>'}</div></div>`;
   }).join('');
 }

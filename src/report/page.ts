@@ -111,7 +111,7 @@ function filmstrip(d: ReportData): string {
       `<div class="card film-steps">${filmBySteps(d.filmstrip, d.filmSteps, d.journey, figure)}</div></section>`;
   }
   return `<section><h2>Filmstrip <small>what the screen showed during the load, from navigation start</small></h2>` +
-    `<div class="card film">${d.filmstrip.map(figure).join('')}</div></section>`;
+    `<div class="card film" tabindex="0" role="group" aria-label="Filmstrip">${d.filmstrip.map(figure).join('')}</div></section>`;
 }
 
 function video(d: ReportData): string {
