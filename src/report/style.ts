@@ -130,7 +130,8 @@ footer{color:var(--muted);font-size:12px;padding:8px 0 30px}
   .shot img{max-width:none}
   .shot{max-height:none;overflow:visible}
   .film{flex-wrap:wrap;overflow:visible}.film img{height:82px}
-  .steps-wrap{overflow:visible}table.steps{font-size:9.5px}table.steps th,table.steps td{padding:4px 3px}
-  table.steps .step-name{font-size:10px;min-width:0}
+  .steps-wrap{overflow:visible}table.steps{font-size:9px}table.steps th,table.steps td{padding:4px 3px}
+  table.steps thead th{font-size:7.5px;letter-spacing:0}table.steps .step-name{font-size:9.5px;min-width:0;max-width:none}
+  table.steps .step-url{font-size:8px}.measured-tag{font-size:8px}
 }
 `;
