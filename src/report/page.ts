@@ -96,15 +96,14 @@ function pageDetails(d: ReportData): string {
 
 function filmstrip(d: ReportData): string {
   if (d.filmstrip.length === 0) return '';
-  // A journey's film starts at its first navigation; the report's FCP counts from the measured step's.
-  const measuredStart = d.journey?.steps.find((s) => s.measured)?.start ?? 0;
-  const fcp = measuredStart + d.report.first_contentful_paint;
-  // The frame on screen at first contentful paint: the last one that had appeared by then.
-  const atFcp = d.filmstrip.filter((f) => f.timestamp <= fcp).pop();
-  const painted = (f: FilmFrame) => f === atFcp && f.timestamp > measuredStart;
+  // The frame on screen at first contentful paint: the last one that had appeared by then. Not on a journey's film:
+  // its zero is the first navigation, and where the measured step's navigation started on it is not kept.
+  const fcp = d.report.first_contentful_paint;
+  const atFcp = d.filmSteps ? undefined : d.filmstrip.filter((f) => f.timestamp <= fcp).pop();
+  const painted = (f: FilmFrame) => f === atFcp && f.timestamp > 0;
   const figure = (f: FilmFrame) =>
     `<figure${painted(f) ? ' class="painted"' : ''}><img src="${esc(f.src)}" alt="the page at ${ms(f.timestamp)}"` +
-    `${d.mode === 'web' ? ' loading="lazy"' : ''}><figcaption>${ms(f.timestamp)}${painted(f) ? ` · FCP${d.journey ? ' of the measured step' : ''}` : ''}` +
+    `${d.mode === 'web' ? ' loading="lazy"' : ''}><figcaption>${ms(f.timestamp)}${painted(f) ? ' · FCP' : ''}` +
     '</figcaption></figure>';
   if (d.filmSteps) {
     return `<section><h2>Filmstrip <small>what the screen showed during the journey, step by step, from its first navigation</small></h2>` +
