@@ -158,7 +158,7 @@ h1 .tag-swatch{width:22px;height:22px}
 .tag-delete .actions,.tag-delete form{margin:0}
 /* A journey on Analyze (screens/analyze-journey.ts) */
 details.journey{margin:0 0 14px}details.journey>p{margin:0 0 12px}details.journey .row{align-items:flex-start}
-details.journey input[type=file]{font:inherit;max-width:100%}
+details.journey input[type=file]{font:inherit;max-width:100%}details.journey textarea{font:13px/1.4 "Liberation Mono",monospace}
 /* A failed journey on its progress screen (screens/progress.ts) */
 .progress-journey{margin:-8px 0 14px}.failed-journey{margin:16px 0}.failed-journey h2{font-size:18px;margin:0 0 10px}
 .failed-steps{margin:0;padding-left:22px}.failed-steps li{padding:6px 0;border-bottom:1px solid var(--line)}
