@@ -53,7 +53,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .cmpfilm .strip{position:relative;height:96px;flex:1 0 640px}
 .cmpfilm .strip img{position:absolute;top:0;height:96px;border:1px solid var(--line);background:#fff}
 .key-once{font-family:"Liberation Mono",monospace;background:#f6f8fb;border:1px dashed #98a2b3;padding:8px 10px;border-radius:6px;word-break:break-all}
-section.part{margin:0 0 26px;scroll-margin-top:52px}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
+section.part{margin:0 0 26px}.part{scroll-margin-top:52px}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-weight:600}
 @media (max-width:600px){main.app,main.wrap{padding:16px 12px 32px}.summary>*{min-width:0}.tabs a{padding:5px 8px}.wrap{padding:0 12px}.tabs ul{padding:6px 12px}
 .appnav .wrap{gap:4px 8px}.appnav a.nav{padding:6px 7px}}
