@@ -699,7 +699,7 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(new URL(page.url()).pathname, reportPath, 'Enter on the point opens its report');
   });
 
-  it('16b. "Add alert" on the page view ("Metric", "Condition", "Value", "Consecutive reports") lists the alert; its "Delete" asks, then it is gone', async () => {
+  it('16b. "Add alert" on the page view ("Metric", "Condition", "Value", "Consecutive reports") lists the alert; its "Edit" screen; its "Delete" asks, then it is gone', async () => {
     // In another tab: this one stays on the report for step 17.
     const tab = await newTab(browser);
     try {
@@ -721,6 +721,11 @@ describe('the web app in a real browser (sqlite)', () => {
       const row = await rowWith(tab, `${pagePath}/alerts/${listed[0]!.id}`);
       assert.deepEqual(row?.slice(0, 5), ['Fully loaded', '> 3,000 ms', '2', 'Yes', 'OK'], `the table lists it: ${JSON.stringify(row)}`);
       await checkScreen(tab, 'page view, one alert');
+      // Its own screen ("Edit"): the same fields, named by their labels (checkScreen).
+      await clickAndWait(tab, aria('Edit alert Fully loaded > 3,000 ms', 'link'));
+      assert.deepEqual((await fieldNames(tab)).map((f) => f.name), ['Metric', 'Condition', 'Value', 'Consecutive reports'], "the alert's edit form");
+      await checkScreen(tab, 'alert edit');
+      await goto(tab, server.base + pagePath);
 
       const asked = nextDialog(tab, true);
       const deleted = await clickAndWait(tab, await named(tab, 'Delete alert', 'button'));
