@@ -13,6 +13,7 @@ import { CONTENT_TYPES } from '../analysis/resource-summary.js';
 import { REPORT_CSS } from './style.js';
 import type { ReportData } from './view.js';
 import { renderWaterfall } from './waterfall.js';
+import { filmBySteps, journeySteps, type FilmFrame } from './journey.js';
 
 /** Grade colours; each carries white text at 4.5:1 or more (WCAG AA). */
 export const GRADE_COLOUR: Record<string, string> = { A: '#0b8040', B: '#42831c', C: '#8b7100', D: '#af6000', E: '#c8420d', F: '#c92a2a' };
@@ -95,21 +96,28 @@ function pageDetails(d: ReportData): string {
 
 function filmstrip(d: ReportData): string {
   if (d.filmstrip.length === 0) return '';
+  // The frame on screen at first contentful paint: the last one that had appeared by then. Not on a journey's film:
+  // its zero is the first navigation, and where the measured step's navigation started on it is not kept.
   const fcp = d.report.first_contentful_paint;
-  // The frame on screen at first contentful paint: the last one that had appeared by then.
-  const atFcp = d.filmstrip.filter((f) => f.timestamp <= fcp).pop();
-  const frames = d.filmstrip.map((f) =>
-    `<figure${f === atFcp && f.timestamp > 0 ? ' class="painted"' : ''}><img src="${esc(f.src)}" alt="the page at ${ms(f.timestamp)}"` +
-    `${d.mode === 'web' ? ' loading="lazy"' : ''}><figcaption>${ms(f.timestamp)}${f === atFcp && f.timestamp > 0 ? ' · FCP' : ''}` +
-    '</figcaption></figure>').join('');
+  const atFcp = d.filmSteps ? undefined : d.filmstrip.filter((f) => f.timestamp <= fcp).pop();
+  const painted = (f: FilmFrame) => f === atFcp && f.timestamp > 0;
+  const figure = (f: FilmFrame) =>
+    `<figure${painted(f) ? ' class="painted"' : ''}><img src="${esc(f.src)}" alt="the page at ${ms(f.timestamp)}"` +
+    `${d.mode === 'web' ? ' loading="lazy"' : ''}><figcaption>${ms(f.timestamp)}${painted(f) ? ' · FCP' : ''}` +
+    '</figcaption></figure>';
+  if (d.filmSteps) {
+    return `<section><h2>Filmstrip <small>what the screen showed during the journey, step by step, from its first navigation</small></h2>` +
+      `<div class="card film-steps">${filmBySteps(d.filmstrip, d.filmSteps, d.journey, figure)}</div></section>`;
+  }
   return `<section><h2>Filmstrip <small>what the screen showed during the load, from navigation start</small></h2>` +
-    `<div class="card film">${frames}</div></section>`;
+    `<div class="card film" tabindex="0" role="group" aria-label="Filmstrip">${d.filmstrip.map(figure).join('')}</div></section>`;
 }
 
 function video(d: ReportData): string {
   if (!d.video) return '';
   const poster = d.filmstrip.length ? ` poster="${esc(d.filmstrip[d.filmstrip.length - 1].src)}"` : '';
-  return `<section><h2>Video <small>the load at 30 frames per second, from navigation start</small></h2><div class="card">` +
+  const what = d.journey ? 'the journey at 30 frames per second, from its first navigation' : 'the load at 30 frames per second, from navigation start';
+  return `<section><h2>Video <small>${what}</small></h2><div class="card">` +
     `<video controls preload="metadata"${poster} src="${esc(d.video)}"></video></div></section>`;
 }
 
@@ -150,7 +158,8 @@ function waterfall(d: ReportData): string {
     firstContentfulPaint: r.first_contentful_paint, domContentLoaded: r.dom_content_loaded_time, onload: r.onload_time,
     fullyLoaded: r.fully_loaded_time,
   }, d.mode === 'pdf' ? 40 : Infinity);
-  return `<section class="long"><h2>Waterfall <small>${d.entries.length} requests, from the HAR</small></h2>` +
+  const of = d.journey ? ' of the measured step, from its page of the HAR (which has every step’s)' : ', from the HAR';
+  return `<section class="long"><h2>Waterfall <small>${d.entries.length} requests${of}</small></h2>` +
     `<div class="card">${html}</div></section>`;
 }
 
@@ -224,6 +233,8 @@ export interface ReportParts {
   /** The dark band: brand, URL, when and where, thumbnail. */
   header: string;
   summary: string;
+  /** A journey's steps and their figures ('' for a test of one URL). */
+  journey: string;
   timings: string;
   runs: string;
   details: string;
@@ -256,12 +267,14 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
     title: `${grade ? `${grade} · ` : ''}${r.url}`,
     header: `<header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
 <h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
-<div class="meta">Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
+<div class="meta">${d.journey ? `Journey <b>“${esc(d.journey.title)}”</b> · ` : ''}Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
       `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}` +
-      `${d.lighthouseReport ? ` · <a href="${esc(d.lighthouseReport)}">Lighthouse report</a>` : ''}</div></div>` +
+      `${d.lighthouseReport ? ` · <a href="${esc(d.lighthouseReport)}">Lighthouse report</a>` : ''}` +
+      `${d.flowReport ? ` · <a href="${esc(d.flowReport)}">Lighthouse flow report</a>` : ''}</div></div>` +
       `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>`,
     summary: `<section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
       `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>`,
+    journey: d.journey ? journeySteps(d.journey) : '',
     timings: timings(r),
     runs: runsSpread(runs),
     details: pageDetails(d),
@@ -287,6 +300,7 @@ export function renderReportPage(d: ReportData, labels: PageLabels = { location:
 ${p.header}
 <main class="wrap">
 ${p.summary}
+${p.journey}
 ${p.timings}
 ${p.runs}
 ${p.details}

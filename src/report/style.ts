@@ -59,6 +59,23 @@ th{font-size:12px;color:var(--muted);font-weight:600;text-transform:uppercase;le
 .film img{height:118px;border:1px solid var(--line);border-radius:4px;display:block;background:#fff}
 .film figcaption{font-size:12px;color:var(--muted);margin-top:4px;font-variant-numeric:tabular-nums}
 .film .painted figcaption{color:var(--good);font-weight:600}
+.film-step h3{font-size:13px;font-weight:650;margin:0 0 6px}.film-step h3 small{font-weight:400;color:var(--muted)}
+.film-step{border-left:3px solid var(--brand);padding:2px 0 2px 10px;margin:0 0 14px}.film-step:last-child{margin-bottom:0}
+.film-step .film p{margin:0;font-size:12px}
+.journey-note{margin:0 0 10px;color:var(--muted)}.steps-wrap{overflow-x:auto}
+table.steps th,table.steps td{vertical-align:top}
+table.steps .step-name{text-transform:none;letter-spacing:0;color:var(--ink);font-size:14px;font-weight:600;min-width:200px;max-width:340px}
+.step-url{display:block;font-weight:400;font-size:12px;color:var(--muted);word-break:break-all}
+.step-warnings{margin:4px 0 0;padding-left:16px;font-weight:400;font-size:12px;color:var(--ok)}
+table.steps td.none{color:var(--muted)}
+table.steps tr.measured>*{background:#fff6d8}table.steps tr.measured>:first-child{box-shadow:inset 4px 0 0 #c08a00}
+.measured-tag{display:inline-block;margin-left:4px;padding:0 7px;border-radius:9px;background:#7a5600;color:#fff;font-size:11px;font-weight:700;white-space:nowrap}
+@media screen and (max-width:700px){table.steps thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.steps,table.steps tbody,table.steps tr,table.steps td,table.steps th{display:block;width:100%;max-width:none}
+table.steps tr{border-bottom:1px solid var(--line);padding:8px 6px;display:flex;flex-direction:column}table.steps .step-name{order:-1}table.steps td,table.steps th{border:0;padding:2px 0}
+table.steps td{display:flex;justify-content:space-between;gap:12px}table.steps td.none{display:none}
+table.steps td[data-label]::before{content:attr(data-label);color:var(--muted)}
+table.steps tr.measured>:first-child{box-shadow:none}table.steps tr.measured{box-shadow:inset 4px 0 0 #c08a00;padding-left:12px}}
 video{width:100%;max-width:820px;display:block;margin:0 auto;border-radius:6px;border:1px solid var(--line);background:#fff}
 .waterfall table{table-layout:fixed}
 .waterfall td,.waterfall th{padding:3px 6px;font-size:12px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -113,5 +130,8 @@ footer{color:var(--muted);font-size:12px;padding:8px 0 30px}
   .shot img{max-width:none}
   .shot{max-height:none;overflow:visible}
   .film{flex-wrap:wrap;overflow:visible}.film img{height:82px}
+  .steps-wrap{overflow:visible}table.steps{font-size:9px}table.steps th,table.steps td{padding:4px 3px}
+  table.steps thead th{font-size:7.5px;letter-spacing:0}table.steps .step-name{font-size:9.5px;min-width:0;max-width:none}
+  table.steps .step-url{font-size:8px}.measured-tag{font-size:8px}
 }
 `;

@@ -13,6 +13,8 @@ import type { SecretBox } from '../store/secret-box.js';
 import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports/reports.js';
 import type { ResourceSummary } from '../analysis/resource-summary.js';
 import type { WaterfallEntry } from './waterfall.js';
+import { readJourneySummary, type JourneySummary } from '../core/reports/journey-summary.js';
+import type { FilmStep } from './journey.js';
 
 export type ReportMode = 'web' | 'pdf' | 'pdf-full';
 
@@ -30,6 +32,12 @@ export interface ReportData {
   pageUrl?: string;
   /** Lighthouse's own HTML report of the load, next to the web page (report/lighthouse-html.ts). */
   lighthouseReport?: string;
+  /** A journey's steps and figures (the report row's `journey`). */
+  journey?: JourneySummary;
+  /** Lighthouse's flow report of a journey, next to the web page. */
+  flowReport?: string;
+  /** A journey's steps on the film (filmstrip.json's marks). */
+  filmSteps?: FilmStep[];
 }
 
 /** A JSON file of the report; a missing or damaged one is left out of the page (it shows what it can). */
@@ -39,12 +47,29 @@ async function json<T>(artifacts: ArtifactStore, report: ReportRow, name: string
   return stored.state === 'ok' ? stored.value : undefined;
 }
 
-/** Frames for print: at most `max`, keeping the first, the last and the ones where the screen changed most. */
+/** Frames for print: at most `max`, spread evenly from the first to the last. */
 function pickFrames<T>(frames: readonly T[], max: number): T[] {
   if (frames.length <= max) return [...frames];
   const out: T[] = [];
-  for (let i = 0; i < max; i++) out.push(frames[Math.round((i * (frames.length - 1)) / (max - 1))]);
+  for (let i = 0; i < max; i++) out.push(frames[Math.round((i * (frames.length - 1)) / (max - 1))]!);
   return [...new Set(out)];
+}
+
+/** A journey's frames for print: up to `max`, shared among its steps (at least 2 each), so every step keeps its own. */
+function pickJourneyFrames<T extends { timestamp: number }>(frames: readonly T[], marks: readonly FilmStep[], max: number): T[] {
+  const starts = marks.map((m) => m.start).sort((a, b) => a - b);
+  const per = Math.max(2, Math.floor(max / Math.max(1, starts.length)));
+  return starts.flatMap((start, i) => pickFrames(frames.filter((f) => (i === 0 || f.timestamp >= start) &&
+    (i === starts.length - 1 || f.timestamp < starts[i + 1]!)), per));
+}
+
+/** The requests the waterfall shows: a journey's measured step's (its page in net.har, in step order), else all. */
+function waterfallEntries(har: { log?: { pages?: { id?: string }[]; entries?: (WaterfallEntry & { pageref?: string })[] } } | undefined,
+  journey: JourneySummary | undefined): WaterfallEntry[] {
+  const entries = Array.isArray(har?.log?.entries) ? har.log.entries : [];
+  if (!journey) return entries;
+  const page = har?.log?.pages?.[journey.steps.findIndex((s) => s.measured)]?.id;
+  return page === undefined ? entries : entries.filter((e) => e.pageref === page);
 }
 
 async function dataUri(jpeg: Buffer, width: number, maxHeight?: number): Promise<string> {
@@ -68,8 +93,9 @@ export async function loadReportData(artifacts: ArtifactStore, box: SecretBox, r
   Promise<ReportData> {
   const have = reportResources(report);
   const options = readOptions(box, report.options);
-  const har = await json<{ log?: { entries?: WaterfallEntry[] } }>(artifacts, report, ARTIFACT.har);
-  const entries = Array.isArray(har?.log?.entries) ? har.log.entries : [];
+  const journey = readJourneySummary(report.journey);
+  const har = await json<Parameters<typeof waterfallEntries>[0] & object>(artifacts, report, ARTIFACT.har);
+  const entries = waterfallEntries(har, journey);
   let structure = await json<StructureReport>(artifacts, report, ARTIFACT.structure);
   if (!structure && have.has(ARTIFACT.lighthouse)) {
     // Reports made before structure.json was kept: the same audits, from the Lighthouse result.
@@ -79,8 +105,10 @@ export async function loadReportData(artifacts: ArtifactStore, box: SecretBox, r
   const summary = await json(artifacts, report, ARTIFACT.resourceSummary, objectWithArray<ResourceSummary>('content_types'));
   const index = await json(artifacts, report, ARTIFACT.filmstrip, objectWithArray<FilmstripIndex>('frames'));
   const frames = index?.frames ?? [];
-  const data: ReportData = { report, options, mode, entries, structure, summary, filmstrip: [], pageUrl: base,
-    lighthouseReport: mode === 'web' && have.has(ARTIFACT.lighthouse) ? `${base}/lighthouse.html` : undefined };
+  const filmSteps = journey && Array.isArray(index?.steps) && index.steps.length > 0 ? index.steps : undefined;
+  const data: ReportData = { report, options, mode, entries, structure, summary, filmstrip: [], pageUrl: base, journey, filmSteps,
+    lighthouseReport: mode === 'web' && have.has(ARTIFACT.lighthouse) ? `${base}/lighthouse.html` : undefined,
+    flowReport: mode === 'web' && have.has(ARTIFACT.flow) ? `${base}/flow.html` : undefined };
 
   if (mode === 'web') {
     data.filmstrip = frames.map((f) => ({ timestamp: f.timestamp, src: `${base}/filmstrip/${f.id}.jpg` }));
@@ -88,7 +116,8 @@ export async function loadReportData(artifacts: ArtifactStore, box: SecretBox, r
     if (have.has(ARTIFACT.video)) data.video = `${base}/video.mp4`;
     return data;
   }
-  const picked = pickFrames(frames, mode === 'pdf-full' ? 16 : 8);
+  const max = mode === 'pdf-full' ? 16 : 8;
+  const picked = filmSteps ? pickJourneyFrames(frames, filmSteps, max) : pickFrames(frames, max);
   data.filmstrip = (await Promise.all(picked.map(async (f) => {
     const jpeg = await artifacts.get(artifactKey(report.id, ARTIFACT.frame(Number(f.id))));
     return jpeg ? { timestamp: f.timestamp, src: await dataUri(jpeg, 240) } : undefined;

@@ -51,6 +51,15 @@ ${s.before ?? ''}<main id="main" class="wrap${s.bare ? '' : ' app'}">${s.body}</
 export const selected = (cond: boolean): string => (cond ? ' selected' : '');
 export const checked = (cond: boolean): string => (cond ? ' checked' : '');
 
+/**
+ * A form field: its label alone names the control; the hint (HTML), shown between them, is the control's description.
+ * `control` gets the attribute that ties it to the hint (empty without one).
+ */
+export function formField(id: string, label: string, control: (describedBy: string) => string, hint?: string, cls = 'field'): string {
+  return `<div class="${cls}"><label for="${id}">${label}</label>` +
+    `${hint ? `<span class="hint" id="${id}-hint">${hint}</span>` : ''}${control(hint ? ` aria-describedby="${id}-hint"` : '')}</div>`;
+}
+
 export const csrfField = (v: Visitor): string => `<input type="hidden" name="csrf" value="${esc(v.csrf)}">`;
 
 /**
@@ -109,7 +118,7 @@ export class WebKit {
       const v = await visitorOf(ctx, req);
       const nonce = newNonce();
       if (!v) return seeOther(reply, '/');
-      const form = new FormFields(req.body);
+      const form = await FormFields.of(req);
       if (!sameOrigin(ctx, req) || !csrfValid(v, form)) {
         return errorScreen(reply, v, nonce, 403, 'Form expired', 'This form was not sent from this page of Webgauge (or your session changed); open the page again and resend it.');
       }

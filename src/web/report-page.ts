@@ -52,14 +52,17 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerV
     return secure(reply).header('Cache-Control', IMMUTABLE).type('image/jpeg').send(jpeg);
   });
 
-  app.get('/reports/:id/lighthouse.html', async (req, reply) => {
-    const { id } = req.params as { id: string };
-    const report = await reportById(id);
-    const html = report ? await storedLighthouseHtml(ctx.artifacts, report) : undefined;
-    if (!html) return notFound(reply, 'This report has no Lighthouse report.');
-    return secure(reply).header('Cache-Control', IMMUTABLE).header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP)
-      .header('X-Robots-Tag', 'noindex, nofollow').type('text/html; charset=utf-8').send(html);
-  });
+  // Lighthouse's own reports, rendered from the stored results: the load's, and a journey's flow report.
+  for (const [file, which, what] of [['lighthouse.html', 'lighthouse', 'Lighthouse report'], ['flow.html', 'flow', 'Lighthouse flow report']] as const) {
+    app.get(`/reports/:id/${file}`, async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const report = await reportById(id);
+      const html = report ? await storedLighthouseHtml(ctx.artifacts, report, which) : undefined;
+      if (!html) return notFound(reply, `This report has no ${what}.`);
+      return secure(reply).header('Cache-Control', IMMUTABLE).header('Content-Security-Policy', LIGHTHOUSE_HTML_CSP)
+        .header('X-Robots-Tag', 'noindex, nofollow').type('text/html; charset=utf-8').send(html);
+    });
+  }
 
   app.get('/reports/:id/filmstrip/:frame', async (req, reply) => {
     const { id, frame } = req.params as { id: string; frame: string };

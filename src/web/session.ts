@@ -94,17 +94,42 @@ export function csrfValid(visitor: Visitor, form: FormFields): boolean {
   return csrfTokenValid(visitor.sessionToken, form.get('csrf'));
 }
 
-/** An application/x-www-form-urlencoded body: every value of a name, in order. */
+/**
+ * A form's fields: every value of a name, in order. Forms post application/x-www-form-urlencoded, or
+ * multipart/form-data where they carry a file (Analyze's "Recording file"), whose text is the field's value.
+ */
 export class FormFields {
   private readonly values = new Map<string, string[]>();
 
+  /** An application/x-www-form-urlencoded body. */
   constructor(body: unknown) {
     if (typeof body !== 'string') return;
-    for (const [k, v] of new URLSearchParams(body)) {
-      const list = this.values.get(k);
-      if (list) list.push(v);
-      else this.values.set(k, [v]);
+    for (const [k, v] of new URLSearchParams(body)) this.add(k, v);
+  }
+
+  /** The fields of a posted form, in either encoding (the service's catch-all parser hands the body over as text). */
+  static async of(req: FastifyRequest): Promise<FormFields> {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^multipart\/form-data\s*;/i.test(type) || typeof req.body !== 'string') return new FormFields(req.body);
+    const fields = new FormFields('');
+    let parts: FormData;
+    try {
+      // The platform's own multipart parser (undici's, behind fetch's Response).
+      parts = await new Response(req.body, { headers: { 'content-type': type } }).formData();
+    } catch {
+      return fields; // a malformed body is a form without fields: no CSRF token, so "Form expired"
     }
+    for (const [k, v] of parts) {
+      if (typeof v === 'string') fields.add(k, v);
+      else if (v.size > 0) fields.add(k, await v.text()); // a file input left empty sends a nameless empty file
+    }
+    return fields;
+  }
+
+  private add(k: string, v: string): void {
+    const list = this.values.get(k);
+    if (list) list.push(v);
+    else this.values.set(k, [v]);
   }
 
   get(name: string): string | undefined {

@@ -13,7 +13,7 @@ export const APP_CSS = `
 main.app{padding:22px 24px 40px}
 main.app h1{font-size:22px;margin:0 0 14px}
 label{display:block;font-weight:600;margin:0 0 4px}
-.hint{display:block;font-weight:400;color:var(--muted);font-size:12px}
+.hint{display:block;font-weight:400;color:var(--muted);font-size:12px}label+.hint{margin:-2px 0 4px}
 input[type=text],input[type=url],input[type=email],input[type=password],input[type=number],input[type=search],select,textarea{
 font:inherit;padding:8px 10px;border:1px solid #98a2b3;border-radius:6px;background:#fff;color:var(--ink);width:100%;max-width:100%}
 textarea{min-height:64px;resize:vertical}
@@ -53,7 +53,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .cmpfilm .strip{position:relative;height:96px;flex:1 0 640px}
 .cmpfilm .strip img{position:absolute;top:0;height:96px;border:1px solid var(--line);background:#fff}
 .key-once{font-family:"Liberation Mono",monospace;background:#f6f8fb;border:1px dashed #98a2b3;padding:8px 10px;border-radius:6px;word-break:break-all}
-section.part{margin:0 0 26px;scroll-margin-top:52px}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
+section.part{margin:0 0 26px}.part{scroll-margin-top:52px}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-weight:600}
 @media (max-width:600px){main.app,main.wrap{padding:16px 12px 32px}.summary>*{min-width:0}.tabs a{padding:5px 8px}.wrap{padding:0 12px}.tabs ul{padding:6px 12px}
 .appnav .wrap{gap:4px 8px}.appnav a.nav{padding:6px 7px}}
@@ -158,6 +158,15 @@ h1 .tag-swatch{width:22px;height:22px}
 .tag-edit{margin-bottom:24px}
 .tag-back{margin:0 0 8px}
 .tag-delete .actions,.tag-delete form{margin:0}
+/* A journey on Analyze (screens/analyze-journey.ts) */
+details.journey{margin:0 0 14px}details.journey>p{margin:0 0 12px}details.journey .row{align-items:flex-start}
+details.journey input[type=file]{font:inherit;max-width:100%}details.journey textarea{font:13px/1.4 "Liberation Mono",monospace}
+/* A failed journey on its progress screen (screens/progress.ts) */
+.progress-journey{margin:-8px 0 14px}.failed-journey{margin:16px 0}.failed-journey h2{font-size:18px;margin:0 0 10px}
+.failed-steps{margin:0;padding-left:22px}.failed-steps li{padding:6px 0;border-bottom:1px solid var(--line)}
+.failed-step-facts,.failed-step-url{display:block;color:var(--muted);font-size:13px}.failed-step-url{font-size:12px;overflow-wrap:anywhere}
+.failure-shot{margin:16px 0 0}.failure-shot img{display:block;width:100%;max-width:640px;height:auto;border:1px solid var(--line);border-radius:4px}
+.failure-shot figcaption{font-weight:650;margin:0 0 6px}
 /* Recent tests on Analyze (screens/analyze.ts) */
 .recent{margin-top:26px}.recent h2{font-size:18px;margin:0 0 10px}
 table.recent-tests td{vertical-align:top}table.recent-tests td.url{min-width:120px;width:55%}

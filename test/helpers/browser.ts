@@ -1,8 +1,8 @@
 /**
  * Driving the web app in a real Chromium (puppeteer-core on Debian's browser), as a person would: elements are
  * found by their accessible names, and every screen is checked the same way (checkScreen): no serious or
- * critical axe-core violation, no Content-Security-Policy violation, a CSP without 'unsafe-inline' scripts, and no
- * sideways scrolling at 375 px wide.
+ * critical axe-core violation, no Content-Security-Policy violation, a CSP without 'unsafe-inline' scripts, every form
+ * field named by its label alone, and no sideways scrolling at 375 px wide.
  *
  * The functions handed to the page are strings: tsx compiles test files with names kept (`__name(...)` calls),
  * which do not exist inside the page.
@@ -77,6 +77,71 @@ export async function accessibleNodes(page: Page): Promise<AxNode[]> {
   return out;
 }
 
+/** A form field of a screen: its computed accessible name, the text of its label, and its description. */
+export interface FieldName {
+  /** tag#id or tag[name=…], to say which field. */
+  field: string;
+  name: string;
+  label: string;
+  description: string;
+  /** Whether an element styled as a hint (.hint) sits inside its label (where it would become part of the name). */
+  hintInLabel: boolean;
+}
+
+const FIELDS = 'input:not([type=hidden]), select, textarea';
+
+/**
+ * Every input, select and textarea of the screen, in document order, with the accessible name and description
+ * Chromium computes for it (CDP Accessibility.getPartialAXTree) and the text of its label (its <label>s without the
+ * field itself, else aria-labelledby's elements, else aria-label). Closed <details> keep their fields out of the
+ * accessibility tree: they are opened while reading, then closed again.
+ */
+export async function fieldNames(page: Page): Promise<FieldName[]> {
+  const opened = (await page.evaluate(`(() => { const closed = [...document.querySelectorAll('details:not([open])')];
+    closed.forEach((d, i) => { d.open = true; d.dataset.wgOpened = String(i); }); return closed.length; })()`)) as number;
+  const cdp = await page.createCDPSession();
+  try {
+    if (opened > 0) await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    const labels = (await page.evaluate(`[...document.querySelectorAll(${JSON.stringify(FIELDS)})].map((e) => {
+      const text = (n) => (n?.textContent ?? '').replace(/\\s+/g, ' ').trim();
+      const own = (l) => { const c = l.cloneNode(true); c.querySelectorAll(${JSON.stringify(FIELDS)}).forEach((x) => x.remove()); return text(c); };
+      const by = e.getAttribute('aria-labelledby');
+      const label = e.labels?.length ? [...e.labels].map(own).join(' ')
+        : by ? by.split(/\\s+/).map((id) => text(document.getElementById(id))).join(' ') : (e.getAttribute('aria-label') ?? '').trim();
+      const field = e.tagName.toLowerCase() + (e.id ? '#' + e.id : '[name=' + e.getAttribute('name') + ']');
+      return { field, label, hintInLabel: [...(e.labels ?? [])].some((l) => l.querySelector('.hint')) };
+    })`)) as Omit<FieldName, 'name' | 'description'>[];
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeIds } = await cdp.send('DOM.querySelectorAll', { nodeId: root.nodeId, selector: FIELDS });
+    assert.equal(nodeIds.length, labels.length, `${page.url()}: the fields changed while they were read`);
+    return await Promise.all(nodeIds.map(async (nodeId, i) => {
+      const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+      const ax = nodes[0];
+      const value = (v: { value?: unknown } | undefined) => (typeof v?.value === 'string' ? v.value.replace(/\s+/g, ' ').trim() : '');
+      return { ...labels[i]!, name: value(ax?.name), description: value(ax?.description) };
+    }));
+  } finally {
+    await cdp.detach();
+    if (opened > 0) await page.evaluate(`document.querySelectorAll('details[data-wg-opened]').forEach((d) => { d.open = false; delete d.dataset.wgOpened; })`);
+  }
+}
+
+/**
+ * Each field's accessible name is its label alone (hints are descriptions, in aria-describedby): not empty, equal to
+ * its label's text, no hint inside the label, and its description (if any) not part of its name.
+ */
+export async function assertFieldNames(page: Page, where: string): Promise<FieldName[]> {
+  const fields = await fieldNames(page);
+  for (const f of fields) {
+    const what = `${where}: ${f.field} (named "${f.name}", label "${f.label}")`;
+    assert.notEqual(f.name, '', `${what} has no accessible name`);
+    assert.equal(f.name, f.label, `${what}: its accessible name is not its label`);
+    assert.equal(f.hintInLabel, false, `${what}: a hint sits inside its label; make it the field's description (aria-describedby)`);
+    if (f.description) assert.ok(!f.name.includes(f.description), `${what}: its description "${f.description}" is part of its name`);
+  }
+  return fields;
+}
+
 /** The CSP of a response lets no inline script run (its script-src, or default-src without one). */
 export function assertStrictCsp(res: HTTPResponse, name: string): void {
   const csp = res.headers()['content-security-policy'];
@@ -99,7 +164,8 @@ async function shot(page: Page, name: string, width: number): Promise<void> {
 }
 
 /**
- * The checks every screen passes: no CSP violation so far, no serious/critical axe-core violation, and at 375 px
+ * The checks every screen passes: no CSP violation so far, every form field named by its label alone
+ * (assertFieldNames), no serious/critical axe-core violation, and at 375 px
  * wide no sideways scrolling (after a reload at that width unless `reload: false`, for a screen that answered a
  * POST: reloading would send the form again). The tab goes back to its former size.
  */
@@ -107,6 +173,7 @@ export async function checkScreen(page: Page, name: string, o: { reload?: boolea
   const where = `${name} (${page.url()})`;
   const csp = (await page.evaluate('window.__csp ?? []')) as string[];
   assert.deepEqual(csp, [], `${where}: the page broke its Content-Security-Policy: ${csp.join('; ')}`);
+  await assertFieldNames(page, where);
 
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
   const all = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations

@@ -17,17 +17,22 @@ import { call, errorOf, startServer, type TestServer } from '../helpers/server.j
 import { creditsOf } from '../helpers/assertions.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { stubResult } from '../helpers/stub-result.js';
+import { journeySteps } from './web-app-journeys.js';
 import {
-  accessibleNodes, aria, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, goto, heading, launchBrowser, newTab, textOf,
+  accessibleNodes, aria, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, fieldNames, goto, heading, launchBrowser, newTab, textOf,
 } from '../helpers/browser.js';
 
 const SESSION_COOKIE = 'webgauge_session';
 const PASSWORD = 'correct horse battery staple';
 
-/** The options under "Analysis options" every plan has, and the pro plan's own (accessible names start so). */
-const OPTIONS = ['Location', 'Browser', 'Report type', 'Runs', 'Connection speed', 'Block ads', 'Record a video', 'Stop the test at onload',
-  'Cookies', 'HTTP user name', 'HTTP password', 'Only load URLs matching', 'Block URLs matching'];
-const PRO_OPTIONS = ['Simulated device', 'User agent', 'Viewport width', 'Viewport height', 'Pixel ratio', 'Rotate', 'DNS overrides'];
+/**
+ * Analyze's fields by their accessible names (their labels alone), in order: the URL, the journey, the options under
+ * "Analysis options" every plan has, and the pro plan's own.
+ */
+const ANALYZE_FIELDS = ['URL', 'Recording', 'Recording file', 'Secrets', 'Measured step', 'Location', 'Browser', 'Report type', 'Runs',
+  'Keep the report', 'Connection speed', 'Download (custom)', 'Upload (custom)', 'Latency (custom)', 'Block ads', 'Record a video (extra credits)',
+  'Stop the test at onload', 'HTTP user name', 'HTTP password', 'Cookies', 'Only load URLs matching', 'Block URLs matching'];
+const PRO_FIELDS = ['Simulated device', 'User agent', 'Viewport width', 'Viewport height', 'Pixel ratio', 'Rotate (swap width and height)', 'DNS overrides'];
 
 describe('the web app in a real browser (sqlite)', () => {
   let site: FixtureSite;
@@ -47,11 +52,11 @@ describe('the web app in a real browser (sqlite)', () => {
   const t0 = Date.now();
   /**
    * The agent's loads: real until `stub` is set, then a stub result made without a browser (one real load is what
-   * the browser suite can afford; the retests only need more reports of the same page).
+   * the browser suite can afford; the retests only need more reports of the same page). Journeys are always real.
    */
   const loads = { stub: false, real: 0, stubbed: 0 };
   const run = async (spec: RunSpec): Promise<RunResult> => {
-    if (!loads.stub) {
+    if (!loads.stub || spec.conditions.journey) {
       loads.real++;
       return runTest(spec);
     }
@@ -76,7 +81,7 @@ describe('the web app in a real browser (sqlite)', () => {
 
   /**
    * The `aria()` selector of the one element (of `role`, if given) whose accessible name is `prefix`, or `prefix`
-   * and more after a space: a label that carries a hint ("Name up to 45 characters, unique in the account").
+   * and more after a space: a button or heading that says which of many it is ("Delete alert Fully loaded > 3,000 ms").
    */
   async function named(p: Page, prefix: string, role?: string): Promise<string> {
     const found = (await accessibleNodes(p)).filter((n) => n.role !== 'StaticText' && (n.name === prefix || n.name.startsWith(`${prefix} `)) &&
@@ -229,18 +234,13 @@ describe('the web app in a real browser (sqlite)', () => {
     }
   });
 
-  it('5. Analyze offers every option the plan allows under "Analysis options", with the API\'s own messages', async () => {
+  it('5. Analyze offers a journey and every option the plan allows under "Analysis options", each field named by its label alone, with the API\'s own messages', async () => {
     await goto(page, `${server.base}/`);
     assert.ok(await page.$(aria('URL', 'textbox')), 'a field named "URL"');
     assert.ok(await page.$(aria('Analyze', 'button')), 'a button named "Analyze"');
-    const names = async (p: Page) => {
-      await p.locator(aria('Analysis options')).click();
-      await p.waitForSelector(aria('Location', 'combobox'), { visible: true });
-      return (await accessibleNodes(p)).map((n) => n.name);
-    };
-    const has = (all: string[], option: string) => all.some((n) => n === option || n.startsWith(`${option} `));
-    const pro = await names(page);
-    for (const o of [...OPTIONS, ...PRO_OPTIONS]) assert.ok(has(pro, o), `the pro account's Analysis options have "${o}"`);
+    assert.deepEqual((await fieldNames(page)).map((f) => f.name), [...ANALYZE_FIELDS, ...PRO_FIELDS], "the pro account's fields, by their names");
+    await page.locator(aria('Analysis options')).click();
+    await page.waitForSelector(aria('Location', 'combobox'), { visible: true });
     await checkScreen(page, 'analyze, options open', { reload: false });
 
     // A bad value: the API's own message, and nothing charged.
@@ -263,9 +263,7 @@ describe('the web app in a real browser (sqlite)', () => {
     await other.locator(aria('API key', 'textbox')).fill(otherKey);
     await clickAndWait(other, `${aria('With your API key', 'form')} ${aria('Sign in', 'button')}`);
     assert.equal(await heading(other), 'Analyze a page', 'the basic account signed in with its key');
-    const basic = await names(other);
-    for (const o of OPTIONS) assert.ok(has(basic, o), `the basic account's Analysis options have "${o}"`);
-    for (const o of PRO_OPTIONS) assert.ok(!has(basic, o), `the basic account's Analysis options lack the pro option "${o}"`);
+    assert.deepEqual((await fieldNames(other)).map((f) => f.name), ANALYZE_FIELDS, "the basic account's fields: no pro option");
   });
 
   it('6. a test started with the keyboard alone shows its progress live, then its report opens by itself', { timeout: 180_000 }, async () => {
@@ -548,9 +546,9 @@ describe('the web app in a real browser (sqlite)', () => {
     const res = await clickAndWait(page, aria('Tags', 'link'));
     assert.equal(res.status(), 200);
     assert.equal(await heading(page), 'Tags');
-    await page.locator(await named(page, 'Name', 'textbox')).fill(TAG);
-    await page.locator(await named(page, 'Colour')).fill('#e4572e');
-    await page.locator(await named(page, 'Description', 'textbox')).fill('The steps of buying');
+    await page.locator(aria('Name', 'textbox')).fill(TAG);
+    await page.locator(aria('Colour')).fill('#e4572e');
+    await page.locator(aria('Description', 'textbox')).fill('The steps of buying');
     const created = await clickAndWait(page, aria('Create tag', 'button'));
     assert.equal(created.status(), 200);
     tagId = new URL(page.url()).searchParams.get('created') ?? '';
@@ -564,11 +562,11 @@ describe('the web app in a real browser (sqlite)', () => {
     const api = await call(server, 'POST', '/page_tags', { key: ownerKey, body: { data: { type: 'tag', attributes: { name: TAG } } } });
     const apiError = errorOf(api);
     assert.ok(api.status >= 400 && apiError?.detail, `the API refuses a second tag named "${TAG}": ${api.status} ${api.text}`);
-    await page.locator(await named(page, 'Name', 'textbox')).fill(TAG);
+    await page.locator(aria('Name', 'textbox')).fill(TAG);
     const dup = await clickAndWait(page, aria('Create tag', 'button'));
     assert.equal(dup.status(), api.status, `the app answers a duplicate name with the API's status ${api.status}`);
     assert.equal(await textOf(page, '[role=alert]'), apiError.detail, "and shows the API's own message");
-    assert.equal(await inputValue(page, await named(page, 'Name', 'textbox')), TAG, 'the form keeps what was typed');
+    assert.equal(await inputValue(page, aria('Name', 'textbox')), TAG, 'the form keeps what was typed');
     await checkScreen(page, 'tags, duplicate name', { reload: false });
     const all = await call(server, 'GET', '/page_tags', { key: ownerKey });
     assert.equal(all.body?.data?.length, 1, `no second tag was made: ${all.text}`);
@@ -577,10 +575,10 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(edit.status(), 200);
     assert.equal(new URL(page.url()).pathname, `/tags/${tagId}`);
     assert.equal(await heading(page), `Edit tag ${TAG}`);
-    assert.equal(await inputValue(page, await named(page, 'Name', 'textbox')), TAG, 'the edit form shows the name');
-    assert.equal(await inputValue(page, await named(page, 'Colour')), '#e4572e', 'and the colour');
+    assert.equal(await inputValue(page, aria('Name', 'textbox')), TAG, 'the edit form shows the name');
+    assert.equal(await inputValue(page, aria('Colour')), '#e4572e', 'and the colour');
     await checkScreen(page, 'tag edit');
-    await page.locator(await named(page, 'Name', 'textbox')).fill(RENAMED);
+    await page.locator(aria('Name', 'textbox')).fill(RENAMED);
     const saved = await clickAndWait(page, aria('Save', 'button'));
     assert.equal(saved.status(), 200);
     assert.equal(new URL(page.url()).pathname, '/tags', '"Save" goes back to the list');
@@ -701,7 +699,7 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(new URL(page.url()).pathname, reportPath, 'Enter on the point opens its report');
   });
 
-  it('16b. "Add alert" on the page view ("Metric", "Condition", "Value", "Consecutive reports") lists the alert; its "Delete" asks, then it is gone', async () => {
+  it('16b. "Add alert" on the page view ("Metric", "Condition", "Value", "Consecutive reports") lists the alert; its "Edit" screen; its "Delete" asks, then it is gone', async () => {
     // In another tab: this one stays on the report for step 17.
     const tab = await newTab(browser);
     try {
@@ -723,6 +721,11 @@ describe('the web app in a real browser (sqlite)', () => {
       const row = await rowWith(tab, `${pagePath}/alerts/${listed[0]!.id}`);
       assert.deepEqual(row?.slice(0, 5), ['Fully loaded', '> 3,000 ms', '2', 'Yes', 'OK'], `the table lists it: ${JSON.stringify(row)}`);
       await checkScreen(tab, 'page view, one alert');
+      // Its own screen ("Edit"): the same fields, named by their labels (checkScreen).
+      await clickAndWait(tab, aria('Edit alert Fully loaded > 3,000 ms', 'link'));
+      assert.deepEqual((await fieldNames(tab)).map((f) => f.name), ['Metric', 'Condition', 'Value', 'Consecutive reports'], "the alert's edit form");
+      await checkScreen(tab, 'alert edit');
+      await goto(tab, server.base + pagePath);
 
       const asked = nextDialog(tab, true);
       const deleted = await clickAndWait(tab, await named(tab, 'Delete alert', 'button'));
@@ -876,4 +879,6 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal((await call(server, 'GET', `/pages/${pageIdOf()}`, { key: ownerKey })).status, 404, 'the API no longer has the page');
     for (const id of reports) assert.equal((await call(server, 'GET', `/reports/${id}`, { key: ownerKey })).status, 404, `nor its report ${id}`);
   });
+
+  journeySteps(() => ({ server, site, browser, page, other, ownerKey }));
 });

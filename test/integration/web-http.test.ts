@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { authenticate, setPassword } from '../../src/core/accounts/accounts.js';
+import sharp from 'sharp';
 import { failTest } from '../../src/core/tests/tests.js';
+import { storeFailure } from '../../src/core/tests/journey-failure.js';
+import { esc } from '../../src/report/format.js';
+import { shopRecordings, SHOP } from '../fixtures/site/shop.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 
 interface Page {
@@ -148,6 +152,63 @@ for (const engine of engines()) {
         await stream.arrayBuffer();
       }
       assert.match((await get('/account', otherCookie)).html, /Tests, last 24 hours<\/dt><dd>0/);
+    });
+
+    it('without script, Analyze takes a "Recording file" (multipart): its text is the recording; refused, it comes back in "Recording"', async () => {
+      const csrf = await csrfOf();
+      const post = (file: string, fields: Record<string, string> = {}) => {
+        const body = new FormData();
+        for (const [k, v] of Object.entries({ csrf, url: '', journey: '', ...fields })) body.set(k, v);
+        body.set('journey_file', new Blob([file], { type: 'application/json' }), 'recording.json');
+        return fetch(`${server.base}/analyze`, { method: 'POST', redirect: 'manual', body, headers: { cookie, origin: server.base } });
+      };
+      const recording = shopRecordings('http://127.0.0.1:9').checkout;
+      const bad = JSON.stringify({ ...recording, steps: [...recording.steps.slice(0, 2), { type: 'close' }] });
+      const api = await call(server, 'POST', '/tests', { key: server.key, body: { data: { type: 'test', attributes: { journey: bad } } } });
+      const refused = await post(bad, { journey: 'older pasted text', journey_secrets: `SHOP_PASSWORD=${SHOP.password}` });
+      const html = await refused.text();
+      assert.equal(refused.status, api.status, html);
+      assert.ok(html.includes(esc(api.body.errors[0].detail)), `the API's own detail: ${api.body.errors[0].detail}`);
+      assert.ok(html.includes(`spellcheck="false" aria-describedby="f-journey-hint">${bad.replace(/"/g, '&quot;')}</textarea>`), 'the file\'s text is in "Recording"');
+      assert.ok(!html.includes(SHOP.password) && !html.includes('SHOP_PASSWORD'), 'the secrets are not sent back');
+
+      const before = (await call(server, 'GET', '/tests?filter[source]=on-demand', { key: server.key })).body.data.length;
+      const started = await post(JSON.stringify(recording), { journey_secrets: `SHOP_PASSWORD=${SHOP.password}` });
+      assert.equal(started.status, 303, await started.text());
+      const id = /^\/tests\/([^/]+)$/.exec(started.headers.get('location') ?? '')?.[1];
+      const test = await call(server, 'GET', `/tests/${id}`, { key: server.key });
+      assert.equal(test.body?.data?.attributes?.url, 'http://127.0.0.1:9/app/login', 'a journey test of the recording\'s first navigation');
+      assert.equal((await call(server, 'GET', '/tests?filter[source]=on-demand', { key: server.key })).body.data.length, before + 1);
+      assert.ok(await failTest(server.app.store, id!, null, 'made to fail by the test'), 'out of the queue');
+    });
+
+    it("a failed journey's progress lists the steps that completed and shows its last screen, to its own account only", async () => {
+      const recording = shopRecordings('http://127.0.0.1:9').checkout;
+      const requested = await call(server, 'POST', '/tests', { key: server.key, body: { data: { type: 'test', attributes: {
+        journey: recording, journey_secrets: { SHOP_PASSWORD: SHOP.password } } } } });
+      assert.equal(requested.status, 202, requested.text);
+      const id = requested.body.data.id as string;
+      const jpeg = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#c0ffee' } }).jpeg().toBuffer();
+      await storeFailure(server.app.store, server.app.artifacts, id, { screenshot: jpeg, completed: [
+        { index: 1, steps: [1], name: 'Shop checkout: navigate http://127.0.0.1:9/app/login', mode: 'navigation', url: 'http://127.0.0.1:9/app/login', duration: 368 },
+        { index: 2, steps: [2, 3, 4], name: 'Shop checkout: click "aria/Email"', mode: 'timespan', duration: 1232 },
+      ] });
+      assert.ok(await failTest(server.app.store, id, null, 'journey step 5 (click "aria/Sign in"): no element matched in 5 s'));
+      const screen = await get(`/tests/${id}`);
+      assert.equal(screen.status, 200);
+      assert.match(screen.html, /Journey <b>“Shop checkout”<\/b>/);
+      assert.match(screen.html, /journey step 5 \(click &quot;aria\/Sign in&quot;\): no element matched in 5 s/);
+      const steps = [...screen.html.matchAll(/<li><b>([^<]+)<\/b><span class="failed-step-facts">([^<]+)<\/span>/g)].map((m) => [m[1], m[2]]);
+      assert.deepEqual(steps, [['navigate http://127.0.0.1:9/app/login', 'Navigation, recording step 1, 368 ms'],
+        ['click &quot;aria/Email&quot;', 'Timespan, recording steps 2–4, 1.23 s']]);
+      assert.ok(screen.html.includes(`<img src="/tests/${id}/failure.jpg" alt="the page on screen when the journey failed">`));
+      const own = await fetch(`${server.base}/tests/${id}/failure.jpg`, { headers: { cookie } });
+      assert.equal(own.status, 200);
+      assert.equal(own.headers.get('content-type'), 'image/jpeg');
+      assert.deepEqual(Buffer.from(await own.arrayBuffer()), jpeg);
+      const otherCookie = (await form('/sign-in', { api_key: await server.account({ plan: 'basic' }) })).setCookie!.split(';')[0];
+      assert.equal((await get(`/tests/${id}/failure.jpg`, otherCookie)).status, 404, 'another account: 404');
+      assert.equal((await get(`/tests/${id}/failure.jpg`, '')).status, 303, 'signed out: sign in first');
     });
 
     it('sign-out ends the session: the same cookie no longer opens a screen', async () => {

@@ -18,8 +18,9 @@ import { ApiError } from '../../core/errors.js';
 import { plural } from '../../lib/words.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
-import { checked, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
-import { gradeBox, utcMinute } from './figures.js';
+import { checked, csrfField, errorBox, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { journeyAttributes, journeyFields } from './analyze-journey.js';
+import { gradeBox, journeyTitle, utcMinute } from './figures.js';
 import { testStateEvent } from './progress.js';
 
 /** Connection presets (Kbit/s down, up, latency ms), as the throttle attribute writes them. */
@@ -59,18 +60,16 @@ export function attributesFromForm(form: FormFields): Record<string, unknown> {
     if (parts.every((p) => p === '')) throw new ApiError('E40004', 'Custom connection: give the download and upload speed (Kbit/s) and the latency (ms).');
     a.throttle = parts.join('/');
   } else if (connection !== '') a.throttle = connection;
-  return a;
+  return { ...a, ...journeyAttributes(form) };
 }
 
 
 function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
-  return `<div class="field"><label for="f-${name}">${label}${o.hint ? `<span class="hint">${o.hint}</span>` : ''}</label>` +
-    `<input id="f-${name}" name="${name}" type="${o.type ?? 'text'}" value="${esc(form.get(name) ?? '')}"${o.attrs ?? ''}></div>`;
+  return formField(`f-${name}`, label, (d) => `<input id="f-${name}" name="${name}" type="${o.type ?? 'text'}" value="${esc(form.get(name) ?? '')}"${o.attrs ?? ''}${d}>`, o.hint);
 }
 
 function textarea(form: FormFields, name: string, label: string, hint: string): string {
-  return `<div class="field"><label for="f-${name}">${label}<span class="hint">${hint}</span></label>` +
-    `<textarea id="f-${name}" name="${name}" rows="2" spellcheck="false">${esc(form.get(name) ?? '')}</textarea></div>`;
+  return formField(`f-${name}`, label, (d) => `<textarea id="f-${name}" name="${name}" rows="2" spellcheck="false"${d}>${esc(form.get(name) ?? '')}</textarea>`, hint);
 }
 
 const checkbox = (form: FormFields, name: string, label: string) =>
@@ -150,10 +149,11 @@ async function recentTestRow(kit: WebKit, t: TestRow, reports: ReadonlyMap<strin
     state = `Error: ${esc(t.error ?? 'the test ended in error.')}`;
   }
   const url = href ? `<a href="${esc(href)}">${esc(t.url)}</a>` : esc(t.url);
+  const journey = journeyTitle(kit.ctx.store.box, t.options);
   const started = t.started !== null
     ? `Started <time datetime="${new Date(t.started).toISOString()}">${esc(utcMinute(t.started))}</time> UTC`
     : t.state === 'queued' ? 'Not started yet' : 'Never started';
-  return `<tr><td class="url">${url} <span class="recent-when">${started}</span></td><td class="recent-state">${state}</td></tr>`;
+  return `<tr><td class="url">${url}${journey !== undefined ? ` <span class="recent-when">Journey “${esc(journey)}”</span>` : ''} <span class="recent-when">${started}</span></td><td class="recent-state">${state}</td></tr>`;
 }
 
 async function recentTests(kit: WebKit, v: Visitor): Promise<string> {
@@ -173,10 +173,11 @@ export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form
   const { ctx } = kit;
   const credits = fromTenths((await refilledCredits(ctx.store.db, v.principal.accountId, v.principal.plan)).tenths);
   const body = `<h1>Analyze a page</h1>${errorBox(error)}
-<form method="post" action="/analyze">${csrfField(v)}
-<div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" required aria-describedby="f-url-hint" value="${esc(form.get('url') ?? '')}">
+<form method="post" action="/analyze" enctype="multipart/form-data">${csrfField(v)}
+<div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" aria-describedby="f-url-hint" value="${esc(form.get('url') ?? '')}">
 <button class="btn" type="submit">Analyze</button></div>
 <span class="hint" id="f-url-hint">${v.principal.plan.unlimitedCredits ? 'Unlimited credits' : `${credits} credits left`} · ${esc(v.principal.plan.name)} plan</span></div>
+${journeyFields(form)}
 ${optionsFields(v.principal, ctx.catalog, form)}</form>
 ${await recentTests(kit, v)}`;
   return shell(v, nonce, { title: 'Analyze', active: 'analyze', body });

@@ -1,4 +1,6 @@
 /** Small pieces of figures the app's lists and charts share. */
+import { readOptions, StoredOptionsError } from '../../core/options/stored-options.js';
+import type { SecretBox } from '../../store/secret-box.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { esc } from '../kit.js';
 
@@ -26,3 +28,16 @@ export const utcMinute = (ms: number): string => new Date(ms).toISOString().slic
 
 /** "1 page", "1,200 pages". */
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+/**
+ * The title of a test's journey (its stored options), or undefined for a test of one URL. Options that cannot be read
+ * give no title: a list that names journeys must not fail on one damaged row.
+ */
+export function journeyTitle(box: SecretBox, storedOptions: string): string | undefined {
+  try {
+    return readOptions(box, storedOptions).journey?.title;
+  } catch (err) {
+    if (err instanceof StoredOptionsError) return undefined;
+    throw err;
+  }
+}

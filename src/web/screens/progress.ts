@@ -9,6 +9,11 @@ import { testsChanged } from '../../core/tests/test-signal.js';
 import { couldBeId } from '../../core/ids.js';
 import { newNonce, secureHeaders, visitorOf } from '../session.js';
 import { esc, seeOther, shell, type WebKit } from '../kit.js';
+import { failureScreenshotKey, readFailure, type StoredFailure } from '../../core/tests/journey-failure.js';
+import { ApiError } from '../../core/errors.js';
+import { ms } from '../../report/format.js';
+import { recordingStepsLabel, STEP_MODE, stepName } from '../../report/journey.js';
+import { journeyTitle } from './figures.js';
 import type { Db } from '../../store/db.js';
 
 /** How often a follower re-reads its test when nothing in this process said it changed. */
@@ -39,6 +44,20 @@ export async function testStateEvent(db: Db, t: TestRow): Promise<TestStateEvent
   }
 }
 
+/** What a failed journey got through: the steps that completed, and the screen the moment it failed. */
+function failedJourney(testId: string, title: string, failure: StoredFailure): string {
+  const items = failure.completed.map((c) => `<li><b>${esc(stepName(title, c.name))}</b><span class="failed-step-facts">${STEP_MODE[c.mode]}, ` +
+    `${esc(recordingStepsLabel(c.steps))}, ${esc(ms(c.duration))}</span>${c.url ? `<span class="failed-step-url">${esc(c.url)}</span>` : ''}</li>`).join('');
+  const steps = failure.completed.length === 0
+    ? '<p class="muted">No step completed: the journey failed at its first step.</p>'
+    : `<ol class="failed-steps">${items}</ol>`;
+  const shot = failure.screenshot
+    ? `<figure class="failure-shot"><figcaption>The screen the moment the journey failed</figcaption>` +
+      `<img src="/tests/${esc(testId)}/failure.jpg" alt="the page on screen when the journey failed"></figure>`
+    : '<p class="muted">No screenshot: the browser could not take one when the journey failed.</p>';
+  return `<section class="card failed-journey" aria-labelledby="failed-steps"><h2 id="failed-steps">Steps that completed</h2>${steps}${shot}</section>`;
+}
+
 export function registerProgress(kit: WebKit): void {
   const { app, ctx } = kit;
 
@@ -49,14 +68,29 @@ export function registerProgress(kit: WebKit): void {
     if (test.state === 'completed' && test.report_id) return seeOther(reply, `/reports/${test.report_id}`);
     const ev = await testStateEvent(ctx.store.db, test);
     const running = ev.state === 'queued' || ev.state === 'started';
+    const journey = journeyTitle(ctx.store.box, test.options);
+    const failure = journey !== undefined && ev.state === 'error' ? await readFailure(ctx.artifacts, test.id) : undefined;
+    // A journey that fails while followed is shown again, with the steps it completed (the script reloads the screen).
     const body = `<h1>Testing <span class="url">${esc(test.url)}</span></h1>
-<div class="card" data-events="/tests/${esc(test.id)}/events" data-current="${esc(ev.state)}">
+${journey !== undefined ? `<p class="progress-journey">Journey <b>“${esc(journey)}”</b></p>` : ''}
+<div class="card" data-events="/tests/${esc(test.id)}/events" data-current="${esc(ev.state)}"${journey !== undefined ? ' data-reload-on-error' : ''}>
 <p class="state" role="status" aria-live="polite" data-state>${esc(ev.label)}</p>
 <p class="${ev.error ? 'error' : 'muted'}" data-detail>${esc(ev.error ?? '')}</p>
-<p class="muted">This page follows the test; the report opens when it completes.</p></div>
+${running ? '<p class="muted">This page follows the test; the report opens when it completes.</p>' : ''}</div>
+${failure ? failedJourney(test.id, journey ?? '', failure) : ''}
 <p><a href="/">Analyze another page</a></p>`;
     return shell(v, nonce, { title: 'Test progress', active: 'analyze', body,
       head: running ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
+  });
+
+  /** The screen when a journey failed: its test's own account only (another gets 404, as for the test). */
+  kit.screen('/tests/:id/failure.jpg', async (req, reply, v) => {
+    const { id } = req.params as { id: string };
+    const test = couldBeId(id) ? await getTest(ctx.store.db, v.principal.accountId, id) : undefined;
+    const jpeg = test ? await ctx.artifacts.get(failureScreenshotKey(test.id)) : null;
+    if (!test) throw testNotFound(id);
+    if (!jpeg) throw new ApiError('E40405', `Test ${id} kept no screenshot: only a journey that fails keeps one, for 24 hours.`);
+    return reply.header('Cache-Control', 'private, no-store').type('image/jpeg').send(jpeg);
   });
 
   app.get('/tests/:id/events', async (req, reply) => {

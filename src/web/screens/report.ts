@@ -24,7 +24,8 @@ import { newNonce, visitorOf, type Visitor } from '../session.js';
 import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
 import { gradeBox, utcMinute } from './figures.js';
 
-export const REPORT_TABS = ['Summary', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
+/** The report's parts in the app; a journey's report has its steps after Summary. */
+const REPORT_TABS = ['Summary', 'Journey', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
 
 /** The newest reports of a page, for History and the page view. */
 export function newestReports(size: number): ListQuery {
@@ -34,6 +35,7 @@ export function newestReports(size: number): ListQuery {
 const DOWNLOADS: Record<string, { artifact: string; type: string; label: string }> = {
   'net.har': { artifact: ARTIFACT.har, type: 'application/json', label: 'HAR' },
   'lighthouse.json': { artifact: ARTIFACT.lighthouse, type: 'application/json', label: 'Lighthouse JSON' },
+  'flow.json': { artifact: ARTIFACT.flow, type: 'application/json', label: 'Lighthouse flow JSON' },
 };
 
 /** A tab's part; a report section that brings its own heading of that name (Structure, Waterfall, Video) keeps it. */
@@ -72,12 +74,14 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
     `${page ? `<a class="btn secondary" href="/pages/${esc(page.id)}">Page history</a>` : ''}` +
     `${previous ? `<a class="btn secondary" href="/compare?reports=${esc(previous.id)},${esc(report.id)}">Compare with previous</a>` : ''}` +
     `${owner ? actionButton(v, `/reports/${report.id}/delete`, 'Delete report', { style: 'danger', confirm: 'Delete this report and its files? This cannot be undone.' }) : ''}</div>`;
-  const tabs = `<nav class="tabs" aria-label="Report parts"><ul>${REPORT_TABS.map((t) => `<li><a href="#${t.toLowerCase()}">${t}</a></li>`).join('')}</ul></nav>`;
+  const shown = REPORT_TABS.filter((t) => t !== 'Journey' || p.journey !== '');
+  const tabs = `<nav class="tabs" aria-label="Report parts"><ul>${shown.map((t) => `<li><a href="#${t.toLowerCase()}">${t}</a></li>`).join('')}</ul></nav>`;
   const video = p.video || `<div class="card"><p class="muted">This test recorded no video. Run it with “Record a video” under Analysis options.</p></div>`;
   const structure = p.structure || `<div class="card"><p class="muted">No structure audits: this report did not run Lighthouse.</p></div>`;
   const waterfall = p.waterfall || `<div class="card"><p class="muted">No waterfall: this report has no HAR.</p></div>`;
   const body = `${actions}
 ${section('Summary', p.summary)}
+${p.journey ? section('Journey', p.journey) : ''}
 ${section('Performance', p.timings + p.runs + p.details + p.filmstrip)}
 ${section('Structure', structure)}
 ${section('Waterfall', waterfall)}

@@ -18,8 +18,8 @@ export function signInScreen(nonce: string, o: { error?: string; email?: string;
 <button class="btn" type="submit">Sign in</button></form>
 <form class="card" method="post" action="/sign-in" aria-labelledby="with-key">${next}
 <h2 id="with-key">With your API key</h2>
-<div class="field"><label for="api_key">API key</label><input id="api_key" name="api_key" type="password" autocomplete="off" required>
-<span class="hint">The key printed when the account was created (or by <code>webgauge key regenerate</code>).</span></div>
+<div class="field"><label for="api_key">API key</label><input id="api_key" name="api_key" type="password" autocomplete="off" required aria-describedby="api_key-hint">
+<span class="hint" id="api_key-hint">The key printed when the account was created (or by <code>webgauge key regenerate</code>).</span></div>
 <button class="btn" type="submit">Sign in</button></form>
 <p class="muted">Passwords are set by the operator: <code>webgauge account password --email E --password-stdin</code>.</p></div>`;
   return shell(null, nonce, { title: 'Sign in', body });

@@ -14,7 +14,7 @@ import {
 import { couldBeId } from '../../core/ids.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
 import type { FormFields, Visitor } from '../session.js';
-import { actionButton, csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
+import { actionButton, csrfField, errorBox, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
 
 /** The colour a new tag starts with in the form (the API's own default, white, is there to keep). */
 export const FORM_DEFAULT_COLOR = '2456D6';
@@ -50,12 +50,12 @@ const valuesOf = (form: FormFields): FormValues => ({
 });
 
 function tagFields(prefix: string, f: FormValues): string {
-  return `<div class="row"><div class="field"><label for="${prefix}-name">Name<span class="hint">up to ${TAG_NAME_MAX} characters, unique in the account</span></label>` +
-    `<input id="${prefix}-name" name="name" type="text" value="${esc(f.name)}" autocomplete="off"></div>` +
-    `<div class="field tag-colour"><label for="${prefix}-color">Colour<span class="hint">shown on the pages list</span></label>` +
-    `<input id="${prefix}-color" name="color" type="color" value="${esc(colorInputValue(f.color))}"></div></div>` +
-    `<div class="field"><label for="${prefix}-description">Description<span class="hint">optional, up to ${TAG_DESCRIPTION_MAX} characters</span></label>` +
-    `<input id="${prefix}-description" name="description" type="text" value="${esc(f.description)}" autocomplete="off"></div>`;
+  return `<div class="row">${formField(`${prefix}-name`, 'Name', (d) => `<input id="${prefix}-name" name="name" type="text" value="${esc(f.name)}" autocomplete="off"${d}>`,
+    `up to ${TAG_NAME_MAX} characters, unique in the account`)}` +
+    formField(`${prefix}-color`, 'Colour', (d) => `<input id="${prefix}-color" name="color" type="color" value="${esc(colorInputValue(f.color))}"${d}>`,
+      'shown on the pages list', 'field tag-colour') + '</div>' +
+    formField(`${prefix}-description`, 'Description', (d) => `<input id="${prefix}-description" name="description" type="text" value="${esc(f.description)}" autocomplete="off"${d}>`,
+      `optional, up to ${TAG_DESCRIPTION_MAX} characters`);
 }
 
 function tagList(tags: TagRow[], counts: Map<string, number>, canEdit: boolean): string {
