@@ -10,6 +10,7 @@ import { authenticate, setPassword } from '../../src/core/accounts/accounts.js';
 import sharp from 'sharp';
 import { failTest } from '../../src/core/tests/tests.js';
 import { storeFailure } from '../../src/core/tests/journey-failure.js';
+import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { esc } from '../../src/report/format.js';
 import { shopRecordings, SHOP } from '../fixtures/site/shop.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
@@ -209,6 +210,20 @@ for (const engine of engines()) {
       const otherCookie = (await form('/sign-in', { api_key: await server.account({ plan: 'basic' }) })).setCookie!.split(';')[0];
       assert.equal((await get(`/tests/${id}/failure.jpg`, otherCookie)).status, 404, 'another account: 404');
       assert.equal((await get(`/tests/${id}/failure.jpg`, '')).status, 303, 'signed out: sign in first');
+    });
+
+    it("a page's failed tests of the last 24 hours are listed on its screen with their errors (a failure makes no report)", async () => {
+      const { pageId } = await seedPage(server.app.store, await accountIdOf(server.app.store, server.key));
+      const retest = await call(server, 'POST', `/pages/${pageId}/retest`, { key: server.key });
+      assert.equal(retest.status, 202, retest.text);
+      const id = retest.body.data.id as string;
+      const message = 'journey step 8 (click "aria/Checkout"): no element matched in 5 s';
+      assert.ok(await failTest(server.app.store, id, null, message));
+      const screen = await get(`/pages/${pageId}`);
+      assert.equal(screen.status, 200);
+      assert.match(screen.html, /<h2 id="pv-failed">Failed tests<\/h2>/);
+      assert.ok(screen.html.includes(`<a href="/tests/${id}">`), 'links the test\'s progress screen');
+      assert.ok(screen.html.includes('journey step 8 (click &quot;aria/Checkout&quot;): no element matched in 5 s'));
     });
 
     it('sign-out ends the session: the same cookie no longer opens a screen', async () => {

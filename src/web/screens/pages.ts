@@ -12,7 +12,7 @@ import { deletePage, expireDueReports, listPageReports, listPages, pageNotFound,
 import { reportsByIds, type ReportRow } from '../../core/reports/reports.js';
 import { readOptions } from '../../core/options/stored-options.js';
 import { linkTags, listTags, type TagRow } from '../../core/pages/tags.js';
-import { requestTest } from '../../core/tests/tests.js';
+import { failedTestsOfPage, requestTest, type TestRow } from '../../core/tests/tests.js';
 import { couldBeId, hasControlCharacter } from '../../core/ids.js';
 import { ms } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
@@ -207,6 +207,19 @@ function reportsTable(reports: ReportRow[], total: number): string {
     `<div class="actions pv-compare"><button class="btn" type="submit">Compare selected</button><span class="hint">Choose 2 to 4 reports.</span></div></form>`;
 }
 
+/**
+ * The page's tests that ended in error in the last 24 hours: a failure makes no report, so the history above cannot
+ * show it (a monitored journey that broke, with the step its error names).
+ */
+function failedTestsPart(tests: TestRow[]): string {
+  if (tests.length === 0) return '';
+  const items = tests.map((t) => `<li><a href="/tests/${esc(t.id)}"><time datetime="${new Date(t.created).toISOString()}">` +
+    `${when(t.created)}</time></a> <span class="muted">(${esc(t.source)})</span>: ${esc(t.error ?? 'The test failed.')}</li>`).join('');
+  return `<section class="pv-section" aria-labelledby="pv-failed"><h2 id="pv-failed">Failed tests</h2><div class="card">` +
+    `<p class="muted">Tests of this page that ended in error in the last 24 hours (UTC); a failed test makes no report.</p>` +
+    `<ul class="pv-failed">${items}</ul></div></section>`;
+}
+
 export interface PageNotice {
   /** Which form failed, and the API's words. */
   error?: { part: 'monitoring' | 'tags'; message: string };
@@ -264,11 +277,12 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
   const { ctx } = kit;
   const db = ctx.store.db;
   const accountId = v.principal.accountId;
-  const [history, tags, links, alerts] = await Promise.all([
+  const [history, tags, links, alerts, failed] = await Promise.all([
     listPageReports(db, accountId, page.id, newestReports(HISTORY_SIZE)),
     listTags(db, accountId),
     tagIdsForPages(db, [page.id]),
     loadPageAlerts(db, accountId, page.id),
+    failedTestsOfPage(db, accountId, page.id),
   ]);
   const reports = history.rows;
   const attached = new Set(links.get(page.id) ?? []);
@@ -287,6 +301,7 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
 ${historyCharts(reports, alertMarkers(alerts.triggered, reports))}</section>
+${failedTestsPart(failed)}
 ${alertsPart(v, page, alerts, reports, notice)}
 <section class="pv-section" aria-labelledby="pv-reports"><h2 id="pv-reports">Reports</h2>${reportsTable(reports, page.report_count)}</section>`;
   return shell(v, nonce, { title: page.url, active: 'pages', body });
