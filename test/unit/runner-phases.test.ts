@@ -9,7 +9,7 @@ import type { DevtoolsLog } from 'lighthouse';
 import { RunError, type RunSpec } from '../../src/runner/types.js';
 import { lighthouseFailure, lighthouseRuntimeFailure, type LoadStanding } from '../../src/runner/failures.js';
 import { applyGuardConnections, type Har, type HarEntry, type GuardLookups } from '../../src/runner/capture/har.js';
-import type { PageTimings } from '../../src/runner/capture/timings.js';
+import { paintsAsShown, type PageTimings } from '../../src/runner/capture/timings.js';
 import type { RefusedConnection } from '../../src/runner/conditions/connection-guard.js';
 import { loadEnd, refusedConnectionsWarning, runMetrics, runWarnings, type MetricsInput } from '../../src/runner/load/figures.js';
 import { loadWaitLimit, PhaseTimer, planLoad } from '../../src/runner/load/context.js';
@@ -147,7 +147,7 @@ describe('runMetrics: the run\'s figures', () => {
   const timings: PageTimings = {
     timeOrigin: 1_700_000_000_000, url: 'https://site.example/', responseStart: 180.4, domInteractive: 420.2,
     domContentLoadedEventStart: 430, domContentLoadedEventEnd: 436.6, loadEventStart: 900.2, loadEventEnd: 905.7,
-    firstPaint: -1, firstContentfulPaint: 510.5,
+    firstPaint: -1, firstContentfulPaint: 510.5, firstPaintRendered: -1, firstContentfulPaintRendered: 470.1,
   };
   const input: MetricsInput = {
     har: { html_bytes: 5120, page_bytes: 81_920, page_requests: 12, redirect_duration: 0, connect_duration: 35,
@@ -278,5 +278,27 @@ describe('the load\'s plan, timer and deadline', () => {
     await assert.rejects(deadline.race(new Promise<never>(() => undefined)),
       (err: unknown) => err instanceof RunError && err.message === 'The test did not finish within 1 s');
     deadline.dispose();
+  });
+});
+
+describe('paintsAsShown: a first paint when the screen showed it', () => {
+  const origin = 1_700_000_000_000;
+  const timings: PageTimings = {
+    timeOrigin: origin, url: 'https://site.example/', responseStart: 100, domInteractive: 300,
+    domContentLoadedEventStart: 310, domContentLoadedEventEnd: 312, loadEventStart: 900, loadEventEnd: 901,
+    firstPaint: 872, firstContentfulPaint: 872, firstPaintRendered: 792.7, firstContentfulPaintRendered: 792.7,
+  };
+  test('the first compositor frame at or after the paint, before its (late) presentation', () => {
+    const shown = paintsAsShown(timings, [origin + 26, origin + 826, origin + 1500]);
+    assert.equal(shown.firstPaint, 826);
+    assert.equal(shown.firstContentfulPaint, 826);
+  });
+  test('the presentation time when no frame came before it, or the browser gave no paint time', () => {
+    assert.equal(paintsAsShown(timings, [origin + 26, origin + 990]).firstPaint, 872);
+    assert.equal(paintsAsShown({ ...timings, firstPaintRendered: -1 }, [origin + 826]).firstPaint, 872);
+  });
+  test('a page that never painted stays unpainted', () => {
+    const none = { ...timings, firstPaint: -1, firstPaintRendered: -1 };
+    assert.equal(paintsAsShown(none, [origin + 826]).firstPaint, -1);
   });
 });

@@ -9,6 +9,7 @@ import { RunError, type CapturedImage, type HostMeasurement, type RunResult } fr
 import { lighthouseMetrics, lighthousePhases, observedNavigationStart } from '../lighthouse.js';
 import { httpStatusMessage, lighthouseRuntimeFailure } from '../failures.js';
 import { filmOfLoad } from '../capture/filmstrip.js';
+import { paintsAsShown } from '../capture/timings.js';
 import { takeScreenshot } from '../capture/screenshot.js';
 import { applyGuardConnections, authChallengeMs, buildHar, harFigures, keepEntries, type Har } from '../capture/har.js';
 import { findMainDocument, requestsStartedBy, type MainDocument } from '../capture/network.js';
@@ -41,6 +42,8 @@ export async function collect(ctx: LoadContext, steps: GatheredStep[]): Promise<
   timer.end('audits_and_page');
 
   const stopOnload = options.stop_onload === 1;
+  const rawFrames = await (ctx.frames ?? Promise.resolve([]));
+  const frameTimes = rawFrames.map((f) => f.wallMs);
   const collected: CollectedStep[] = [];
   for (const [n, gathered] of steps.entries()) {
     const lhr = lhrs[n]!;
@@ -48,7 +51,8 @@ export async function collect(ctx: LoadContext, steps: GatheredStep[]): Promise<
       collected.push({ gathered, lhr, har: buildHar(gathered.devtoolsLog, ctx.mainFrameId) });
       continue;
     }
-    const page = await gathered.loaded!;
+    const loaded = await gathered.loaded!;
+    const page = { ...loaded, timings: paintsAsShown(loaded.timings, frameTimes) };
     const doc = n === ctx.steps.reportStep ? mainDoc : findMainDocument(gathered.devtoolsLog, ctx.mainFrameId);
     const end = loadEnd({ devtoolsLog: gathered.devtoolsLog, navStart: observedNavigationStart(lhr) ?? doc?.startTime ?? 0,
       loadEventEnd: page.timings.loadEventEnd, stopOnload });
@@ -63,7 +67,7 @@ export async function collect(ctx: LoadContext, steps: GatheredStep[]): Promise<
   applyGuardConnections(har, ctx.connections.ledger);
   const { first, marks } = await filmOrigin(ctx);
   const lastEnd = Math.round((steps.at(-1)!.endedAt) - first.timeOrigin);
-  const { frames: filmstrip } = filmOfLoad(await (ctx.frames ?? Promise.resolve([])), first.timeOrigin,
+  const { frames: filmstrip } = filmOfLoad(rawFrames, first.timeOrigin,
     (ctx.observedUntil ?? 0) - first.timeOrigin,
     ctx.steps.journey ? lastEnd : Math.max(report.navigation!.end.endMs, timings.loadEventEnd));
   timer.end('har');
