@@ -24,6 +24,11 @@ import type { TrustStore } from './trust-store.js';
 
 /** How long a browser launched ahead may take to answer before it is taken for dead. */
 const ANSWER_MS = 2000;
+/**
+ * A reading of the host takes about 1 s. One seen hanging until the protocol timeout (60 s: the agent's warm-up, and
+ * so its first claim, held that long) gives up sooner: the browser is dropped and the loads read the host themselves.
+ */
+const HOST_READING_MS = 10_000;
 
 /** What every browser of an agent is launched with: the agent's settings, the same for all its loads. */
 export interface LaunchSettings {
@@ -149,7 +154,14 @@ export class LaunchAhead {
         if (this.next === next) this.next = undefined;
         return undefined;
       }
-      return readHost(ready.browser).catch(() => undefined);
+      const timer = new AbortController();
+      const reading = await Promise.race([readHost(ready.browser).catch(() => undefined),
+        sleep(HOST_READING_MS, 'late' as const, { signal: timer.signal }).catch(() => undefined)]);
+      timer.abort();
+      if (reading !== 'late') return reading;
+      if (this.next === next) this.next = undefined;
+      this.retire(ready); // a browser that did not answer in time is not given to a load
+      return undefined;
     })();
     this.reading = reading;
     try {
