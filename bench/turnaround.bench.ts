@@ -6,6 +6,8 @@
  * of the load wait: what the page itself needs watched). From a fresh start of the service:
  * - the first test, and the next five (the first must take at most 1.2x their median, with no discarded load);
  * - tests of `runs=3`, per load;
+ * - Chrome tests without Lighthouse (`report=none`, `legacy`), each against its own observation floor (their load ends
+ *   with the load wait: no TTI window, no audits but the trace's metrics);
  * - the median time of each phase of a load.
  *
  *   BENCH_RUNS=5 npm run bench -- turnaround   (the tests after the first; runs=3 tests: BENCH_RUNS3, default 2)
@@ -43,6 +45,8 @@ async function main() {
   const single: Timed[] = [];
   const multi: Timed[] = [];
   const bare: number[] = [];
+  /** Tests without Lighthouse: POST to report, and the observation floor of their one load. */
+  const withoutLighthouse: { report: string; ms: number; floor: number }[] = [];
   let first: Timed;
   try {
     first = await timedTest(server, { url });
@@ -54,11 +58,19 @@ async function main() {
       multi.push(await timedTest(server, { url, runs: 3 }));
       bare.push(await timeBareLighthouseCli(url));
     }
+    for (const report of ['none', 'legacy']) {
+      for (let i = 0; i < runs; i++) {
+        const at = phases.length;
+        const timed = await timedTest(server, { url, report });
+        withoutLighthouse.push({ report, ms: timed.ms, floor: phases[at]?.observation ?? NaN });
+      }
+    }
   } finally {
     await server.close();
     await site.close();
   }
-  const observation = median(phases.map((p) => p.observation ?? NaN).filter(Number.isFinite));
+  const lighthouseLoads = phases.slice(0, phases.length - withoutLighthouse.length);
+  const observation = median(lighthouseLoads.map((p) => p.observation ?? NaN).filter(Number.isFinite));
   const cli = median(bare);
   const one = median(single.map((t) => t.ms));
   const perLoad = median(multi.map((t) => Math.round(t.ms / t.loads)));
@@ -71,6 +83,13 @@ async function main() {
   row('the page\'s observation floor', observation);
   row(`webgauge test, POST to report (${single.length} tests)`, one, 0.7, 1.15);
   row(`runs=3, per load (${multi.length} tests)`, perLoad, 0.7, 1.15);
+  for (const report of ['none', 'legacy']) {
+    const tests = withoutLighthouse.filter((t) => t.report === report);
+    const ms = median(tests.map((t) => t.ms));
+    const floor = median(tests.map((t) => t.floor).filter(Number.isFinite));
+    console.log(`${`report=${report}, POST to report (${tests.length} tests)`.padEnd(44)} ${String(ms).padStart(7)} ${(ms / cli).toFixed(2).padStart(7)}` +
+      `         ${(ms / floor).toFixed(2).padStart(7)} (<= 1.15; its own floor ${floor} ms)`);
+  }
   // The service around the load: POST, queue, claim, storing the report, and the client's polling (one-load tests).
   const around = [first, ...single].map((t, i) => t.ms - (phases[i]?.total ?? NaN)).filter(Number.isFinite);
   console.log(`\nthe service around the load (POST to report minus the load's total, one-load tests): median ${median(around)} ms ` +

@@ -51,6 +51,11 @@ export interface LighthouseSetup {
   throttle: Throttle | undefined;
   /** Upper bound for the load itself (Lighthouse continues with a warning after it). */
   maxWaitForLoadMs: number;
+  /**
+   * A report without Lighthouse (`none`, `legacy`): only the trace and devtools log of the load are gathered (the HAR,
+   * navigation start), and only the `metrics` audit runs; none of the other gatherers' work after the load.
+   */
+  metricsOnly?: boolean;
 }
 
 export function lighthouseConfig(setup: LighthouseSetup): Config {
@@ -58,7 +63,7 @@ export function lighthouseConfig(setup: LighthouseSetup): Config {
   return {
     extends: 'lighthouse:default',
     settings: {
-      onlyCategories: ['performance'],
+      ...(setup.metricsOnly ? { onlyAudits: ['metrics'] } : { onlyCategories: ['performance'] }),
       // The form factor selects the desktop or mobile scoring curves.
       formFactor: emulation.formFactor,
       screenEmulation: {

@@ -31,6 +31,8 @@ export interface LoadWaitOptions {
   trigger: NavigationTrigger;
   mainFrameId: string;
   stopOnload: boolean;
+  /** Hold the load open for observed TTI's window (Lighthouse reports only: TTI, TBT and the score need it). */
+  waitForTti: boolean;
   maxWaitMs: number;
   /** Runs right before the navigation (after Lighthouse prepared the page): the host's CPU sample. */
   beforeNavigate?(): Promise<void>;
@@ -214,7 +216,7 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
       }
       // Also with stop_onload: without this window there is no TTI, TBT or performance score. The load
       // itself (HAR, byte and request counts, filmstrip) still ends at onload; see run.ts.
-      await waitUntil(ttiWindowReached, Math.min(deadline, Date.now() + TTI_MAX_EXTRA_MS), 200);
+      if (o.waitForTti) await waitUntil(ttiWindowReached, Math.min(deadline, Date.now() + TTI_MAX_EXTRA_MS), 200);
     } catch {
       // The browser was closed under us (abort, timeout or failure): the caller knows why.
     }

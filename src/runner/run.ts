@@ -22,11 +22,13 @@ export { RunError } from './types.js';
 
 /**
  * What the runner does once per process, done when an agent warms up rather than in its first test: Lighthouse's
- * configuration of a default desktop load resolved (lighthouse.ts), which also loads Lighthouse's audits.
+ * configuration of a default desktop load resolved (lighthouse.ts), with and without Lighthouse's report, which also loads Lighthouse's audits.
  */
 export function warmRunner(timeoutMs: number): Promise<void> {
   const emulation = resolveEmulation({} as RunSpec['options'], undefined, '');
-  return warmLighthouse(lighthouseConfig({ emulation, throttle: undefined, maxWaitForLoadMs: loadWaitLimit(timeoutMs) }));
+  const warm = (metricsOnly: boolean) =>
+    warmLighthouse(lighthouseConfig({ emulation, throttle: undefined, maxWaitForLoadMs: loadWaitLimit(timeoutMs), metricsOnly }));
+  return warm(false).then(() => warm(true));
 }
 
 /**
