@@ -179,6 +179,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   if (agent) {
     // Location 1 offers its browsers from the first request on.
     await agent.announce();
+    agent.startHeartbeats();
     await locations.refresh();
     // The service is ready when its agent is warm: the first test after a start is like the others.
     await agent.warmUp();

@@ -109,11 +109,21 @@ export class Agent {
     return this.reading;
   }
 
-  start(): void {
+  /**
+   * Heartbeats from now on: called once the agent said hello, before its warm-up, so that a location whose agents
+   * are warming up (seconds on a busy machine) is not taken for one without agents by the queue timeout.
+   */
+  startHeartbeats(): void {
+    if (this.heartbeats) return;
     this.heartbeats = setInterval(() => {
       this.announce().catch((err: unknown) => this.opts.log.warn({ err }, 'heartbeat failed'));
     }, this.opts.heartbeatMs);
     this.heartbeats.unref();
+  }
+
+  /** Heartbeats (if not yet started) and the slots' claim loops. */
+  start(): void {
+    this.startHeartbeats();
     for (let i = 0; i < this.opts.slots; i++) this.loops.push(this.loop(i));
   }
 

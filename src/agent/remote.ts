@@ -118,6 +118,7 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     await runner.close();
     throw err;
   }
+  agent.startHeartbeats();
   await agent.warmUp();
   agent.start();
   return { agent, stop: () => agent.stop().finally(() => runner.close()) };
