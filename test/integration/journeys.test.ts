@@ -311,6 +311,10 @@ for (const engine of engines()) describe(`journeys through the API (${engine})`,
     assert.equal(testsAfter.body.data.length, tests.body.data.length);
   });
 
+  // The gate's journeys and the refused click, once (on SQLite): what they prove is the runner's and the gate's, and the
+  // store's part of a failed journey (refund, progress, failed test) is the monitored run's above, on both engines.
+  if (engine !== engines()[0]) return;
+
   test('a broken selector: `webgauge test --journey` exits 2 naming the step; the test is refunded and keeps its progress', { timeout: 180_000 }, async () => {
     const file = join(dir, 'broken.json');
     await writeFile(file, JSON.stringify(rec.broken));
