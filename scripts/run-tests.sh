@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite (npm test; scripts/test.sh sets up first). The files that hold a figure against a truth measured on
-# this machine (paint and frame times, the emulated link's phases, the run guard's host readings) run one at a time
+# this machine (paint and frame times, the emulated link's phases, the run guard's host readings, the noise of an
+# unchanged page, heartbeats half a second apart) run one at a time
 # with the machine to themselves; every other file runs two at a time, with the run guard off unless a test turns it
 # on (a busy host is what they make, not what they test). Each file is its own process either way.
 set -uo pipefail
@@ -13,6 +14,8 @@ alone=(
   test/integration/runs.test.ts        # the run guard discards a load while the host is busy
   test/integration/firefox.test.ts     # Firefox's figures against the fixture's truths
   test/integration/journeys.test.ts    # a step's TTFB within its server time + 15 %
+  test/integration/gate.test.ts        # an unchanged page's runs against its history: no significant change
+  test/integration/remote-agents.test.ts  # agents offline after three missed heartbeats of 0.5 s
 )
 mapfile -t all < <(find test -name '*.test.ts' | sort)
 together=()
