@@ -148,6 +148,12 @@ export async function waitForTest(server: { api: string }, key: string, id: stri
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(server, 'GET', `/tests/${id}`, { key });
+    // Polled faster than the key's rate limit allows: wait as the answer says, as a client does.
+    if (res.status === 429) {
+      if (Date.now() > deadline) throw new Error(`test ${id}: still rate limited after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+      continue;
+    }
     const state = res.body?.data?.attributes?.state;
     if (state !== 'queued' && state !== 'started') return res;
     if (Date.now() > deadline) throw new Error(`test ${id} still ${state} after ${timeoutMs} ms`);
