@@ -19,7 +19,7 @@ const fourRuns = Number(process.env.BENCH_RUNS4 ?? 3);
 
 async function main() {
   const site = await startFixtureSite();
-  const pages = ['/', '/gallery', '/paint', '/landing'].map((p) => site.url(p));
+  const pages = ['/', '/gallery', '/paint', '/switchable'].map((p) => site.url(p));
   const observation = new Map<string, number>();
   const run = async (spec: RunSpec): Promise<RunResult> => {
     const result = await runTest(spec);
