@@ -16,9 +16,12 @@ export interface PhaseCheck {
   clientMs?: number;
 }
 
-/** Within 10 % + 15 ms of the truth (above it by at most the browser's own work, where the phase has some). */
-export const withinGoal = (c: PhaseCheck): boolean => {
-  const tolerance = 0.1 * c.truth + 15;
+/**
+ * Within 10 % + `slackMs` of the truth (above it by at most the browser's own work, where the phase has some). The
+ * goal, held over many loads by `npm run bench -- fidelity`, is 15 ms.
+ */
+export const withinGoal = (c: PhaseCheck, slackMs = 15): boolean => {
+  const tolerance = 0.1 * c.truth + slackMs;
   return c.measured >= c.truth - tolerance && c.measured <= c.truth + (c.clientMs ?? 0) + tolerance;
 };
 

