@@ -1,28 +1,23 @@
 #!/usr/bin/env bash
-# The whole suite (npm test; scripts/test.sh sets up first). The files that hold a figure against a truth measured on
-# this machine (paint and frame times, the emulated link's phases, the run guard's host readings, the noise of an
-# unchanged page, heartbeats half a second apart) run one at a time
-# with the machine to themselves; every other file runs two at a time, with the run guard off unless a test turns it
-# on (a busy host is what they make, not what they test). Each file is its own process either way.
+# The whole suite (npm test; scripts/test.sh sets up first). A file that loads a page in a browser runs alone, with
+# the machine to itself: its figures are held against truths measured on this machine (paint and frame times, the
+# emulated link's phases, observed TTI's quiet window behind every score, leases and heartbeats, the run guard). The
+# unit tests and the integration files that load no page run two at a time first. A new file runs alone unless it is
+# listed here. Each file is its own process either way.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-alone=(
-  test/integration/runner.test.ts      # first paint against the stylesheet's arrival, frames against paints
-  test/integration/options.test.ts     # the throttled load's phases and filmstrip
-  test/integration/resources.test.ts   # the video's and filmstrip's frames against the report's paints
-  test/integration/tls-link.test.ts    # every HAR phase within 10 % + 15 ms of the link's physics
-  test/integration/runs.test.ts        # the run guard discards a load while the host is busy
-  test/integration/firefox.test.ts     # Firefox's figures against the fixture's truths
-  test/integration/journeys.test.ts    # a step's TTFB within its server time + 15 %
-  test/integration/gate.test.ts        # an unchanged page's runs against its history: no significant change
-  test/integration/remote-agents.test.ts  # agents offline after three missed heartbeats of 0.5 s
+two_at_a_time=(
+  $(find test/unit -name '*.test.ts' | sort)
+  test/integration/{accounts,agent-protocol,api-start-test,api,cli-accounts,connection-guard,hostile-input}.test.ts
+  test/integration/{monitoring,openapi,pages-lists,pdf-service,plans,public-url,read-path,secrets-at-rest}.test.ts
+  test/integration/{sweep,tags,web-account,web-alerts,web-http,web-pages}.test.ts
 )
 mapfile -t all < <(find test -name '*.test.ts' | sort)
-together=()
+alone=()
 for f in "${all[@]}"; do
-  [[ " ${alone[*]} " == *" $f "* ]] || together+=("$f")
+  [[ " ${two_at_a_time[*]} " == *" $f "* ]] || alone+=("$f")
 done
 status=0
-WEBGAUGE_RUN_GUARD="${WEBGAUGE_RUN_GUARD:-0}" node --import tsx --test --test-concurrency=2 "${together[@]}" || status=1
+node --import tsx --test --test-concurrency=2 "${two_at_a_time[@]}" || status=1
 node --import tsx --test --test-concurrency=1 "${alone[@]}" || status=1
 exit $status
