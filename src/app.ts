@@ -136,12 +136,16 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   }
 
   // The lease reaper: a test whose agent died goes back to the queue once, then fails; never stuck in `started`.
+  const queueLimits = { queueTimeoutMs: config.queueTimeoutMs, onlineWindowMs: onlineWindowMs(config.agentHeartbeatMs) };
+  // While this process was not running, no agent could be heard from: after a start (a restart after kill -9
+  // included) the agents get one whole queue timeout and online window to reach it before a location counts as
+  // without agents.
+  const queueTimeoutFrom = Date.now() + queueLimits.queueTimeoutMs + queueLimits.onlineWindowMs;
   const reap = async () => {
     try {
       const r = await reapExpiredLeases(store);
       if (r.requeued || r.failed) server.log.warn(r, 'expired leases reaped');
-      const timedOut = await failQueuedPastTimeout(store,
-        { queueTimeoutMs: config.queueTimeoutMs, onlineWindowMs: onlineWindowMs(config.agentHeartbeatMs) }, (id) => catalog.location(id));
+      const timedOut = Date.now() < queueTimeoutFrom ? 0 : await failQueuedPastTimeout(store, queueLimits, (id) => catalog.location(id));
       if (timedOut > 0) server.log.warn({ tests: timedOut }, 'tests whose location had no agent online for the whole queue timeout ended in error');
       await sweepRateLimits(store);
     } catch (err) {
