@@ -51,8 +51,8 @@ export async function readTimings(page: Page): Promise<PageTimings | undefined> 
 /**
  * The first paints when the screen showed them: the compositor's first frame after the paint (the screencast's frame
  * swap time, `frameWallMs` in epoch ms, the filmstrip's own clock), never later than Chromium's presentation time.
- * Headless Chromium 156 presents a frame 40-90 ms after it was made (it draws the display in software): a person
- * looking at a screen sees the frame when it is made, and the filmstrip shows it from then on.
+ * Headless Chromium 156 reports a frame's presentation 40-90 ms after it was made (with or without GPU compositing;
+ * a screen would show it within a refresh): the filmstrip shows the frame from when it was made, and so do these.
  */
 export function paintsAsShown(t: PageTimings, frameWallMs: readonly number[]): PageTimings {
   const frames = frameWallMs.map((w) => w - t.timeOrigin).sort((a, b) => a - b);
