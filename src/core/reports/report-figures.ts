@@ -9,6 +9,7 @@ import type { RunFigures } from '../../analysis/median-run.js';
 import type { ReportsTable } from '../../store/schema.js';
 import type { RunMetrics, RunResult } from '../../runner/types.js';
 import { LIGHTHOUSE_METRICS, LOAD_METRICS } from '../vocabulary/metrics.js';
+import { hasLighthouse } from '../vocabulary/report-types.js';
 
 /** The report columns a run's metrics fill (the metrics table's load and Lighthouse rows), re-exported for callers. */
 export { LIGHTHOUSE_METRICS, LOAD_METRICS };
@@ -48,7 +49,7 @@ export function reportHar(result: Pick<RunResult, 'har' | 'journey'>): RunResult
 }
 
 export function loadFigures(result: RunResult, options: { report: string }): LoadFigures {
-  const lighthouseRan = options.report.includes('lighthouse') && result.lighthouse !== undefined;
+  const lighthouseRan = hasLighthouse(options.report) && result.lighthouse !== undefined;
   const performanceScore = lighthouseRan ? result.metrics.performance_score ?? null : null;
   let structure: StructureReport | undefined;
   if (lighthouseRan) {

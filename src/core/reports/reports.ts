@@ -23,6 +23,7 @@ import {
 } from '../../store/reports.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 import type { Principal } from '../accounts/accounts.js';
+import { hasLighthouse } from '../vocabulary/report-types.js';
 
 export type { ReportRow, ReportWithTags };
 
@@ -84,7 +85,7 @@ export async function completeTest(
   const test = await findTest(store.db, testId);
   if (!test || test.state !== 'started' || test.lease_owner !== agentId) return false;
   const options = readOptions(store.box, test.options);
-  const withLighthouse = options.report.includes('lighthouse');
+  const withLighthouse = hasLighthouse(options.report);
   const withLegacy = options.report.includes('legacy');
   // The report step's requests (a journey's net.har holds every step's, a HAR page each).
   const reportRequests = reportHar(result);

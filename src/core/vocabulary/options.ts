@@ -5,6 +5,7 @@
  */
 import type { AnalysisOptions } from '../options/analysis-options.js';
 import type { BrowserCapability } from '../catalog/catalog.js';
+import { hasLighthouse } from './report-types.js';
 
 export type OptionKind =
   /** The page address. */
@@ -52,7 +53,7 @@ export const OPTIONS = [
   { name: 'url', kind: 'url', identity: true },
   { name: 'location', kind: 'id', identity: true },
   { name: 'browser', kind: 'id', identity: true },
-  { name: 'report', kind: 'report', identity: true, capability: 'lighthouse', when: (v: string) => v.includes('lighthouse') },
+  { name: 'report', kind: 'report', identity: true, capability: 'lighthouse', when: hasLighthouse },
   { name: 'retention', kind: 'retention', identity: false },
   { name: 'httpauth_username', kind: 'text', identity: true, capability: 'http_auth' },
   { name: 'httpauth_password', kind: 'text', identity: false, secret: true },

@@ -35,6 +35,9 @@ export function defaultReportType(lighthouse: boolean): ReportType {
   return lighthouse ? DEFAULT_REPORT_TYPE : REPORT_TYPES.find((r: ReportTypeSpec) => r.defaultWithoutLighthouse)!.name;
 }
 
+/** Whether a report type has Lighthouse's part (its audits, scores and resources): lighthouse, lighthouse,legacy. */
+export const hasLighthouse = (report: string): boolean => report.includes('lighthouse');
+
 /** "lighthouse, legacy, lighthouse,legacy or none", as the API's messages list them. */
 export const REPORT_TYPE_WORDS = orList(REPORT_TYPE_NAMES);
 

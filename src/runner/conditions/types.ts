@@ -22,6 +22,9 @@ export interface RunOptions {
   runs?: number;
 }
 
+/** Whether the load feeds a Lighthouse report (its audits, images, score; TTI's window); journeys always do. */
+export const feedsLighthouse = (options: Pick<RunOptions, 'report'>): boolean => options.report.includes('lighthouse');
+
 /** The figures of a `throttle` value: download and upload in Kbit/s, latency in ms. */
 export interface ThrottleFigures {
   downloadKbps: number;

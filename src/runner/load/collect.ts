@@ -21,6 +21,7 @@ import type { LoadContext, LoadedPage } from './context.js';
 import { filmOrigin, lighthouseFailureOf, restoreScreen, type GatheredStep } from './navigate.js';
 import { loadEnd, runMetrics, runWarnings } from './figures.js';
 import type { RunMetrics } from '../metrics.js';
+import { feedsLighthouse } from '../conditions/types.js';
 
 /** A gathered step with its audits and HAR. */
 interface CollectedStep {
@@ -89,7 +90,7 @@ export async function collect(ctx: LoadContext, steps: GatheredStep[]): Promise<
     screenshot,
     filmstrip,
     video,
-    images: options.report.includes('lighthouse') ? images : undefined,
+    images: feedsLighthouse(options) ? images : undefined,
     facts,
     bodies,
     phases: timer.phases,
@@ -127,12 +128,8 @@ function journeyResult(ctx: LoadContext, collected: CollectedStep[], starts: num
   const steps: JourneyStepResult[] = collected.map((step, n) => {
     const { gathered, lhr } = step;
     const duration = gathered.endedAt - gathered.startedAt;
-    const figures = step.navigation ? { ...navigationMetrics(step, stopOnload) }
-      : timespanFigures(lhr, step.har.log.entries, duration);
-    if (step.navigation) {
-      const score = lhr.categories.performance?.score;
-      if (typeof score === 'number') Object.assign(figures, { performance_score: Math.round(score * 100) });
-    }
+    // A navigation's figures carry its performance score (lighthouseMetrics).
+    const figures = step.navigation ? navigationMetrics(step, stopOnload) : timespanFigures(lhr, step.har.log.entries, duration);
     // Its wait's and Lighthouse's (a timespan that saw a navigation the recording does not mark says so).
     const warnings = [...gathered.warnings, ...lhr.runWarnings.map(String)];
     return {
@@ -196,7 +193,7 @@ async function collectResources(ctx: LoadContext, har: Har):
 Promise<{ images?: CapturedImage[]; bodies?: Map<string, Buffer> }> {
   const { report } = ctx.spec.options;
   const legacy = report.includes('legacy');
-  const images = report.includes('lighthouse') || legacy ? await collectImages(ctx.session, har.log.entries) : undefined;
+  const images = feedsLighthouse(ctx.spec.options) || legacy ? await collectImages(ctx.session, har.log.entries) : undefined;
   const bodies = legacy ? await collectBodies(ctx.session, har.log.entries, images ?? []) : undefined;
   return { images, bodies };
 }

@@ -17,9 +17,7 @@ import { navigationErrorMessage } from '../failures.js';
 import { startScreencast } from '../capture/filmstrip.js';
 import { sampleCpu } from '../host-load.js';
 import type { LoadContext, LoadPlan } from './context.js';
-
-/** Whether the load's report has Lighthouse's figures (journeys always do); otherwise it ends at the load's end. */
-const withLighthouse = (spec: RunSpec): boolean => spec.options.report.includes('lighthouse');
+import { feedsLighthouse } from '../conditions/types.js';
 
 export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
   const { spec, timer } = plan;
@@ -43,7 +41,7 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
     screencast, warnings, mainDocumentUrl: options.url, progress: [],
     replayer: new StepReplayer(browser, page, plan.steps.recording, plan.steps.secrets),
     config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs,
-      metricsOnly: !withLighthouse(spec) }),
+      metricsOnly: !feedsLighthouse(spec.options) }),
   };
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     if (e.type === 'Document' && e.frameId === mainFrameId) ctx.mainDocumentUrl = e.request.url;
@@ -120,7 +118,7 @@ export function startLoadWait(ctx: LoadContext, trigger: NavigationTrigger, step
   const first = ctx.observationStartedAt === undefined;
   return createLoadWait({
     session, page, trigger, mainFrameId, stopOnload: spec.options.stop_onload === 1, maxWaitMs: ctx.maxWaitMs,
-    waitForTti: withLighthouse(spec),
+    waitForTti: feedsLighthouse(spec.options),
     onFailure: (message) => (ctx.failure ??= stepName ? `${stepName}: ${message}` : message),
     beforeNavigate: async () => {
       if (!first) return;
