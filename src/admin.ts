@@ -26,7 +26,7 @@ const USAGE = `Usage:
   webgauge agent token create --location ID
   webgauge agent token list [--location ID]
   webgauge agent token revoke TOKEN_ID
-  webgauge agent --server URL --token TOKEN [--slots N]
+  webgauge agent --server URL --token TOKEN [--slots N] [--health-port P]
   webgauge migrate
 Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH, WEBGAUGE_FIREFOX_PATH,
 WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see README).`;
@@ -218,12 +218,18 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'agent' && (sub === undefined || sub.startsWith('--'))) {
     const { values } = parseArgs({
       args: [sub, ...rest].filter((a): a is string => a !== undefined),
-      options: { server: { type: 'string' }, token: { type: 'string' }, slots: { type: 'string' } },
+      options: { server: { type: 'string' }, token: { type: 'string' }, slots: { type: 'string' }, 'health-port': { type: 'string' } },
     });
     const config = loadConfig();
+    const healthPort = values['health-port'] === undefined ? undefined : Number(values['health-port']);
+    if (healthPort !== undefined && (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535)) {
+      throw new ConfigError(`--health-port must be a port number (0 to 65535), got "${values['health-port']}"`);
+    }
     const { startRemoteAgent, AgentStartError } = await loadRuntime(() => import('./agent/remote.js'));
     operatorErrors.push(AgentStartError);
-    const { stop } = await startRemoteAgent({ server: values.server ?? '', token: values.token ?? '', slots: Number(values.slots ?? '1'), config });
+    const { stop } = await startRemoteAgent({
+      server: values.server ?? '', token: values.token ?? '', slots: Number(values.slots ?? '1'), config, healthPort, healthHost: config.host,
+    });
     let stopping = false;
     const onSignal = () => {
       if (stopping) return;

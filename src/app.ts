@@ -70,7 +70,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     ? await runnerSettings({ adblockLists: config.adblockLists, extraCaCerts: config.extraCaCerts, tag: sandbox.tag })
     : undefined;
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
-    secretKey: config.secretKey });
+    secretKey: config.secretKey, minFreeMb: config.minFreeMb });
   const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
   // Locations live in the database (operators add them); location 1 is this node's own, named by its config.
   await ensureLocalLocation(store, config.locationName, config.locationRegion);
@@ -103,8 +103,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     metrics,
   };
   const server = await buildServer(ctx, (app) => registerWebApp(app, ctx));
-  // An account whose plan left the plans file is warned about in the service's log.
+  // An account whose plan left the plans file is warned about in the service's log; so are outages, once each.
   config.plans.useLog(server.log);
+  store.health.useLog(server.log);
   // Rows stored before encryption at rest get their secrets sealed (once; later starts find none).
   const sealed = await sealStoredOptions(store);
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
@@ -132,6 +133,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       ahead: launchAhead ? launchAheadFor(settings, { ...config, firefoxPath: undefined, sandbox, policy: config.targetPolicy }) : undefined,
       firefoxAhead: launchAhead && firefoxPath ? launchAheadFor(settings, { ...config, firefoxPath, sandbox, policy: config.targetPolicy }) : undefined,
       warmRunner: () => warmRunner(config.runTimeoutMs),
+      outages: store.health,
     });
   }
 
@@ -149,7 +151,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       if (timedOut > 0) server.log.warn({ tests: timedOut }, 'tests whose location had no agent online for the whole queue timeout ended in error');
       await sweepRateLimits(store);
     } catch (err) {
-      server.log.error({ err }, 'sweep failed');
+      if (!store.health.noticed(err)) server.log.error({ err }, 'sweep failed');
     }
   };
   // After kill -9: browsers and scratch folders of this data directory's dead processes go first.

@@ -14,6 +14,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** Below this much free space (MiB) in dataDir, GET /readyz is 503 and new tests are refused (WEBGAUGE_MIN_FREE_MB). */
+  minFreeMb: number;
   /** postgres://… switches the store to PostgreSQL; absent means the SQLite file under dataDir. */
   databaseUrl?: string;
   chromePath: string;
@@ -250,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.WEBGAUGE_HOST || '127.0.0.1',
     port: intVar(env, 'WEBGAUGE_PORT', 8080, 0, 65535),
     dataDir: resolve(env.WEBGAUGE_DATA_DIR || './data'),
+    minFreeMb: intVar(env, 'WEBGAUGE_MIN_FREE_MB', 500, 0, 10_000_000),
     databaseUrl,
     chromePath: env.WEBGAUGE_CHROME_PATH || '/usr/bin/chromium',
     firefoxPath: env.WEBGAUGE_FIREFOX_PATH || '/usr/bin/firefox-esr',

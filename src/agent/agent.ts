@@ -51,7 +51,16 @@ export interface AgentOptions {
   firefoxAhead?: LaunchAhead;
   /** Work the runner does once per process, done at warm-up rather than in the first test (Lighthouse's configuration). */
   warmRunner?: () => Promise<void>;
+  /**
+   * The service's outages (its database away, its disk full: store/health.ts), said once there and not again here
+   * each second; a result is kept and offered again until the service takes it. None: the transport retries itself
+   * (http-transport.ts).
+   */
+  outages?: { noticed(err: unknown): boolean };
 }
+
+/** How long a finished test's result is offered again while the service is away (the HTTP transport's own bound). */
+const OUTAGE_RETRY_MS = 600_000;
 
 /**
  * The work loop: `slots` workers, each claiming one test at a time, renewing its lease while the browser works,
@@ -116,7 +125,7 @@ export class Agent {
   startHeartbeats(): void {
     if (this.heartbeats) return;
     this.heartbeats = setInterval(() => {
-      this.announce().catch((err: unknown) => this.opts.log.warn({ err }, 'heartbeat failed'));
+      this.announce().catch((err: unknown) => this.quietly(err) || this.opts.log.warn({ err }, 'heartbeat failed'));
     }, this.opts.heartbeatMs);
     this.heartbeats.unref();
   }
@@ -149,6 +158,27 @@ export class Agent {
     await this.opts.firefoxAhead?.close();
   }
 
+  /** An outage of the service, already said by it: true, and not logged here again. */
+  private quietly(err: unknown): boolean {
+    return this.opts.outages?.noticed(err) ?? false;
+  }
+
+  /**
+   * A call that hands the service what must not be lost (a result): while the service is away, offered again every
+   * second until it is taken, the agent stops, or OUTAGE_RETRY_MS passed.
+   */
+  private async untilTaken<T>(call: () => Promise<T>): Promise<T> {
+    const until = Date.now() + OUTAGE_RETRY_MS;
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        if (this.stopping || Date.now() > until || !this.quietly(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(done, ms);
@@ -167,7 +197,7 @@ export class Agent {
       try {
         job = await this.opts.transport.claim(this.id, this.opts.location, this.opts.leaseMs, this.info.browsers);
       } catch (err) {
-        log.error({ err }, 'claiming a test failed');
+        if (!this.quietly(err)) log.error({ err }, 'claiming a test failed');
       }
       if (!job) {
         // Idle: the host is read again now and then, off every test's critical path.
@@ -193,7 +223,7 @@ export class Agent {
             ctrl.abort(new Error('lease lost'));
           }
         },
-        (err) => log.warn({ err, test: job.testId }, 'lease renewal failed'),
+        (err) => this.quietly(err) || log.warn({ err, test: job.testId }, 'lease renewal failed'),
       );
     }, renewEvery);
     // Named like the browser profiles, so a restart after kill -9 finds what this process left behind.
@@ -225,7 +255,7 @@ export class Agent {
       }, this.opts.run, this.opts.hostCheck);
       clearInterval(renewer);
       if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');
-      const done = await transport.complete(this.id, job.testId, result, runs);
+      const done = await this.untilTaken(() => transport.complete(this.id, job.testId, result, runs));
       log.info({ test: job.testId, ms: Date.now() - started, phases: result.phases, stored: done }, 'test completed');
     } catch (err) {
       clearInterval(renewer);

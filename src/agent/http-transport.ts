@@ -42,6 +42,8 @@ export interface HttpTransportOptions {
 export class HttpTransport implements AgentTransport {
   private readonly base: string;
   private lastInfo?: { agentId: string; info: AgentInfo };
+  /** When the server last answered (not with a 5xx): what the agent node's readiness tells. */
+  private lastAnswer: number | undefined;
 
   constructor(private readonly o: HttpTransportOptions) {
     this.base = o.server.replace(/\/+$/, '') + AGENT_PREFIX;
@@ -63,6 +65,7 @@ export class HttpTransport implements AgentTransport {
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
+    if (res.status < 500) this.lastAnswer = Date.now();
     let json: unknown = undefined;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -80,6 +83,11 @@ export class HttpTransport implements AgentTransport {
       throw new ServerAnswer(res.status, e?.code, message);
     }
     return { status: res.status, json };
+  }
+
+  /** Has the server answered within the last `ms` (heartbeats and claims ask it every few seconds)? */
+  answeredWithin(ms: number): boolean {
+    return this.lastAnswer !== undefined && Date.now() - this.lastAnswer <= ms;
   }
 
   /** Retries what failed on the way or with a 5xx (server restarting) for up to retryForMs; not the server's 4xx. */
@@ -142,7 +150,8 @@ export class HttpTransport implements AgentTransport {
       await this.reliably(() => this.request('PUT', `/tests/${encodeURIComponent(testId)}/result`, bundle, 300_000, agentId));
       return true;
     } catch (err) {
-      if (err instanceof ServerAnswer && err.code === 'lease_lost') return false;
+      // Not stored, and nothing to send again: the test went elsewhere, or ended in error for want of storage.
+      if (err instanceof ServerAnswer && (err.code === 'lease_lost' || err.code === 'out_of_storage')) return false;
       throw err;
     }
   }

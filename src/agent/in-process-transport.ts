@@ -39,9 +39,9 @@ export class InProcessTransport implements AgentTransport {
   }
 
   async complete(agentId: string, testId: string, result: RunResult, runs?: RunsFile): Promise<boolean> {
-    const ok = await completeWork(this.store, this.artifacts, testId, agentId, result, runs);
-    if (ok) this.finished();
-    return ok;
+    const done = await completeWork(this.store, this.artifacts, testId, agentId, result, runs);
+    if (done !== 'lost') this.finished();
+    return done === 'stored';
   }
 
   async fail(agentId: string, testId: string, message: string, progress?: JourneyProgress): Promise<boolean> {

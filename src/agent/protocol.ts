@@ -38,5 +38,5 @@ export interface ClaimResponse {
 
 /** Every error answer: a machine-readable code and a sentence for the operator. */
 export interface ProtocolError {
-  error: { code: 'token' | 'protocol' | 'input' | 'unknown_agent' | 'lease_lost' | 'checksum' | 'bundle' | 'internal'; message: string };
+  error: { code: 'token' | 'protocol' | 'input' | 'unknown_agent' | 'lease_lost' | 'out_of_storage' | 'unavailable' | 'checksum' | 'bundle' | 'internal'; message: string };
 }

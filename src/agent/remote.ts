@@ -15,6 +15,8 @@ import { AgentRefused, HttpTransport } from './http-transport.js';
 import { HostQualityCheck, type HostCheckSettings } from './host-check.js';
 import { launchAheadFor, runnerSettings, withRunnerSettings } from './runner-settings.js';
 import { firefoxVersion } from '../runner/firefox/launch.js';
+import { onlineWindowMs } from '../core/catalog/locations.js';
+import { listenForHealth } from './health-listener.js';
 
 /** What the agent reads of the operator's configuration (config.ts loads it from the agent machine's environment). */
 export interface RemoteAgentConfig {
@@ -42,6 +44,9 @@ export interface RemoteAgentOptions {
   run?: (spec: RunSpec) => Promise<RunResult>;
   /** How long to keep trying to reach the server at start. */
   connectForMs?: number;
+  /** GET /healthz and /readyz on this port (`--health-port`), on `healthHost` (WEBGAUGE_HOST); none: no listener. */
+  healthPort?: number;
+  healthHost?: string;
 }
 
 export class AgentStartError extends Error {}
@@ -98,6 +103,17 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     firefoxAhead: o.run || !firefoxPath ? undefined : launchAheadFor(runner, { ...config, firefoxPath, sandbox, policy: config.targetPolicy }),
     warmRunner: () => warmRunner(config.runTimeoutMs),
   });
+  // Ready while the server answers as often as an online agent must (its heartbeats); live from the start.
+  let signedIn = false;
+  const health = o.healthPort === undefined ? undefined : await listenForHealth(o.healthHost ?? '127.0.0.1', o.healthPort, {
+    notReady: () => (!signedIn ? 'the agent has not signed in to its server yet'
+      : transport.answeredWithin(onlineWindowMs(settings.heartbeatMs)) ? undefined : 'the agent cannot reach its server'),
+  }).catch(async (err: Error) => {
+    await runner.close();
+    throw new AgentStartError(`--health-port ${o.healthPort}: cannot listen (${err.message})`);
+  });
+  if (health) log.info({ url: health.url }, 'health checks at /healthz and /readyz');
+  const closeHealth = () => new Promise<void>((resolve) => (health ? health.server.close(() => resolve()) : resolve()));
   const until = Date.now() + (o.connectForMs ?? 60_000);
   try {
     for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
@@ -106,6 +122,7 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
         settings.leaseMs = hello.lease_ms;
         settings.heartbeatMs = hello.heartbeat_ms;
         log.info({ agent: agent.id, location: hello.location, slots: o.slots }, 'agent signed in; waiting for tests');
+        signedIn = true;
         break;
       } catch (err) {
         if (err instanceof AgentRefused) throw new AgentStartError(err.message);
@@ -116,10 +133,11 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
     }
   } catch (err) {
     await runner.close();
+    await closeHealth();
     throw err;
   }
   agent.startHeartbeats();
   await agent.warmUp();
   agent.start();
-  return { agent, stop: () => agent.stop().finally(() => runner.close()) };
+  return { agent, stop: () => agent.stop().finally(() => Promise.all([runner.close(), closeHealth()])).then(() => undefined) };
 }

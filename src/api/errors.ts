@@ -2,11 +2,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
-import { ApiError, ERRORS, type ErrorCode } from '../core/errors.js';
+import { ApiError, ERRORS, outageError, type ErrorCode } from '../core/errors.js';
 import { JSONAPI } from './schemas/common.js';
 import { routeSchema } from './schemas/index.js';
 import { requestValidationError } from './validation.js';
 import { SecretKeyError } from '../store/secret-box.js';
+import { outageOf, type StoreHealth } from '../store/health.js';
+import { API_PREFIX } from '../context/links.js';
 
 export { JSONAPI };
 
@@ -49,12 +51,38 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.status).type(JSONAPI).send(errorBody(err.code, err.detail));
 }
 
+/** How the web app shows an error the API would answer (its page, in its shell); given by the composition (app.ts). */
+export type ErrorPage = (reply: FastifyReply, err: ApiError) => FastifyReply;
+
+/** Settings of the one error handler: where outages are said (once), and the web app's error page. */
+export interface ErrorHandling {
+  health?: StoreHealth;
+  errorPage?: ErrorPage;
+}
+
+/** Outside the API's path, a person's browser asked: the web app's page, when there is one. */
+function sendError(request: FastifyRequest, reply: FastifyReply, err: ApiError, o: ErrorHandling): FastifyReply {
+  const path = request.url.split('?')[0];
+  if (o.errorPage && path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) {
+    for (const h of ['cache-control', 'etag', 'content-disposition']) reply.removeHeader(h);
+    for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+    return o.errorPage(reply, err);
+  }
+  return sendApiError(reply, err);
+}
+
 /**
- * The one error handler: spec errors as they are; Fastify's own request errors mapped to spec codes;
- * anything else is a 500 E50000 logged with the request ID (the logger redacts credentials).
+ * The one error handler: spec errors as they are; the database away or the disk full, 503 with Retry-After (said
+ * once in the log by the store's health, not here); Fastify's own request errors mapped to spec codes; anything else
+ * is a 500 E50000 logged with the request ID (the logger redacts credentials).
  */
-export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof ApiError) return sendApiError(reply, error);
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, o: ErrorHandling = {}): FastifyReply {
+  if (error instanceof ApiError) return sendError(request, reply, error, o);
+  const outage = outageOf(error);
+  if (outage) {
+    if (!o.health?.noticed(error)) request.log.warn({ reqId: request.id, outage }, 'request met an outage');
+    return sendError(request, reply, outageError(outage), o);
+  }
   if (error instanceof SecretKeyError) {
     // The operator's configuration, not the request: still a spec error that says what is wrong.
     request.log.error({ err: error }, 'stored secrets cannot be decrypted');
@@ -85,5 +113,5 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     return sendApiError(reply, new ApiError('E40000', error.message));
   }
   request.log.error({ err: error, reqId: request.id }, 'unexpected error');
-  return sendApiError(reply, new ApiError('E50000', `Unexpected error; quote request ID ${request.id} to the operator.`));
+  return sendError(request, reply, new ApiError('E50000', `Unexpected error; quote request ID ${request.id} to the operator.`), o);
 }

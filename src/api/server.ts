@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { ApiError } from '../core/errors.js';
 import { authenticateRequest } from './auth.js';
 import type { AppContext } from '../context/app-context.js';
-import { BODY_LIMIT, clientErrorHandler, handleError, sendApiError } from './errors.js';
+import { BODY_LIMIT, clientErrorHandler, handleError, sendApiError, type ErrorHandling, type ErrorPage } from './errors.js';
 import { API_PREFIX, linkOrigin } from '../context/links.js';
 import { openApiDocument } from './openapi.js';
 import { Router } from './router.js';
@@ -17,6 +17,7 @@ import { registerAlertRoutes } from './routes/alerts.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerAgentProtocol } from './routes/agent-protocol.js';
 import { registerMetrics } from './metrics.js';
+import { registerHealth } from './health.js';
 import { compileRequestSchema } from './validation.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
@@ -47,7 +48,7 @@ class OneLinePerRequest extends LogController {
  * The HTTP server: the API's routes, the agent protocol and the metrics, and (`mountWebApp`, given by the
  * composition in app.ts) the web app beside them on the same server, registered where it always was.
  */
-export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyInstance) => void): Promise<FastifyInstance> {
+export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyInstance) => ErrorPage): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
@@ -76,7 +77,8 @@ export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyIn
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  app.setErrorHandler(handleError);
+  const errors: ErrorHandling = { health: ctx.store.health };
+  app.setErrorHandler((error, request, reply) => handleError(error as Error, request, reply, errors));
   // Route schemas (schemas/index.ts) are compiled by our own Ajv: no coercion, defaults or removal.
   app.setValidatorCompiler(compileRequestSchema);
 
@@ -90,9 +92,10 @@ export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyIn
   registerMonitoringRoutes(router, ctx);
   registerAlertRoutes(router, ctx);
   registerWebhookRoutes(router, ctx);
-  mountWebApp?.(app);
+  errors.errorPage = mountWebApp?.(app);
   registerAgentProtocol(app, ctx);
   registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
+  registerHealth(app, ctx.store.health);
 
   // The OpenAPI document is documentation: no API key needed (spec 1.7).
   app.get(`${API_PREFIX}/openapi.json`, async (req, reply) =>

@@ -32,9 +32,12 @@ export class FileArtifactStore implements ArtifactStore {
     return p;
   }
 
-  /** The one place bytes reach the disk. */
+  /** The one place bytes reach the disk. A failed write names its file (Node's write errors do not), for the operator's log. */
   protected async writeFile(path: string, data: Buffer | string): Promise<void> {
-    await writeFile(path, data);
+    await writeFile(path, data).catch((err: NodeJS.ErrnoException) => {
+      err.path ??= path;
+      throw err;
+    });
   }
 
   async put(key: string, data: Buffer | string): Promise<void> {

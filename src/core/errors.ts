@@ -82,3 +82,17 @@ export const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 };
+
+/** How long a client waits before asking again when the database is away (seconds; health.ts tries it every second). */
+export const DATABASE_RETRY_AFTER_S = 5;
+/** ... and when the service is out of storage (an operator has to free space). */
+export const STORAGE_RETRY_AFTER_S = 60;
+
+/** The database away or the disk full (store/health.ts), as every edge answers it: 503 with Retry-After, never a 500. */
+export function outageError(outage: { kind: 'database' | 'storage' }): ApiError {
+  return outage.kind === 'database'
+    ? new ApiError('E50300', "The service's database is unavailable right now; nothing was changed. Try again in a few seconds.",
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_S) })
+    : new ApiError('E50300', 'The service is out of storage; nothing was changed. Try again later (the operator has been told in the log).',
+      { 'Retry-After': String(STORAGE_RETRY_AFTER_S) });
+}

@@ -8,6 +8,8 @@ export interface PeriodicJobSettings {
   /** Where a failed run is logged, and the message it is logged with. */
   log?: { error(obj: object, msg: string): void };
   failure: string;
+  /** Errors already said elsewhere (the database away, the disk full: store/health.ts), not logged again each run. */
+  outages?: { noticed(err: unknown): boolean };
 }
 
 export abstract class PeriodicJob<T> {
@@ -22,6 +24,7 @@ export abstract class PeriodicJob<T> {
   protected abstract runOnce(): Promise<T>;
 
   protected onError(err: unknown): void {
+    if (this.settings.outages?.noticed(err)) return;
     this.settings.log?.error({ err }, this.settings.failure);
   }
 

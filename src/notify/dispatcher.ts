@@ -45,7 +45,7 @@ const LEASE_MS = WEBHOOK_TIMEOUT_MS + 50_000;
 
 export class DeliveryDispatcher extends PeriodicJob<number> {
   constructor(private readonly o: DispatcherOptions) {
-    super({ intervalMs: o.intervalMs ?? 1000, log: o.log, failure: 'delivery dispatch failed' });
+    super({ intervalMs: o.intervalMs ?? 1000, log: o.log, failure: 'delivery dispatch failed', outages: o.store.health });
   }
 
   /** Send what is due; resolves with how many attempts were made. */

@@ -66,7 +66,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
   private readonly log: MonitorLog;
 
   constructor(private readonly o: MonitorOptions) {
-    super({ intervalMs: o.intervalMs ?? 30_000, log: o.log ?? quiet, failure: 'monitor tick failed' });
+    super({ intervalMs: o.intervalMs ?? 30_000, log: o.log ?? quiet, failure: 'monitor tick failed', outages: o.store.health });
     this.log = o.log ?? quiet;
   }
 
@@ -136,6 +136,7 @@ export class MonitorScheduler extends PeriodicJob<TickResult> {
         return (await moveIfUnchanged(store.db, { monitor_next_run: Math.min(now + RETRY_MS, next) })) ? 'retried' : 'lost';
       }
       if (err instanceof ApiError) return skip(err.detail ?? err.title);
+      if (store.health.noticed(err)) return 'errors';
       this.log.error({ err, pageId: page.id }, 'monitored test could not be queued; retrying next tick');
       return 'errors';
     }

@@ -40,7 +40,7 @@ export interface SweepResult {
 
 export class ExpirySweeper extends PeriodicJob<SweepResult> {
   constructor(private readonly o: SweepOptions) {
-    super({ intervalMs: o.intervalMs ?? 600_000, log: o.log, failure: 'expiry sweep failed' });
+    super({ intervalMs: o.intervalMs ?? 600_000, log: o.log, failure: 'expiry sweep failed', outages: o.store.health });
   }
 
   protected runOnce(): Promise<SweepResult> {

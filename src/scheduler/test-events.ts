@@ -44,7 +44,7 @@ const BATCH = 20;
 
 export class TestEventsJob extends PeriodicJob<number> {
   constructor(private readonly o: TestEventsOptions) {
-    super({ intervalMs: o.intervalMs ?? 2000, log: o.log, failure: 'test follow-ups failed' });
+    super({ intervalMs: o.intervalMs ?? 2000, log: o.log, failure: 'test follow-ups failed', outages: o.store.health });
   }
 
   /** Follow up every finished test waiting; resolves with how many. */

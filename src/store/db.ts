@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { statementName } from './prepared.js';
 import { loadSecretKey, SecretBox } from './secret-box.js';
+import { StoreHealth } from './health.js';
 
 import type { Engine, RootDb } from './handles.js';
 
@@ -18,6 +19,8 @@ export interface Store {
   engine: Engine;
   /** Encrypts the stored secrets (core/options/stored-options.ts). */
   box: SecretBox;
+  /** The database away or the disk full: said once, answered 503, watched until back (health.ts). */
+  health: StoreHealth;
   close(): Promise<void>;
 }
 
@@ -34,19 +37,33 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** WEBGAUGE_SECRET_KEY; without it, `secret.key` in dataDir (created at first start). */
   secretKey?: string;
+  /** New tests are refused with less free space than this under dataDir (WEBGAUGE_MIN_FREE_MB; 0: never). */
+  minFreeMb?: number;
 }
+
+/** How long SQLite waits for another writer's lock: short write contention is absorbed, a held lock is an outage. */
+const SQLITE_BUSY_MS = 5000;
+/** ... and while the file is known to be locked (its wait blocks the process): health.ts tries again every second. */
+const SQLITE_BUSY_IN_OUTAGE_MS = 200;
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   // First, so a bad key stops the start before anything is opened.
   const box = new SecretBox(loadSecretKey(opts.dataDir, opts.secretKey));
   let db: Kysely<Database>;
   let engine: Engine;
+  let lockWait: ((outage: boolean) => void) | undefined;
+  let health: StoreHealth | undefined;
+  let databaseFile: string | undefined;
   if (opts.databaseUrl) {
     engine = 'postgres';
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // A server that does not answer at all (a cut network) is an outage after 5 s, not a request hanging forever.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     // An idle connection cut by the server (restart, failover, terminate) must not crash the process: the pool
     // drops it and opens a new one on the next query.
-    pool.on('error', (err) => process.stderr.write(`webgauge: PostgreSQL connection lost: ${err.message}\n`));
+    // An outage is said once by the store's health (below), not once per pooled connection.
+    pool.on('error', (err) => {
+      if (!health?.noticed(err)) process.stderr.write(`webgauge: PostgreSQL connection lost: ${err.message}\n`);
+    });
     // Fail fast with a clear message instead of on the first request.
     try {
       const client = await pool.connect();
@@ -60,16 +77,26 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     engine = 'sqlite';
     mkdirSync(opts.dataDir, { recursive: true });
     const file = opts.sqliteFile ?? join(opts.dataDir, 'webgauge.sqlite');
+    databaseFile = file;
     const sqlite = new SQLite(file);
     // WAL lets readers run beside the single writer; busy_timeout absorbs short write contention.
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_MS}`);
+    lockWait = (outage) => sqlite.pragma(`busy_timeout = ${outage ? SQLITE_BUSY_IN_OUTAGE_MS : SQLITE_BUSY_MS}`);
     sqlite.pragma('foreign_keys = ON');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   await migrate(db);
-  return { db, engine, box, close: () => db.destroy() };
+  const watch = new StoreHealth(db, Object.keys(migrations), { dataDir: opts.dataDir, minFreeMb: opts.minFreeMb ?? 0, databaseFile }, lockWait);
+  health = watch;
+  return {
+    db, engine, box, health: watch,
+    close: async () => {
+      watch.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -79,9 +106,19 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
  */
 function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
   const cache = new LRUCache<string, SQLite.Statement>({ max });
+  // SQLite rolls a transaction back itself after some errors (SQLITE_FULL, SQLITE_IOERR): Kysely's own rollback would
+  // then fail ("no transaction is active") and hide the error that matters (the disk is full) behind its own.
+  const rollback = sqlite.prepare('rollback');
+  const rollbackIfOpen: SqliteStatement = {
+    reader: false,
+    all: () => [],
+    run: () => (sqlite.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
+    iterate: () => [][Symbol.iterator](),
+  };
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
+      if (text === 'rollback') return rollbackIfOpen;
       const cached = cache.get(text);
       if (cached && !cached.busy) return cached;
       const stmt = sqlite.prepare(text);

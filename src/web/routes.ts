@@ -3,10 +3,12 @@
  * beyond presentation). Screens: sign in, Analyze, a test's progress, the report, Pages, a page's history,
  * Compare, Tags, Account.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context/app-context.js';
 import { registerAssets } from './assets.js';
-import { WebKit } from './kit.js';
+import { errorScreen, WebKit } from './kit.js';
+import { newNonce } from './session.js';
+import type { ApiError } from '../core/errors.js';
 import { analyzeScreen, registerAnalyze } from './screens/analyze.js';
 import { registerSignIn } from './screens/sign-in.js';
 import { registerProgress } from './screens/progress.js';
@@ -17,8 +19,12 @@ import { registerTagScreens } from './screens/tags.js';
 import { registerAccountScreen } from './screens/account.js';
 import { registerReportPage } from './report-page.js';
 
-/** The web app's screens and the public report page (which shows its own account the report inside the app). */
-export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
+/**
+ * The web app's screens and the public report page (which shows its own account the report inside the app). Returns
+ * the page for errors that reach the server's one error handler (the database away, the disk full, a bug): the
+ * visitor is not known then (finding out needs the database), so the page is the signed-out shell.
+ */
+export function registerWebApp(app: FastifyInstance, ctx: AppContext): (reply: FastifyReply, err: ApiError) => FastifyReply {
   const kit = new WebKit(app, ctx);
   registerAssets(app);
   registerSignIn(kit, async (_req, _reply, v, nonce) => analyzeScreen(kit, v, nonce));
@@ -29,4 +35,5 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
   registerTagScreens(kit);
   registerAccountScreen(kit);
   registerReportPage(app, ctx, registerReportScreens(kit));
+  return (reply, err) => errorScreen(reply, null, newNonce(), err.status, err.status === 503 ? 'Webgauge is unavailable' : err.title, err.detail ?? err.title);
 }

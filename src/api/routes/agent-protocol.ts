@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeWork, claimWork, failWork } from '../../core/tests/agent-work.js';
+import { DATABASE_RETRY_AFTER_S } from '../../core/errors.js';
 import { checkedProgress, type JourneyProgress } from '../../core/tests/journey-failure.js';
 import { agentBrowsers, agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/catalog/locations.js';
 import { releaseTest, renewLease } from '../../core/tests/tests.js';
@@ -80,6 +81,11 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
       if (err instanceof ProtocolFailure) return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
       const status = (err as { statusCode?: number }).statusCode;
       if (status && status >= 400 && status < 500) return reply.code(status).send({ error: { code: 'input', message: (err as Error).message } });
+      // The database away or the disk full: said once by the store's health; the agent retries.
+      if (store.health.noticed(err)) {
+        return reply.code(503).header('Retry-After', String(DATABASE_RETRY_AFTER_S))
+          .send({ error: { code: 'unavailable', message: 'the service\'s database or storage is unavailable for now; try again' } });
+      }
       req.log.error({ err }, 'agent protocol request failed');
       return reply.code(500).send({ error: { code: 'internal', message: 'internal error of the service; try again' } });
     });
@@ -160,9 +166,11 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
         if (err instanceof BundleError) throw new ProtocolFailure(400, 'bundle', err.message);
         throw err;
       }
-      const stored = ID.test(id) && (await completeWork(store, ctx.artifacts, id, agentId, upload.result, upload.runs));
-      if (!stored) throw new ProtocolFailure(409, 'lease_lost', `agent ${agentId} no longer holds test ${id}: its lease ran out and the test went back to the queue`);
+      const done = ID.test(id) ? await completeWork(store, ctx.artifacts, id, agentId, upload.result, upload.runs) : 'lost';
+      if (done === 'lost') throw new ProtocolFailure(409, 'lease_lost', `agent ${agentId} no longer holds test ${id}: its lease ran out and the test went back to the queue`);
       ctx.notifyFinished();
+      // The test ended in error (refunded): the agent is done with it, there is nothing to send again.
+      if (done === 'out_of_storage') throw new ProtocolFailure(409, 'out_of_storage', `the service is out of storage: test ${id} ended in error`);
       return reply.send({ stored: true });
     });
 

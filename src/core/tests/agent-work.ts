@@ -7,6 +7,7 @@ import { testsChanged } from './test-signal.js';
 import type { ArtifactStore } from '../../artifacts/store.js';
 import type { Store } from '../../store/db.js';
 import { SecretKeyError } from '../../store/secret-box.js';
+import { outageOf } from '../../store/health.js';
 import { findTest } from '../../store/tests.js';
 import type { AnalysisOptions } from '../options/analysis-options.js';
 import { completeTest } from '../reports/reports.js';
@@ -40,22 +41,40 @@ Promise<Work | null> {
   }
 }
 
+/** What the user reads of a test whose result the disk had no room for. */
+export const OUT_OF_STORAGE_MESSAGE = 'The test ran, but its results could not be stored: the service is out of storage. ' +
+  'The credits were refunded; the operator has been told. Try again later.';
+
+/**
+ * What became of a result: stored; lost (the agent no longer held the test: its lease ran out and the test went
+ * elsewhere); or out of storage (the disk had no room for it: the test ended in error, refunded).
+ */
+export type Completion = 'stored' | 'lost' | 'out_of_storage';
+
 /**
  * Store the result of a test the agent holds. Idempotent: an agent that sends the same result again (its first
  * upload timed out after it landed) is told it was stored, and no second report is made.
- * Returns false when the agent had lost the test (its lease ran out and the test went elsewhere).
  */
 export async function completeWork(store: Store, artifacts: ArtifactStore, testId: string, agentId: string,
-  result: RunResult, runs?: RunsFile): Promise<boolean> {
+  result: RunResult, runs?: RunsFile): Promise<Completion> {
   const before = await findTest(store.db, testId);
-  if (before?.state === 'completed') return true;
-  if (!before || before.state !== 'started' || before.lease_owner !== agentId) return false;
-  if (await completeTest(store, artifacts, testId, agentId, result, runs)) {
+  if (before?.state === 'completed') return 'stored';
+  if (!before || before.state !== 'started' || before.lease_owner !== agentId) return 'lost';
+  try {
+    if (await completeTest(store, artifacts, testId, agentId, result, runs)) {
+      testsChanged.notify();
+      return 'stored';
+    }
+  } catch (err) {
+    // A full disk is said once in the operator's log (with the path); the user reads that the service is out of storage.
+    if (outageOf(err)?.kind !== 'storage') throw err;
+    store.health.noticed(err);
+    if (!(await failTest(store, testId, agentId, OUT_OF_STORAGE_MESSAGE))) return 'lost';
     testsChanged.notify();
-    return true;
+    return 'out_of_storage';
   }
   // A concurrent upload of the same result may have landed first.
-  return (await findTest(store.db, testId))?.state === 'completed';
+  return (await findTest(store.db, testId))?.state === 'completed' ? 'stored' : 'lost';
 }
 
 /**
@@ -65,7 +84,14 @@ export async function completeWork(store: Store, artifacts: ArtifactStore, testI
  */
 export async function failWork(store: Store, artifacts: ArtifactStore, testId: string, agentId: string, message: string,
   progress?: JourneyProgress): Promise<boolean> {
-  if (progress) await storeFailure(store, artifacts, testId, progress);
+  // A full disk keeps the failure without its screenshot rather than not at all.
+  if (progress) {
+    progress = await storeFailure(store, artifacts, testId, progress).then(() => progress, (err: unknown) => {
+      if (outageOf(err)?.kind !== 'storage') throw err;
+      store.health.noticed(err);
+      return undefined;
+    });
+  }
   const held = await failTest(store, testId, agentId, message);
   if (!held && progress) await artifacts.removePrefix(failurePrefix(testId));
   return held;

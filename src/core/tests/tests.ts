@@ -7,7 +7,7 @@ import { testsChanged } from './test-signal.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 import { assertAllowedTest } from './targets.js';
 import type { TargetPolicy } from '../../net/policy.js';
-import { ApiError } from '../errors.js';
+import { ApiError, STORAGE_RETRY_AFTER_S } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedFingerprint, storeOptions } from '../options/stored-options.js';
 import { testCostTenths } from '../accounts/pricing.js';
@@ -55,6 +55,18 @@ export async function requestTest(intake: TestIntake, principal: Principal, opti
 }
 
 /**
+ * No test is started that could not be stored: below WEBGAUGE_MIN_FREE_MB of free space in the data directory, new
+ * tests (the API's, the web app's, monitoring's) are refused with 503 until the operator frees space.
+ */
+async function assertRoomForTests(store: Store): Promise<void> {
+  const low = await store.health.roomForTests();
+  if (low) {
+    throw new ApiError('E50300', 'The service is low on storage and takes no new test until the operator frees space; ' +
+      'nothing was charged. Try again later.', { 'Retry-After': String(STORAGE_RETRY_AFTER_S) });
+  }
+}
+
+/**
  * Queue a test and charge its credits in one transaction, after the concurrency and credit checks.
  * PostgreSQL locks the account row so two concurrent starts cannot both pass the checks; SQLite has one writer.
  */
@@ -67,6 +79,7 @@ export async function startTest(
   before?: (trx: Trx) => Promise<void>,
 ): Promise<StartedTest> {
   assertOwnerRole(principal, 'start tests');
+  await assertRoomForTests(store);
   options = withRunsUpTo(options, principal.plan.maxRuns);
   const cost = testCostTenths(options);
   const fingerprint = storedFingerprint(store.box, options);
