@@ -52,7 +52,7 @@ export interface RemoteAgentOptions {
 export class AgentStartError extends Error {}
 
 /** Starts the agent; resolves with a stop function once it said hello and runs. */
-export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: Agent; stop: () => Promise<void> }> {
+export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: Agent; stop: () => Promise<void>; healthUrl?: string }> {
   let url: URL;
   try {
     url = new URL(o.server);
@@ -139,5 +139,5 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
   agent.startHeartbeats();
   await agent.warmUp();
   agent.start();
-  return { agent, stop: () => agent.stop().finally(() => Promise.all([runner.close(), closeHealth()])).then(() => undefined) };
+  return { agent, healthUrl: health?.url, stop: () => agent.stop().finally(() => Promise.all([runner.close(), closeHealth()])).then(() => undefined) };
 }

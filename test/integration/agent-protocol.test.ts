@@ -2,7 +2,7 @@
  * The agent protocol through HTTP, request by request, on both engines (no browser: the result is a stub, the
  * protocol is what is tested): the version gate, tokens per location, hello before work, long-poll claims woken
  * by a POST, a damaged upload refused with nothing stored, an upload stored once however often it is sent, a
- * test of another location out of reach, hand-back.
+ * test of another location out of reach, hand-back. Then the health checks of the service and of an agent-only node.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,6 +12,8 @@ import { readFailure, failureScreenshotKey } from '../../src/core/tests/journey-
 import { addLocation, createAgentToken } from '../../src/core/catalog/locations.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 import { stubResult } from '../helpers/stub-result.js';
+import { startRemoteAgent } from '../../src/agent/remote.js';
+import { loadConfig } from '../../src/config.js';
 
 for (const engine of engines()) {
   describe(`agent protocol (${engine})`, () => {
@@ -134,3 +136,52 @@ for (const engine of engines()) {
     });
   });
 }
+
+describe('health checks', () => {
+  test('the service: /healthz and /readyz answer without a key, say nothing else, and are not logged at info', async () => {
+    const s = await startServer({ engine: 'sqlite', agentSlots: 0 });
+    try {
+      for (const [path, body] of [['/healthz', { status: 'ok' }], ['/readyz', { status: 'ready' }]] as const) {
+        const res = await fetch(s.base + path);
+        assert.equal(res.status, 200, path);
+        assert.equal(res.headers.get('cache-control'), 'no-store');
+        assert.deepEqual(await res.json(), body, path);
+        assert.equal((await fetch(s.base + path, { method: 'HEAD' })).status, 200, `HEAD ${path}`);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('an agent-only node (--health-port): ready while it reaches its server, 503 once it cannot', async () => {
+    const s = await startServer({ engine: 'sqlite', agentSlots: 0, env: { WEBGAUGE_AGENT_HEARTBEAT_MS: '200' } });
+    let stopAgent: (() => Promise<void>) | undefined;
+    try {
+      const location = (await addLocation(s.app.store, { name: 'Health lab', region: 'Test' })).id;
+      const { token } = await createAgentToken(s.app.store, location);
+      const started = await startRemoteAgent({
+        server: s.base, token, slots: 1, healthPort: 0, config: loadConfig({ WEBGAUGE_DATA_DIR: s.config.dataDir, WEBGAUGE_LOG_LEVEL: 'silent' }),
+        run: async (spec) => stubResult(spec.options.url),
+      });
+      stopAgent = started.stop;
+      const readyz = async () => {
+        const res = await fetch(`${started.healthUrl}/readyz`);
+        return { status: res.status, body: await res.json() };
+      };
+      assert.deepEqual(await readyz(), { status: 200, body: { status: 'ready' } });
+      assert.equal((await fetch(`${started.healthUrl}/healthz`)).status, 200);
+      await s.close();
+      const deadline = Date.now() + 5000;
+      let last = await readyz();
+      while (last.status === 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        last = await readyz();
+      }
+      assert.deepEqual(last, { status: 503, body: { status: 'unavailable', reasons: ['the agent cannot reach its server'] } });
+      assert.equal((await fetch(`${started.healthUrl}/healthz`)).status, 200, 'still alive');
+    } finally {
+      await stopAgent?.();
+      await s.close();
+    }
+  });
+});
