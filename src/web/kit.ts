@@ -87,7 +87,9 @@ export const seeOther = (reply: FastifyReply, location: string): FastifyReply =>
 
 /** An error as a screen: the API's status, title and detail, so the app says what the API would. */
 export function errorScreen(reply: FastifyReply, v: Visitor | null, nonce: string, status: number, title: string, detail: string): FastifyReply {
-  const body = `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(detail)}</div><p><a href="/">Back to Analyze</a></p>`;
+  // A screen that is only unavailable for now is worth asking for again (a form's answer is not: reloading resends it).
+  const again = status === 503 && reply.request.method === 'GET' ? `<a href="${esc(reply.request.url)}">Try again</a> · ` : '';
+  const body = `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(detail)}</div><p>${again}<a href="/">Back to Analyze</a></p>`;
   return sendHtml(reply, nonce, shell(v, nonce, { title, body }), status);
 }
 

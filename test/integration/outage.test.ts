@@ -277,6 +277,7 @@ describe('PostgreSQL', { skip: ownPostgresUnavailable() ?? smallDiskUnavailable(
     assert.equal(res?.headers()['retry-after'], '5');
     assert.equal(await heading(tab), 'Webgauge is unavailable');
     assert.match(await tab.$eval('[role=alert]', (e) => e.textContent ?? ''), /database is unavailable right now; nothing was changed/);
+    assert.equal(await tab.$eval('::-p-aria(Try again)', (a) => a.getAttribute('href')), '/pages');
     await checkScreen(tab, 'database unavailable');
     await tab.close();
 
