@@ -36,6 +36,9 @@ export interface OpenStoreOptions {
   secretKey?: string;
 }
 
+/** The SQLite database of a data directory (the embedded default). */
+export const sqliteFile = (dataDir: string): string => join(dataDir, 'webgauge.sqlite');
+
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   // First, so a bad key stops the start before anything is opened.
   const box = new SecretBox(loadSecretKey(opts.dataDir, opts.secretKey));
@@ -59,7 +62,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   } else {
     engine = 'sqlite';
     mkdirSync(opts.dataDir, { recursive: true });
-    const file = opts.sqliteFile ?? join(opts.dataDir, 'webgauge.sqlite');
+    const file = opts.sqliteFile ?? sqliteFile(opts.dataDir);
     const sqlite = new SQLite(file);
     // WAL lets readers run beside the single writer; busy_timeout absorbs short write contention.
     sqlite.pragma('journal_mode = WAL');
@@ -122,10 +125,12 @@ export async function migrate(db: Kysely<Database>): Promise<void> {
   }
 }
 
+/** The URL for messages and logs: its password (in the user part or libpq's `password` parameter) masked. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    if (u.searchParams.has('password')) u.searchParams.set('password', '***');
     return u.toString();
   } catch {
     return '<invalid url>';
