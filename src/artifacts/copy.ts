@@ -69,6 +69,9 @@ async function copyOneFile(from: string, to: string, copied: CopiedArtifacts): P
     return;
   }
   await chmod(to, 0o600);
+  // Read the size first: `bytes += await …` would add to the total as it stood before the await, losing the sizes
+  // that the folder's other copies added meanwhile.
+  const { size } = await stat(to);
   copied.files += 1;
-  copied.bytes += (await stat(to)).size;
+  copied.bytes += size;
 }
