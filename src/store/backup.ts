@@ -268,6 +268,8 @@ export function describeBackup(o: BackupOutcome): string {
       `  ${o.pgDump.command}`);
     if (o.pgDump.passwordNote) lines.push(`  (${o.pgDump.passwordNote})`);
   }
-  lines.push('', `Restore into a new, empty data directory with: WEBGAUGE_DATA_DIR=... webgauge restore --from ${shellQuote(o.dir)}`);
+  const into = ['WEBGAUGE_DATA_DIR=<new empty folder>', ...(m.engine === 'postgres' ? ['WEBGAUGE_DATABASE_URL=<new empty database>'] : []),
+    ...(m.secret_key.included ? [] : ['WEBGAUGE_SECRET_KEY=<the same key>'])];
+  lines.push('', `Restore with: ${into.join(' ')} webgauge restore --from ${shellQuote(o.dir)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -192,7 +192,8 @@ async function openRestored(dataDir: string, secretKey: string | undefined, mani
 /** What `webgauge restore` prints. */
 export function describeRestore(o: RestoreOutcome): string {
   const m = o.manifest;
-  const lines = [`Restored the ${m.engine} backup of ${m.created} from ${o.from} into ${o.dataDir} in ${seconds(o.seconds)}:`];
+  const what = m.engine === 'sqlite' ? 'the sqlite backup' : 'the files of the postgres backup';
+  const lines = [`Restored ${what} of ${m.created} from ${o.from} into ${o.dataDir} in ${seconds(o.seconds)}:`];
   if (o.database) {
     const d = o.database;
     const sameCounts = d.accounts === m.counts.accounts && d.reports === m.counts.reports;
