@@ -50,13 +50,17 @@ async function checkBackup(from: string, m: BackupManifest, to: DataLocation): P
     throw new BackupError('this is a backup of a PostgreSQL service: set WEBGAUGE_DATABASE_URL to the new, empty database ' +
       'to restore it into');
   }
-  const missing = [
+  const needed = [
     ...(m.engine === 'sqlite' ? [m.database.file] : []),
     ...(m.counts.artifact_files > 0 ? [BACKUP_FILES.artifacts] : []),
-    ...(m.secret_key.included && m.secret_key.file ? [m.secret_key.file] : []),
   ];
-  for (const name of missing) {
+  for (const name of needed) {
     if (!(await exists(join(from, name)))) throw new BackupError(`the backup ${from} is incomplete: ${name} is missing`);
+  }
+  // The key may be kept apart from the rest of the backup (README, "Backups"): it comes back for the restore.
+  if (m.secret_key.included && m.secret_key.file && !(await exists(join(from, m.secret_key.file)))) {
+    throw new BackupError(`the backup's key ${m.secret_key.file} is not in ${from}: if it is kept apart from the backup, put it back ` +
+      'there, then restore');
   }
 }
 
