@@ -7,6 +7,9 @@ import { AccountInputError, countAccounts, createAccount, listAccounts, regenera
 import { passwordProblem } from './core/accounts/passwords.js';
 import type { PlanRegistry, Role } from './core/accounts/plans.js';
 import { openStore, type Store } from './store/db.js';
+import { backUp, describeBackup } from './store/backup.js';
+import { BackupError } from './store/backup-format.js';
+import { describeRestore, restoreBackup } from './store/restore.js';
 import {
   addLocation, createAgentToken, listAgentTokens, listLocations, LocationInputError, removeLocation, revokeToken,
 } from './core/catalog/locations.js';
@@ -28,11 +31,13 @@ const USAGE = `Usage:
   webgauge agent token revoke TOKEN_ID
   webgauge agent --server URL --token TOKEN [--slots N] [--health-port P]
   webgauge migrate
+  webgauge backup --to DIR
+  webgauge restore --from DIR
 Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH, WEBGAUGE_FIREFOX_PATH,
 WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see README).`;
 
 /** Errors of the operator's making: the command stops with exit 2 and the message alone. */
-const operatorErrors: (new (...args: never[]) => Error)[] = [ConfigError, AccountInputError, LocationInputError, TrustStoreError];
+const operatorErrors: (new (...args: never[]) => Error)[] = [ConfigError, AccountInputError, LocationInputError, TrustStoreError, BackupError];
 
 /**
  * The service and the remote agent, with the browser runner and Lighthouse under them, are most of a start: only
@@ -117,6 +122,22 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'migrate') {
     await withStore(async () => undefined);
     process.stdout.write('migrations applied\n');
+    return 0;
+  }
+  if (cmd === 'backup') {
+    const { values } = parseArgs({ args: [sub, ...rest].filter((a): a is string => a !== undefined), options: { to: { type: 'string' } } });
+    if (!values.to) throw new BackupError('--to DIR is required: a new or empty folder for the backup');
+    const config = loadConfig();
+    const outcome = await backUp({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey }, values.to);
+    process.stdout.write(describeBackup(outcome));
+    return 0;
+  }
+  if (cmd === 'restore') {
+    const { values } = parseArgs({ args: [sub, ...rest].filter((a): a is string => a !== undefined), options: { from: { type: 'string' } } });
+    if (!values.from) throw new BackupError('--from DIR is required: the folder of a backup (webgauge backup --to DIR)');
+    const config = loadConfig();
+    const outcome = await restoreBackup({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey }, values.from);
+    process.stdout.write(describeRestore(outcome));
     return 0;
   }
   if (cmd === 'account' && sub === 'create') {

@@ -1,5 +1,4 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/in-process-transport.js';
 import { HostQualityCheck } from './agent/host-check.js';
@@ -7,7 +6,7 @@ import { launchAheadFor, runnerSettings, withRunnerSettings } from './agent/runn
 import { buildServer } from './api/server.js';
 import { registerWebApp } from './web/routes.js';
 import type { AppContext } from './context/app-context.js';
-import { FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
+import { artifactsRoot, FileArtifactStore, type ArtifactStore } from './artifacts/store.js';
 import type { Config } from './config.js';
 import { createCatalog } from './core/catalog/catalog.js';
 import { authenticate } from './core/accounts/accounts.js';
@@ -71,7 +70,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     : undefined;
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteFile: overrides.sqliteFile,
     secretKey: config.secretKey, minFreeMb: config.minFreeMb });
-  const artifacts = overrides.artifacts ?? new FileArtifactStore(join(config.dataDir, 'artifacts'));
+  const artifacts = overrides.artifacts ?? new FileArtifactStore(artifactsRoot(config.dataDir));
   // Locations live in the database (operators add them); location 1 is this node's own, named by its config.
   await ensureLocalLocation(store, config.locationName, config.locationRegion);
   const locations = new LocationDirectory(store, config.agentHeartbeatMs);

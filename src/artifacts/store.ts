@@ -3,6 +3,17 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 
+/** Where a data directory keeps its artifact files (FileArtifactStore's root). */
+export const artifactsRoot = (dataDir: string): string => join(dataDir, 'artifacts');
+
+/**
+ * Names of writes still under way: put's temporary file and putFolder's staging folder, each renamed into place
+ * once whole. Whoever reads the folder behind the store's back (a backup) leaves them out.
+ */
+const unfinishedName = (path: string, kind: 'tmp' | 'staging'): string => `${path}.${kind}-${process.pid}-${randomUUID()}`;
+const UNFINISHED = /\.(?:tmp|staging)-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const isUnfinishedWrite = (name: string): boolean => UNFINISHED.test(name);
+
 /** Blobs by key (`<reportId>/<name>`). The filesystem implementation is the embedded default. */
 export interface ArtifactStore {
   put(key: string, data: Buffer | string): Promise<void>;
@@ -44,7 +55,7 @@ export class FileArtifactStore implements ArtifactStore {
     const p = this.path(key);
     await mkdir(dirname(p), { recursive: true });
     // Write then rename: a reader never sees half a file.
-    const tmp = `${p}.tmp-${process.pid}-${randomUUID()}`;
+    const tmp = unfinishedName(p, 'tmp');
     try {
       await this.writeFile(tmp, data);
       await rename(tmp, p);
@@ -57,7 +68,7 @@ export class FileArtifactStore implements ArtifactStore {
   async putFolder(prefix: string, files: ReadonlyMap<string, Buffer | string>): Promise<void> {
     const target = this.path(prefix);
     // A sibling of the target, so that the rename stays on one filesystem.
-    const staging = `${target}.staging-${process.pid}-${randomUUID()}`;
+    const staging = unfinishedName(target, 'staging');
     try {
       const paths = [...files.keys()].map((name) => this.path(name, staging));
       for (const dir of new Set(paths.map((p) => dirname(p)))) await mkdir(dir, { recursive: true });

@@ -46,6 +46,9 @@ const SQLITE_BUSY_MS = 5000;
 /** ... and while the file is known to be locked (its wait blocks the process): health.ts tries again every second. */
 const SQLITE_BUSY_IN_OUTAGE_MS = 200;
 
+/** The SQLite database of a data directory (the embedded default). */
+export const sqliteFile = (dataDir: string): string => join(dataDir, 'webgauge.sqlite');
+
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   // First, so a bad key stops the start before anything is opened.
   const box = new SecretBox(loadSecretKey(opts.dataDir, opts.secretKey));
@@ -76,7 +79,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   } else {
     engine = 'sqlite';
     mkdirSync(opts.dataDir, { recursive: true });
-    const file = opts.sqliteFile ?? join(opts.dataDir, 'webgauge.sqlite');
+    const file = opts.sqliteFile ?? sqliteFile(opts.dataDir);
     databaseFile = file;
     const sqlite = new SQLite(file);
     // WAL lets readers run beside the single writer; busy_timeout absorbs short write contention.
@@ -159,10 +162,12 @@ export async function migrate(db: Kysely<Database>): Promise<void> {
   }
 }
 
+/** The URL for messages and logs: its password (in the user part or libpq's `password` parameter) masked. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    if (u.searchParams.has('password')) u.searchParams.set('password', '***');
     return u.toString();
   } catch {
     return '<invalid url>';

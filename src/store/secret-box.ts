@@ -25,10 +25,13 @@ export function parseSecretKey(text: string, source: string): Buffer {
   return key;
 }
 
+/** Where a data directory keeps its key when WEBGAUGE_SECRET_KEY is not given. */
+export const secretKeyFile = (dataDir: string): string => join(dataDir, 'secret.key');
+
 /** The key given, or the data directory's `secret.key`, created with a new random key if there is none. */
 export function loadSecretKey(dataDir: string, given?: string): Buffer {
   if (given) return parseSecretKey(given, 'WEBGAUGE_SECRET_KEY');
-  const file = join(dataDir, 'secret.key');
+  const file = secretKeyFile(dataDir);
   mkdirSync(dataDir, { recursive: true });
   try {
     // wx: never overwrite a key another process just created; that one is read below.
