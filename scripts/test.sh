@@ -3,6 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+# The suite alone reads PDFs as text (pdftotext: a report.pdf must give no test secret away).
+if ! command -v pdftotext >/dev/null 2>&1; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "[webgauge test] installing poppler-utils (pdftotext) for the tests"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq --no-install-recommends poppler-utils >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends poppler-utils >/dev/null; } ||
+    echo "[webgauge test] poppler-utils could not be installed: the PDF secret check reads the PDF's bytes only" >&2
+fi
 source scripts/postgres.sh
 ensure_postgres
 npm run --silent typecheck
