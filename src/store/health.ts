@@ -37,8 +37,9 @@ export function outageOf(err: unknown): Outage | undefined {
       const sqlite = code.startsWith('SQLITE_') ? sqliteReason(code) : undefined;
       if (sqlite) return { kind: 'database', reason: sqlite };
       if (code.startsWith('08') || PG_AWAY_STATES.has(code)) return { kind: 'database', reason: 'the database server is not accepting connections' };
-      // Only a failed connection: a socket error of something else (a webhook's target) is not the database.
-      if (NET_AWAY.has(code) && (syscall === 'connect' || syscall === 'read' || syscall === 'write' || syscall === 'getaddrinfo')) {
+      // Only pg's own failed connection (thrown as it is): a socket error of something else (fetch's, to a webhook's
+      // target, arrives as the cause of a TypeError) is not the database.
+      if (depth === 0 && NET_AWAY.has(code) && (syscall === 'connect' || syscall === 'read' || syscall === 'write' || syscall === 'getaddrinfo')) {
         return { kind: 'database', reason: 'the database server cannot be reached' };
       }
     }
