@@ -4,7 +4,9 @@
  * the test, drive the whole path: the alert checks after each report, a threshold condition that triggers and
  * resolves, a regression condition that stays quiet on noise and triggers after the slowdown, webhook
  * deliveries to a real receiver that fails each first attempt (retried with the same delivery id and a valid
- * signature), and the alert e-mail received by a real SMTP server.
+ * signature), and the alert e-mail received by a real SMTP server. The six pages are loaded for real on the first
+ * engine; the second engine's agent is handed those six results in the same order (test/helpers/replayed-loads.ts):
+ * the figures are the page's either way, and everything after the load (alerts, webhooks, e-mail) runs on each engine.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +22,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { assertData, assertError } from '../helpers/assertions.js';
 import { accountIdOf, addReport, seedPage } from '../helpers/seed.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
+import { replayedLoads } from '../helpers/replayed-loads.js';
 import { signedWith, startReceiver, type Hit, type Receiver } from '../helpers/webhook-receiver.js';
 
 
@@ -56,23 +59,33 @@ const conditionBody = (attributes: Record<string, unknown>) => ({ data: { type: 
 const webhookBody = (url: string, events: string[]) => ({ data: { type: 'webhook', attributes: { url, events } } });
 
 
+/** One fixture site for both engines: the second engine's replayed loads are of its URLs. */
+let site: FixtureSite;
+const loads = replayedLoads();
+before(async () => {
+  site = await startFixtureSite();
+});
+after(async () => {
+  await site?.close();
+  process.stderr.write(`[alerts] page loads: ${loads.counts.real} real, ${loads.counts.replayed} replayed\n`);
+});
+
 for (const engine of engines()) {
   describe(engine, () => {
     let s: TestServer;
-    let site: FixtureSite;
     let receiver: Receiver;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     let key: string;
     const email = `alerts-${engine}-${Date.now()}@example.test`;
 
     before(async () => {
-      site = await startFixtureSite();
       // 500 to the first attempt of every delivery, 200 after: each delivery is retried once.
       receiver = await startReceiver((_path, id, earlier) => (earlier.some((h) => h.id === id) ? 200 : 500));
       smtp = await startSmtp();
       s = await startServer({
         engine,
         agentSlots: 1,
+        overrides: { run: loads.runFor(engine), launchAhead: loads.loadsOn(engine) },
         allowPrivateTargets: false,
         env: {
           WEBGAUGE_ALLOW_TARGETS: '127.0.0.1',
@@ -86,7 +99,7 @@ for (const engine of engines()) {
     after(async () => {
       clock.reset();
       await s?.close();
-      await Promise.all([site?.close(), receiver?.close(), smtp?.close()]);
+      await Promise.all([receiver?.close(), smtp?.close()]);
     });
 
     test('alert conditions: create, read, partial update, delete; bad input is 400 E4001; other accounts get 404', async () => {

@@ -2,7 +2,8 @@
  * Writes that fail leave nothing half-done, on the real filesystem: a report's folder appears whole or not at
  * all (the test then ends in error, refunded), and a PDF browser that does not start leaves no temporary folder.
  * Failures are forced by an artifact store whose writes fail after the first file (root ignores read-only
- * folders, so permissions cannot force them here).
+ * folders, so permissions cannot force them here). The report that cannot be written is of a real load, made on the
+ * first engine and handed to the second engine's agent (test/helpers/replayed-loads.ts): the same files to write.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { FileArtifactStore } from '../../src/artifacts/store.js';
 import { htmlToPdf } from '../../src/report/pdf.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, engines, startServer, waitForTest } from '../helpers/server.js';
+import { replayedLoads } from '../helpers/replayed-loads.js';
 
 /** The filesystem store, except that every write after the first fails, as on a full disk. */
 class DiskFullAfterFirstWrite extends FileArtifactStore {
@@ -64,16 +66,21 @@ describe('the artifact store', () => {
 
 describe('a test whose report cannot be written', () => {
   let site: FixtureSite;
+  const loads = replayedLoads();
   before(async () => {
     site = await startFixtureSite();
   });
-  after(() => site.close());
+  after(async () => {
+    await site.close();
+    process.stderr.write(`[artifacts] page loads: ${loads.counts.real} real, ${loads.counts.replayed} replayed\n`);
+  });
 
   for (const engine of engines()) {
     test(`${engine}: ends in error with its credits refunded, and leaves no report folder`, async () => {
       const root = join(scratch, `report-${engine}`);
       const artifacts = new DiskFullAfterFirstWrite(root);
-      const server = await startServer({ engine, agentSlots: 1, overrides: { artifacts } });
+      const server = await startServer({ engine, agentSlots: 1,
+        overrides: { artifacts, run: loads.runFor(engine), launchAhead: loads.loadsOn(engine) } });
       try {
         const credits = async () => (await call(server, 'GET', '/status', { key: server.key })).body.data.attributes.api_credits;
         const before = await credits();

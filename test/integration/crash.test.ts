@@ -1,7 +1,9 @@
 /**
  * kill -9 of an agent or of a whole server (real child processes, SIGKILL): the test it held never stays
  * `started`. Its lease runs out; a node that starts afterwards requeues it at once (not at its next periodic
- * run), and a test whose agent died twice fails with an error that says so, refunded.
+ * run), and a test whose agent died twice fails with an error that says so, refunded. The node that completes the
+ * killed server's test loads the page for real on the first engine; on the second its agent is handed that load's
+ * result (test/helpers/replayed-loads.ts): what is checked there is the lease, the requeue and the attempts.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
 import { accountIdOf } from '../helpers/seed.js';
+import { replayedLoads } from '../helpers/replayed-loads.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -41,18 +44,26 @@ const storeEnv = (server: TestServer): Record<string, string> => ({
   ...(server.config.databaseUrl ? { WEBGAUGE_DATABASE_URL: server.config.databaseUrl } : {}),
 });
 
+/** One fixture site for both engines: the second engine's replayed load is of its URL. */
+let site: FixtureSite;
+const loads = replayedLoads();
+before(async () => {
+  site = await startFixtureSite();
+});
+after(async () => {
+  await site?.close();
+  process.stderr.write(`[crash] page loads by the rescuing node: ${loads.counts.real} real, ${loads.counts.replayed} replayed\n`);
+});
+
 for (const engine of engines()) {
   describe(engine, () => {
     let server: TestServer;
-    let site: FixtureSite;
     before(async () => {
-      site = await startFixtureSite();
       // API only, and a long lease so that its own periodic reaper (every lease/2) stays out of the way.
       server = await startServer({ engine, agentSlots: 0, leaseMs: 120_000 });
     });
     after(async () => {
       await server.close();
-      await site.close();
     });
 
     const testRow = (id: string) => server.app.store.db.selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -116,7 +127,8 @@ for (const engine of engines()) {
         await kill9(serve.child);
       }
       assert.equal((await testRow(id)).state, 'started');
-      const rescuer = await startServer({ engine, sharing: server, agentSlots: 1, leaseMs: 2000 });
+      const rescuer = await startServer({ engine, sharing: server, agentSlots: 1, leaseMs: 2000,
+        overrides: { run: loads.runFor(engine), launchAhead: loads.loadsOn(engine) } });
       try {
         const done = await waitForTest(rescuer, server.key, id, 120_000);
         assert.equal(done.status, 303, done.text);

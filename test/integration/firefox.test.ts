@@ -3,7 +3,9 @@
  * Chromium to them, and through the service on each engine: what it reports must be what the fixture did, every
  * option its catalog entry claims must act on its load, what it cannot measure is absent, and every connection it
  * opens goes through the connection guard (a hostile page reaches no private address). Firefox loads are few and
- * shared: the runner's five, and per engine one through the service (plus the hostile page once).
+ * shared: the runner's five, one through the service (plus the hostile page once). The load through the service is
+ * made on the first engine and its result handed to the second engine's agent (test/helpers/replayed-loads.ts), so
+ * the Firefox report is stored and read on each engine.
  * Truths that cannot hold for Firefox, and why, are said where they differ from runner.test.ts.
  */
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +20,7 @@ import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
 import { analysisOptions, PUBLIC_ONLY, runSpec } from '../helpers/run-spec.js';
 import { call, engines, errorOf, startServer, waitForTest, type TestServer } from '../helpers/server.js';
+import { replayedLoads } from '../helpers/replayed-loads.js';
 import { firefoxVersion } from '../../src/runner/firefox/launch.js';
 
 const FIREFOX = process.env.WEBGAUGE_FIREFOX_PATH ?? '/usr/bin/firefox-esr';
@@ -263,13 +266,18 @@ describe('failing Firefox loads', () => {
   });
 });
 
+const serviceLoads = replayedLoads();
 for (const engine of engines()) {
   describe(`Firefox through the service (${engine})`, () => {
     let server: TestServer;
     before(async () => {
-      server = await startServer({ engine, agentSlots: 1 });
+      server = await startServer({ engine, agentSlots: 1,
+        overrides: { run: serviceLoads.runFor(engine), launchAhead: serviceLoads.loadsOn(engine) } });
     });
-    after(() => server?.close());
+    after(async () => {
+      await server?.close();
+      process.stderr.write(`[firefox] through the service (${engine}): page loads ${serviceLoads.counts.real} real, ${serviceLoads.counts.replayed} replayed\n`);
+    });
 
     const post = (attributes: Record<string, unknown>) =>
       call(server, 'POST', '/tests', { key: server.key, body: { data: { type: 'test', attributes } } });

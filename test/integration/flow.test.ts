@@ -1,8 +1,10 @@
 /**
  * The end-to-end flow through the HTTP API with a real Chromium run: start a test of the fixture page, poll it,
  * read the report and every resource, and check the numbers against what the fixture page really does.
- * One full run per engine; every assertion below shares it (the retest, about the queue and the page it reuses,
- * completes with a stub result: test/helpers/stub-result.ts).
+ * One full run, on the first engine; every assertion below shares it, on each engine: the later engine's agent is
+ * handed that same load's result (test/helpers/replayed-loads.ts), so what the store does with it is checked there
+ * too, and the numbers are the same truths. The failing page is loaded once the same way; the retest, about the
+ * queue and the page it reuses, completes with a stub result (test/helpers/stub-result.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,13 +12,22 @@ import { FIXTURE, startFixtureSite, type FixtureSite } from '../fixtures/site/se
 import { call, engines, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
 import { isInt } from '../helpers/assertions.js';
 import { stubResult } from '../helpers/stub-result.js';
-import { runTest } from '../../src/runner/run.js';
+import { replayedLoads } from '../helpers/replayed-loads.js';
 import type { RunSpec } from '../../src/runner/types.js';
 
+/** One fixture site for both engines: the later engine's replayed loads are of its URLs. */
+let site: FixtureSite;
+before(async () => {
+  site = await startFixtureSite();
+});
+const loads = replayedLoads();
+after(async () => {
+  await site?.close();
+  process.stderr.write(`[flow] page loads: ${loads.counts.real} real, ${loads.counts.replayed} replayed\n`);
+});
 
 for (const engine of engines()) {
   describe(`a real test of the fixture page (${engine})`, () => {
-    let site: FixtureSite;
     let server: TestServer;
     let started: Res;
     let done: Res;
@@ -26,16 +37,16 @@ for (const engine of engines()) {
     /** Tests whose load is a stub result, and the stub loads made. */
     const stubbed = new Set<string>();
     let stubLoads = 0;
+    const load = loads.runFor(engine);
     const run = async (spec: RunSpec) => {
-      if (!stubbed.has(spec.options.url)) return runTest(spec);
+      if (!stubbed.has(spec.options.url)) return load(spec);
       stubLoads++;
       return stubResult(spec.options.url);
     };
 
     before(async () => {
-      site = await startFixtureSite();
-      // The real runner, with the browsers launched ahead as without the wrapper.
-      server = await startServer({ engine, agentSlots: 1, overrides: { run, launchAhead: true } });
+      // The real runner, with the browsers launched ahead as without the wrapper (where it loads pages).
+      server = await startServer({ engine, agentSlots: 1, overrides: { run, launchAhead: loads.loadsOn(engine) } });
       const t0 = Date.now();
       started = await call(server, 'POST', '/tests', {
         key: server.key,
@@ -51,7 +62,6 @@ for (const engine of engines()) {
 
     after(async () => {
       await server?.close();
-      await site?.close();
     });
 
     it('a completed test answers 303 with a body that stands alone', () => {

@@ -5,6 +5,9 @@
  * measured step's figures against the app's truths, the secret in none of its forms anywhere the service stores or
  * serves, every refusal of a recording, a broken selector (through `webgauge test --journey`, exit 2), a click that
  * leads to an internal address (which receives no connection), and the page a journey makes.
+ * The journeys are run for real on the first engine; the second engine's agent is handed the same results (the
+ * completed journey, then the monitored run that broke) in the same order (test/helpers/replayed-loads.ts): what the
+ * store keeps of them, and that the secret reaches none of it, is checked on each engine against the same real runs.
  */
 import assert from 'node:assert/strict';
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
@@ -19,7 +22,7 @@ import { call, engines, errorOf, startServer, waitForTest, type Res, type TestSe
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { webgauge } from '../helpers/gate-process.js';
 import { stubResult } from '../helpers/stub-result.js';
-import { runTest } from '../../src/runner/run.js';
+import { replayedLoads } from '../helpers/replayed-loads.js';
 import type { RunSpec } from '../../src/runner/types.js';
 import { base64Forms } from '../../src/core/options/secrets.js';
 import { readFailure } from '../../src/core/tests/journey-failure.js';
@@ -76,25 +79,37 @@ async function internalService(): Promise<{ server: Server; port: number; connec
   return { server, port: (server.address() as AddressInfo).port, connections: () => connections };
 }
 
+/** One fixture site (and internal service) for both engines: the second engine's replayed runs are of its URLs. */
+let site: FixtureSite;
+let internal: Awaited<ReturnType<typeof internalService>>;
+let rec: ReturnType<typeof shopRecordings>;
+/** A run is known by its URL and its recording's title (several journeys start at the sign-in page). */
+const loads = replayedLoads((spec) => `${spec.options.url} ${spec.conditions.journey?.recording.title ?? ''}`);
+before(async () => {
+  internal = await internalService();
+  site = await startFixtureSite({ internalPort: internal.port });
+  rec = shopRecordings(site.origin);
+});
+after(async () => {
+  await site?.close();
+  internal?.server.close();
+  process.stderr.write(`[journeys] runs: ${loads.counts.real} real, ${loads.counts.replayed} replayed\n`);
+});
+
 for (const engine of engines()) describe(`journeys through the API (${engine})`, () => {
-  let site: FixtureSite;
   let server: TestServer;
-  let internal: Awaited<ReturnType<typeof internalService>>;
   let receiver: Receiver;
   let dir: string;
-  let rec: ReturnType<typeof shopRecordings>;
   const stubbed = new Set<string>();
-  const run = (spec: RunSpec) => (stubbed.has(spec.testId) ? Promise.resolve(stubResult(spec.options.url)) : runTest(spec));
+  const load = loads.runFor(engine);
+  const run = (spec: RunSpec) => (stubbed.has(spec.testId) ? Promise.resolve(stubResult(spec.options.url)) : load(spec));
   const start = (attributes: Record<string, unknown>, key = server.key) =>
     call(server, 'POST', '/tests', { key, body: { data: { type: 'test', attributes } } });
 
   before(async () => {
-    internal = await internalService();
-    site = await startFixtureSite({ internalPort: internal.port });
-    rec = shopRecordings(site.origin);
     receiver = await startReceiver();
     server = await startServer({ engine, agentSlots: 1, allowPrivateTargets: false, env: { WEBGAUGE_ALLOW_TARGETS: '127.0.0.1' },
-      overrides: { run, launchAhead: true } });
+      overrides: { run, launchAhead: loads.loadsOn(engine) } });
     const hook = await call(server, 'POST', '/webhooks', { key: server.key,
       body: { data: { type: 'webhook', attributes: { url: `${receiver.base}/hook`, events: ['test.completed', 'test.error'] } } } });
     assert.equal(hook.status, 201, hook.text);
@@ -102,9 +117,7 @@ for (const engine of engines()) describe(`journeys through the API (${engine})`,
   });
   after(async () => {
     await server?.close();
-    await site?.close();
     await receiver?.close();
-    internal?.server.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -2,6 +2,9 @@
  * Absolute links (COMPAT: every link is absolute) come from WEBGAUGE_PUBLIC_URL when it is set, whatever Host a
  * request claims; without it they follow the request, but nothing kept across requests (the stored PDF) carries
  * a request's Host. Requests here are sent with node:http so that they can forge the Host header.
+ * On the first engine only: links are built from the configuration and the request, and the PDF is a file of the
+ * artifact store; no engine decides any of it (what the store does for PDFs, charges and slots, is
+ * pdf-service.test.ts's, on both engines).
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -64,7 +67,8 @@ async function getPdf(server: TestServer, reportId: string, host: string): Promi
   throw new Error('redirected forever');
 }
 
-for (const engine of engines()) {
+// Links and PDFs are the same whichever engine stores the rows behind them: once, on the first engine.
+for (const engine of engines().slice(0, 1)) {
   describe(`${engine}: WEBGAUGE_PUBLIC_URL set`, () => {
     let server: TestServer;
     before(async () => {

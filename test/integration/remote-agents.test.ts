@@ -6,7 +6,10 @@
  * test in error after the queue timeout, refunded. A wrong token stops an agent at once. The agents trust the
  * company CA of their own WEBGAUGE_EXTRA_CA_CERTS (the service's does not reach them): one test loads the site over
  * HTTPS with a certificate of that CA. On PostgreSQL also two API nodes: the agent talks to one, the report is read
- * from the other.
+ * from the other. The tests run Lighthouse on the first engine (the report after a kill -9 has its score); on the
+ * second they are plain loads (report=none), shorter: leases, requeues and hand-backs are the same either way, and
+ * Lighthouse's figures do not depend on the engine. An agent whose CA file cannot be read is refused before it
+ * reaches any service: checked once, on the first engine.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -119,8 +122,10 @@ for (const engine of engines()) {
       WEBGAUGE_AGENT_HEARTBEAT_MS: '500', WEBGAUGE_QUEUE_TIMEOUT_MS: '2000', WEBGAUGE_LOG_LEVEL: 'info',
       WEBGAUGE_METRICS_TOKEN: METRICS_TOKEN,
     });
-    const post = (url: string, loc: string, key = service.key) =>
-      call(service, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, location: loc, report: 'lighthouse' } } } });
+    // Lighthouse's figures are the page's, whichever engine stores them: its audits run on the first engine only.
+    const lighthouse = engine === engines()[0];
+    const post = (url: string, loc: string, key = service.key, report = lighthouse ? 'lighthouse' : 'none') =>
+      call(service, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, location: loc, report } } } });
     /** The agent running a test: the one that says it claimed it (every agent has a browser: the one launched ahead). */
     const runningAgent = (id: string) => until('the agent that claimed the test', async () =>
       agents.find((a) => a.proc.exitCode === null && a.output().split('\n').some((line) => line.includes('test claimed') && line.includes(id))));
@@ -200,7 +205,7 @@ for (const engine of engines()) {
       assert.equal(done.status, 303, done.text);
       const report = await call(service, 'GET', `/reports/${id}`, { key: service.key });
       assert.equal(report.status, 200, report.text);
-      assert.equal(report.body.data.attributes.performance_score > 0, true);
+      if (lighthouse) assert.equal(report.body.data.attributes.performance_score > 0, true);
       assert.equal(site.requests.filter((r) => r.path === path).length, 2, 'loaded by the killed agent, then by the other');
       const again = site.requests.filter((r) => r.path === path)[1]!.time;
       process.stdout.write(`# ${engine}: kill -9 of the agent → the page loading again on the other agent ${again - killedAt} ms ` +
@@ -265,7 +270,7 @@ for (const engine of engines()) {
       await until('the location listed', async () => (await call(service, 'GET', `/locations/${empty}`, { key: service.key })).status === 200, 10_000);
       const credits = async () => (await call(service, 'GET', '/status', { key: service.key })).body.data.attributes.api_credits as number;
       const before = await credits();
-      const res = await post(site.url('/?nobody'), empty);
+      const res = await post(site.url('/?nobody'), empty, service.key, 'lighthouse'); // never loaded: a test's price, 1 credit
       assert.equal(res.status, 202, res.text);
       assert.equal(await credits(), before - 1);
       const done = await waitForTest(service, service.key, res.body.data.id, 30_000);
@@ -302,7 +307,8 @@ for (const engine of engines()) {
       assert.match(text, /webgauge_http_request_duration_seconds_count\{method="GET",route="\/api\/2\.0\/tests\/:id",status_code="\d+"\} \d+/);
     });
 
-    test('an agent whose CA file cannot be read does not start: exit 2 naming the variable', async () => {
+    // The agent refuses to start before it reaches any service: once, on the first engine.
+    if (engine === engines()[0]) test('an agent whose CA file cannot be read does not start: exit 2 naming the variable', async () => {
       const bad = startAgent(server, token, join(scratch, 'bad-ca'), { WEBGAUGE_EXTRA_CA_CERTS: join(scratch, 'no-such.pem') });
       assert.equal(await exitOf(bad), 2);
       assert.match(bad.output(), /WEBGAUGE_EXTRA_CA_CERTS: cannot read the file .*no-such\.pem \(ENOENT\)/);
