@@ -12,6 +12,7 @@ import { accountsChanged, PrincipalCache } from '../../src/core/accounts/auth-ca
 import type { Principal } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
 import { RateLimiter } from '../../src/core/accounts/ratelimit.js';
+import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
 
 describe('RateLimiter', () => {
@@ -55,6 +56,27 @@ describe('RateLimiter', () => {
       }
       assert.ok(admitted <= limit, `limit ${limit}: ${admitted} admitted`);
       assert.ok(admitted >= Math.floor(limit * 0.98), `limit ${limit}: ${admitted} admitted`);
+    }
+  });
+
+  test("a full disk does not stop reads: a lease SQLite has no room for is this process's alone, said once", async () => {
+    const full = await openStore({ dataDir: await mkdtemp(join(dir, 'full-')) });
+    const said: string[] = [];
+    full.health.useLog({ error: (_o, msg) => said.push(msg), info: (_o, msg) => said.push(msg), warn: (_o, msg) => said.push(msg) });
+    try {
+      // SQLite's own limit on the file's pages: a write that needs one more page fails with SQLITE_FULL, as on a full disk.
+      const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(full.db)).rows[0]!.page_count;
+      await sql.raw(`pragma max_page_count = ${pages}`).execute(full.db);
+      const limiter = new RateLimiter(full);
+      const states = [];
+      for (let i = 0; i < 500; i++) states.push(await limiter.hit(`acc-full-${i}`, 10, 60));
+      assert.ok(states.every((s) => !s.exceeded && s.remaining === 9));
+      assert.equal(said.filter((m) => m.startsWith('out of storage')).length, 1, said.join('\n'));
+      // Still this process's count: the 11th request of an account is refused.
+      for (let i = 0; i < 9; i++) await limiter.hit('acc-full-0', 10, 60);
+      assert.equal((await limiter.hit('acc-full-0', 10, 60)).exceeded, true);
+    } finally {
+      await full.close();
     }
   });
 

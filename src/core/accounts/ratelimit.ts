@@ -1,4 +1,5 @@
 import type { Store } from '../../store/db.js';
+import { outageOf } from '../../store/health.js';
 import { deleteWindowsBefore, takeWindowUnits } from '../../store/rate-limits.js';
 import { clock } from '../clock.js';
 
@@ -78,7 +79,16 @@ export class RateLimiter {
   private async lease(accountId: string, w: Window, limit: number): Promise<void> {
     const left = Math.max(0, limit - w.total);
     const units = Math.min(MAX_LEASE, Math.max(1, Math.floor(left / 100)));
-    const total = await takeWindowUnits(this.store.db, accountId, w.start, units);
+    let total: number;
+    try {
+      total = await takeWindowUnits(this.store.db, accountId, w.start, units);
+    } catch (err) {
+      // A full disk must not stop reads: the lease is this process's alone until the store takes writes again
+      // (said once by the store's health). A database that is away fails the request as before.
+      if (outageOf(err)?.kind !== 'storage') throw err;
+      this.store.health.noticed(err);
+      total = w.total + units;
+    }
     const before = total - units;
     const granted = Math.max(0, Math.min(units, limit - before));
     w.taken += granted;
