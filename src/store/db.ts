@@ -118,10 +118,15 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase 
     run: () => (sqlite.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
     iterate: () => [][Symbol.iterator](),
   };
+  // A deferred transaction that reads, then writes, fails at once with SQLITE_BUSY (no busy wait) when another
+  // process (the CLI beside a running service) wrote in between: a transaction takes the write lock as it begins,
+  // so it waits its turn like a single statement does.
+  const beginImmediate = sqlite.prepare('begin immediate');
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
       if (text === 'rollback') return rollbackIfOpen;
+      if (text === 'begin') return beginImmediate;
       const cached = cache.get(text);
       if (cached && !cached.busy) return cached;
       const stmt = sqlite.prepare(text);
