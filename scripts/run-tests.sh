@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# The whole suite (npm test; scripts/test.sh sets up first). A file that loads a page in a browser runs alone, with
-# the machine to itself: its figures are held against truths measured on this machine (paint and frame times, the
-# emulated link's phases, observed TTI's quiet window behind every score, leases and heartbeats, the run guard). The
-# unit tests and the integration files that load no page run two at a time first. A new file runs alone unless it is
-# listed here. Each file is its own process either way.
+# The whole suite (npm test; scripts/test.sh sets up first). A file whose figures are held against truths measured on
+# this machine (paint and frame times, the emulated link's phases, observed TTI's quiet window behind every score,
+# leases and heartbeats, the run guard) runs alone, with the machine to itself. The rest runs two at a time first:
+# the unit tests (in one process: test/unit/all.ts), the integration files that load no page, and those that load
+# pages but check no timing against a truth (what they check is stored, refused, rendered or restored). A new file
+# runs alone unless it is listed here. Each file is its own process either way.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 two_at_a_time=(
-  $(find test/unit -name '*.test.ts' | sort)
-  test/integration/{accounts,agent-protocol,api-start-test,api,cli-accounts,connection-guard,hostile-input}.test.ts
-  test/integration/{monitoring,openapi,pages-lists,pdf-service,plans,public-url,read-path,secrets-at-rest}.test.ts
+  # Pages loaded, no timing held against a truth; the longest first, so the two lanes end together.
+  test/integration/{web-app,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts}.test.ts
+  test/unit/all.ts
+  test/integration/{store,fuzz,browser-sandbox}.test.ts
+  test/integration/{accounts,agent-protocol,api-start-test,api,connection-guard,hostile-input}.test.ts
+  test/integration/{monitoring,openapi,pages-lists,plans,public-url,read-path,secrets-at-rest}.test.ts
   test/integration/{sweep,tags,web-account,web-alerts,web-http,web-pages}.test.ts
 )
-mapfile -t all < <(find test -name '*.test.ts' | sort)
+mapfile -t all < <(find test/integration -name '*.test.ts' | sort)
 alone=()
 for f in "${all[@]}"; do
   [[ " ${two_at_a_time[*]} " == *" $f "* ]] || alone+=("$f")
