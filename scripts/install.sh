@@ -46,7 +46,8 @@ want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   say "installing npm packages"
   # Browsers come from apt; no package may download its own.
-  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+  # --prefer-offline: packages already in npm's cache are not asked of the registry again (the lock file pins them).
+  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 else
   say "npm packages up to date"
