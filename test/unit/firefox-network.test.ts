@@ -69,6 +69,26 @@ describe('the network of a Firefox load', () => {
     assert.deepEqual(n.har({ until: T0 + 4000, pageStart: T0, title: '', onContentLoad: 0, onLoad: 0, decodedSizes: new Map() }).log.entries, []);
   });
 
+  test('an image fetched once and handed out again from the cache (a preload reused) is one request, as the server saw', () => {
+    const n = new FirefoxNetwork(TOP);
+    const img = { destination: 'image', t: { requestTime: T0 + 10, requestStart: T0 + 11, responseStart: T0 + 20, responseEnd: T0 + 30 } };
+    n.event('network.beforeRequestSent', event('5', 'http://a.test/image.jpg', img));
+    n.event('network.responseCompleted', event('5', 'http://a.test/image.jpg', { ...img, status: 200, bytes: 32_920, body: 32_768 }));
+    const again = { destination: 'image', t: { requestTime: T0 + 40 } };
+    n.event('network.beforeRequestSent', event('3', 'http://a.test/image.jpg', again));
+    const cached = event('3', 'http://a.test/image.jpg', { ...again, status: 200 });
+    cached.response!.fromCache = true;
+    n.event('network.responseCompleted', cached);
+    // A cache hit of a URL the load never fetched (none in a fresh profile) stays: nothing is hidden that has no twin.
+    const lone = event('7', 'http://a.test/other.jpg', { destination: 'image', t: { requestTime: T0 + 50 }, status: 200 });
+    lone.response!.fromCache = true;
+    n.event('network.beforeRequestSent', event('7', 'http://a.test/other.jpg', { destination: 'image', t: { requestTime: T0 + 50 } }));
+    n.event('network.responseCompleted', lone);
+    const har = n.har({ until: T0 + 4000, pageStart: T0, title: '', onContentLoad: 0, onLoad: 0, decodedSizes: new Map() });
+    assert.deepEqual(har.log.entries.map((e) => [e.request.url, e._requestId]),
+      [['http://a.test/image.jpg', '5'], ['http://a.test/other.jpg', '7']]);
+  });
+
   test('a connection the guard refused is not network activity; any other outcome is, at Firefox\'s own times', () => {
     const n = new FirefoxNetwork(TOP);
     n.event('network.beforeRequestSent', event('1', 'http://10.0.0.1/', { t: { requestTime: T0 + 100 } }));

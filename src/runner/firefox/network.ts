@@ -173,9 +173,18 @@ export class FirefoxNetwork {
     const hops = [...this.hops.values()]
       .filter((h) => isNetworkUrl(h.request.url) && h.request.timings.requestTime <= o.until && h.response)
       .sort((a, b) => a.request.timings.requestTime - b.request.timings.requestTime);
+    // The profile is fresh, so a hop from the cache that moved no byte reuses a response this load already fetched
+    // (an image the speculative parser preloaded, handed to its <img> by Firefox's image cache, sometimes reported
+    // again): the server saw one request, and the HAR has one.
+    const fetched = new Set<string>();
+    const own = hops.filter((h) => {
+      const reused = h.response!.fromCache && !h.response!.bytesReceived && fetched.has(h.request.url);
+      if (!h.response!.fromCache) fetched.add(h.request.url);
+      return !reused;
+    });
     const lastHop = new Map<string, number>();
-    for (const h of hops) lastHop.set(h.id, Math.max(lastHop.get(h.id) ?? 0, h.redirectCount));
-    const entries = hops.map((h) => harEntry(h, lastHop.get(h.id)! - h.redirectCount, o.decodedSizes));
+    for (const h of own) lastHop.set(h.id, Math.max(lastHop.get(h.id) ?? 0, h.redirectCount));
+    const entries = own.map((h) => harEntry(h, lastHop.get(h.id)! - h.redirectCount, o.decodedSizes));
     return {
       log: {
         version: '1.2',
