@@ -165,6 +165,9 @@ for (const engine of engines()) {
       token = made.lastLine;
       assert.match(token, /^wgat_[A-Za-z0-9_-]{43}$/);
       for (let i = 0; i < 2; i++) agents.push(startAgent(server, token, join(scratch, `agent-${i}`)));
+      // A test posted before any agent of the location was heard from would end at the queue timeout (2 s).
+      await until('two agents online', async () => (await call(service, 'GET', `/locations/${location}`, { key: service.key }))
+        .body?.data?.attributes?.agents_online === 2, 30_000);
     });
 
     after(async () => {
