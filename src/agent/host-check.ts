@@ -67,8 +67,8 @@ export class HostQualityCheck {
    * A reading of the host: it joins the baseline when other processes left the host alone meanwhile, and is the
    * index the next loads report. A disturbed reading is dropped (the last clean one stays).
    */
-  record(reading: HostReading | undefined): void {
-    this.lastAttempt = Date.now();
+  record(reading: HostReading | undefined, now = Date.now()): void {
+    this.lastAttempt = now;
     if (!reading || !(reading.benchmarkIndex > 0)) return;
     if (reading.otherCpuCores !== undefined && reading.otherCpuCores > this.busyBound) {
       this.log.info({ benchmarkIndex: reading.benchmarkIndex, otherCpuCores: reading.otherCpuCores },
