@@ -47,7 +47,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   say "installing npm packages"
   # Browsers come from apt; no package may download its own.
   # --prefer-offline: packages already in npm's cache are not asked of the registry again (the lock file pins them).
-  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+  # better-sqlite3 is compiled here (its prebuilt binary is a download from GitHub): JOBS=max lets node-gyp build its
+  # two large sources on every core at once.
+  JOBS=max PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 else
   say "npm packages up to date"
