@@ -11,7 +11,6 @@
  * Two Lighthouse runs and two plain page loads in all.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +28,7 @@ import { adblockEngine, adblockJudge } from '../../src/runner/conditions/adblock
 import { loadConfig } from '../../src/config.js';
 import type { RunResult } from '../../src/runner/types.js';
 import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
+import { luminance } from '../helpers/images.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -40,15 +40,6 @@ before(async () => {
 after(async () => {
   await site.close();
 });
-
-/** Mean luminance 0-255 of a JPEG (decoded by ffmpeg to a small grey image). */
-function luminance(jpeg: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-vf', 'scale=32:18,format=gray', '-f', 'rawvideo',
-      'pipe:1'], { encoding: 'buffer' }, (err, stdout) => (err ? reject(err) : resolve(stdout.reduce((s, v) => s + v, 0) / stdout.length)));
-    child.stdin?.end(jpeg);
-  });
-}
 
 describe('device, adblock, HTTP auth and cookies through the service (its logs read)', () => {
   const host = () => `fixture.test:${site.port}`;

@@ -6,16 +6,13 @@
  * One test run (the fixture's gallery page, with video); the other reports are seeded rows.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURE, startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, errorOf, startServer, waitForTest, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { clock } from '../../src/core/clock.js';
 import { closeBrowser, launchBrowser } from '../../src/runner/browser.js';
+import { luminance, probeVideo, videoFrameLuminance } from '../helpers/images.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,7 +21,6 @@ let site: FixtureSite;
 let server: TestServer;
 let report: Res;
 let id: string;
-let scratch: string;
 
 /** A GET with the key, the body as bytes. */
 async function raw(url: string, key: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Buffer }> {
@@ -36,35 +32,6 @@ async function raw(url: string, key: string, headers: Record<string, string> = {
 
 const credits = async (key: string): Promise<number> =>
   (await call(server, 'GET', '/status', { key })).body.data.attributes.api_credits;
-
-/** Grey 32x18 frames of a video, one per frame (ffmpeg decodes every frame). */
-async function videoFrames(mp4: Buffer): Promise<number[]> {
-  const file = join(scratch, `v-${Date.now()}.mp4`);
-  await writeFile(file, mp4);
-  const out = await new Promise<Buffer>((resolve, reject) => execFile('ffmpeg', ['-v', 'error', '-i', file, '-vf',
-    'scale=32:18,format=gray', '-f', 'rawvideo', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 26 },
-  (err, stdout) => (err ? reject(err) : resolve(stdout))));
-  const frames: number[] = [];
-  for (let i = 0; i + 576 <= out.length; i += 576) frames.push(out.subarray(i, i + 576).reduce((s, v) => s + v, 0) / 576);
-  return frames;
-}
-
-async function probe(mp4: Buffer): Promise<Record<string, string>> {
-  const file = join(scratch, `p-${Date.now()}.mp4`);
-  await writeFile(file, mp4);
-  const out = await new Promise<string>((resolve, reject) => execFile('ffprobe', ['-v', 'error', '-select_streams', 'v:0',
-    '-show_entries', 'stream=codec_name,pix_fmt,r_frame_rate,avg_frame_rate,width,height:format=duration,format_name',
-    '-of', 'default=noprint_wrappers=1', file], (err, stdout) => (err ? reject(err) : resolve(stdout))));
-  return Object.fromEntries(out.trim().split('\n').map((l) => l.split('=') as [string, string]));
-}
-
-function luminance(jpeg: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-vf', 'scale=32:18,format=gray', '-f', 'rawvideo',
-      'pipe:1'], { encoding: 'buffer' }, (err, stdout) => (err ? reject(err) : resolve(stdout.reduce((s, v) => s + v, 0) / stdout.length)));
-    child.stdin?.end(jpeg);
-  });
-}
 
 /** Files of a ustar archive, in order. */
 function untar(tar: Buffer): { name: string; data: Buffer }[] {
@@ -106,7 +73,6 @@ async function getPdf(key: string, reportId: string, full = false): Promise<{ re
 }
 
 before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'webgauge-resources-'));
   site = await startFixtureSite();
   // A PDF request waits 300 ms for the file, then is redirected to ask again: every first request sees a 302.
   server = await startServer({ engine: 'sqlite', agentSlots: 1, env: { WEBGAUGE_PDF_WAIT_MS: '300' } });
@@ -125,7 +91,6 @@ after(async () => {
   clock.reset();
   await server?.close();
   await site?.close();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 describe('links', () => {
@@ -183,7 +148,7 @@ describe('video.mp4', () => {
 
   test('is H.264 mp4 at a steady 30 fps, as long as the load', async () => {
     assert.equal(mp4.subarray(4, 8).toString('latin1'), 'ftyp');
-    const p = await probe(mp4);
+    const p = await probeVideo(mp4);
     assert.equal(p.codec_name, 'h264');
     assert.equal(p.pix_fmt, 'yuv420p');
     assert.equal(p.r_frame_rate, '30/1');
@@ -194,7 +159,7 @@ describe('video.mp4', () => {
   });
 
   test('starts at navigation start: blank until first paint, the page from then on', async () => {
-    const frames = await videoFrames(mp4);
+    const frames = await videoFrameLuminance(mp4);
     const a = report.body.data.attributes;
     const frameAt = (ms: number) => frames[Math.floor((ms * 30) / 1000)];
     assert.ok(frames[0] > 240, 'the first frame is the blank page');

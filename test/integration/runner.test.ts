@@ -5,7 +5,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
 import { buildTrustStore, caCertificates, type TrustStore } from '../../src/runner/trust-store.js';
 import { defaultSandbox } from '../../src/runner/browser.js';
 import { closeGuarded, LaunchAhead } from '../../src/runner/launch-ahead.js';
+import { jpegSize, luminance } from '../helpers/images.js';
 
 const CHROME = process.env.WEBGAUGE_CHROME_PATH ?? '/usr/bin/chromium';
 
@@ -40,32 +40,6 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; seen: Re
   const from = site.requests.length;
   const result = await fn();
   return { result, seen: site.requests.slice(from) };
-}
-
-/** Width and height from a JPEG's start-of-frame marker. */
-function jpegSize(jpeg: Buffer): { width: number; height: number } {
-  let i = 2;
-  while (i < jpeg.length) {
-    const marker = jpeg[i + 1];
-    const length = jpeg.readUInt16BE(i + 2);
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return { height: jpeg.readUInt16BE(i + 5), width: jpeg.readUInt16BE(i + 7) };
-    }
-    i += 2 + length;
-  }
-  throw new Error('no SOF marker');
-}
-
-/** Mean luminance 0-255 of a JPEG (decoded by ffmpeg to a small grey image). */
-function luminance(jpeg: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-vf', 'scale=32:18,format=gray', '-f', 'rawvideo',
-      'pipe:1'], { encoding: 'buffer' }, (err, stdout) => {
-      if (err) return reject(err);
-      resolve(stdout.reduce((sum, v) => sum + v, 0) / stdout.length);
-    });
-    child.stdin?.end(jpeg);
-  });
 }
 
 before(async () => {

@@ -64,6 +64,12 @@ Promise<{ metadata: string; filters: string[] }> {
   return { metadata: `${lines.join('\n')}\n`, filters };
 }
 
+/**
+ * Each image is read at 1000 fps, so its time base is 1 ms: at the image demuxer's default (25 fps) the concat
+ * demuxer put every frame on a 40 ms grid, up to 20 ms before its time.
+ */
+const MS_TIME_BASE = 'option framerate 1000';
+
 const even = (n: number): number => Math.max(2, Math.floor(n / 2) * 2);
 
 export async function encodeVideo(frames: readonly FilmstripFrame[], o: VideoOptions): Promise<Buffer> {
@@ -81,15 +87,18 @@ export async function encodeVideo(frames: readonly FilmstripFrame[], o: VideoOpt
     const white = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).jpeg().toBuffer();
     timeline.unshift({ timestamp: 0, jpeg: white });
   }
-  const endMs = Math.max(o.endMs, timeline[timeline.length - 1].timestamp + 1000 / VIDEO_FPS);
+  // The last change shows from output frame ceil(t * fps) on (round=up below): the video lasts a frame beyond it, or
+  // a change between two output frames near the end would never be shown.
+  const lastShownMs = (Math.ceil((timeline[timeline.length - 1].timestamp * VIDEO_FPS) / 1000) * 1000) / VIDEO_FPS;
+  const endMs = Math.max(o.endMs, lastShownMs + 1000 / VIDEO_FPS);
   const lines = ['ffconcat version 1.0'];
   await Promise.all(timeline.map((f, i) => writeFile(join(dir, `${i}.jpg`), f.jpeg)));
   timeline.forEach((f, i) => {
     const next = i + 1 < timeline.length ? timeline[i + 1].timestamp : endMs;
-    lines.push(`file '${i}.jpg'`, `duration ${((next - f.timestamp) / 1000).toFixed(3)}`);
+    lines.push(`file '${i}.jpg'`, MS_TIME_BASE, `duration ${((next - f.timestamp) / 1000).toFixed(3)}`);
   });
   // The concat demuxer only honours the last duration when the last file is listed once more.
-  lines.push(`file '${timeline.length - 1}.jpg'`);
+  lines.push(`file '${timeline.length - 1}.jpg'`, MS_TIME_BASE);
   await writeFile(join(dir, 'frames.ffconcat'), lines.join('\n') + '\n');
 
   const out = join(dir, 'video.mp4');
