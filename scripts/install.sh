@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything Webgauge needs on a Debian machine with Node.js 20+: Chromium, Firefox ESR and ffmpeg from apt when
-# missing, the npm packages, and the build. Safe to run again: each step is skipped when already done.
+# Installs everything Webgauge needs on a Debian machine with Node.js 20+: Chromium, Firefox ESR, Xvfb and ffmpeg from apt
+# when missing, the npm packages, and the build. Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,9 +29,11 @@ command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 # Firefox (Desktop), the second browser: agents offer it when WEBGAUGE_FIREFOX_PATH (Debian's ESR by default) works.
 firefox="${WEBGAUGE_FIREFOX_PATH:-/usr/bin/firefox-esr}"
 [ -x "$firefox" ] || missing+=(firefox-esr)
+# Firefox draws on a display of its own (Xvfb) that ffmpeg records: its filmstrip and video (WebDriver BiDi has no screencast).
+[ -x /usr/bin/Xvfb ] || missing+=(xvfb)
 # certutil hands the operator's CA certificates (WEBGAUGE_EXTRA_CA_CERTS) to the test browsers.
 command -v certutil >/dev/null 2>&1 || missing+=(libnss3-tools)
-if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, firefox-esr, ffmpeg and certutil present"; fi
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, firefox-esr, xvfb, ffmpeg and certutil present"; fi
 
 # The browser never runs as root: when the service does, Chromium runs sandboxed as this unprivileged user.
 browser_user="${WEBGAUGE_BROWSER_USER:-webgauge-browser}"

@@ -27,7 +27,7 @@ import { DeliveryDispatcher } from './notify/dispatcher.js';
 import { smtpMailer } from './notify/email.js';
 import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
-import { firefoxVersion } from './runner/firefox/launch.js';
+import { findFirefox } from './runner/firefox/launch.js';
 
 export interface App {
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -110,11 +110,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   if (sealed > 0) server.log.info({ rows: sealed }, 'stored test secrets encrypted');
   if (settings) {
     const launchAhead = overrides.launchAhead ?? !overrides.run;
-    // Firefox (Desktop) is offered when a working one is found (WEBGAUGE_FIREFOX_PATH).
-    const firefox = await firefoxVersion(config.firefoxPath);
-    server.log.info({ firefox: firefox ?? null, path: config.firefoxPath }, firefox ? 'Firefox found: the agent offers it' :
-      'no working Firefox at WEBGAUGE_FIREFOX_PATH: the agent offers Chrome alone');
-    const firefoxPath = firefox ? config.firefoxPath : undefined;
+    // Firefox (Desktop) is offered when a working one is found (WEBGAUGE_FIREFOX_PATH), with Xvfb to film it on.
+    const firefox = await findFirefox(config.firefoxPath);
+    if ('version' in firefox) server.log.info({ firefox: firefox.version, path: config.firefoxPath }, 'Firefox found: the agent offers it');
+    else server.log.info({ firefox: null, path: config.firefoxPath }, `${firefox.missing}: the agent offers Chrome alone`);
+    const firefoxPath = 'version' in firefox ? config.firefoxPath : undefined;
     agent = new Agent({
       transport: new InProcessTransport(store, artifacts, catalog, () => testEvents?.wake()),
       location: LOCAL_LOCATION_ID,

@@ -14,7 +14,7 @@ import { Agent } from './agent.js';
 import { AgentRefused, HttpTransport } from './http-transport.js';
 import { HostQualityCheck, type HostCheckSettings } from './host-check.js';
 import { launchAheadFor, runnerSettings, withRunnerSettings } from './runner-settings.js';
-import { firefoxVersion } from '../runner/firefox/launch.js';
+import { findFirefox } from '../runner/firefox/launch.js';
 import { onlineWindowMs } from '../core/catalog/locations.js';
 import { listenForHealth } from './health-listener.js';
 
@@ -80,8 +80,8 @@ export async function startRemoteAgent(o: RemoteAgentOptions): Promise<{ agent: 
   // The agent's own CA file (WEBGAUGE_EXTRA_CA_CERTS on its machine): the sites it reaches are its network's.
   const runner = await runnerSettings({ adblockLists: config.adblockLists, extraCaCerts: config.extraCaCerts, tag: sandbox.tag });
   const run = withRunnerSettings(o.run ?? runTest, runner);
-  // Firefox (Desktop) is offered when a working one is found (WEBGAUGE_FIREFOX_PATH).
-  const firefoxPath = (await firefoxVersion(config.firefoxPath)) ? config.firefoxPath : undefined;
+  // Firefox (Desktop) is offered when a working one is found (WEBGAUGE_FIREFOX_PATH), with Xvfb to film it on.
+  const firefoxPath = 'version' in (await findFirefox(config.firefoxPath)) ? config.firefoxPath : undefined;
   // Lease and heartbeat come from the server's hello; the agent is built first for its ID.
   const settings = { leaseMs: config.leaseMs, heartbeatMs: config.agentHeartbeatMs };
   const agent = new Agent({

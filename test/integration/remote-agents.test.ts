@@ -23,7 +23,7 @@ import { startChildService, type ChildService } from '../helpers/child-service.j
 import { call, engines, freshPgDatabase, waitForTest } from '../helpers/server.js';
 import { openStore } from '../../src/store/db.js';
 import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
-import { DEFAULT_FIREFOX_PATH, firefoxVersion } from '../../src/runner/firefox/launch.js';
+import { DEFAULT_FIREFOX_PATH, findFirefox } from '../../src/runner/firefox/launch.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const METRICS_TOKEN = 'metrics-token-for-the-test-0123';
@@ -184,9 +184,9 @@ for (const engine of engines()) {
         const res = await call(service, 'GET', `/locations/${location}`, { key: service.key });
         return res.body?.data?.attributes?.agents_online === 2 && res.body.data;
       }, 30_000);
-      // Chrome, and Firefox (Desktop) when the agents' machine has a working one (scripts/install.sh installs it).
-      const firefox = await firefoxVersion(process.env.WEBGAUGE_FIREFOX_PATH ?? DEFAULT_FIREFOX_PATH);
-      assert.deepEqual(loc.attributes.browsers, firefox ? ['1', '3'] : ['3']);
+      // Chrome, and Firefox (Desktop) when the agents' machine has a working one and Xvfb (scripts/install.sh installs both).
+      const firefox = await findFirefox(process.env.WEBGAUGE_FIREFOX_PATH ?? DEFAULT_FIREFOX_PATH);
+      assert.deepEqual(loc.attributes.browsers, 'version' in firefox ? ['1', '3'] : ['3']);
       const listed = await cli(['location', 'list'], storeEnv);
       assert.equal(listed.code, 0, listed.out);
       assert.match(listed.out, new RegExp(`^${location}\tname=Remote rack\tregion=Test lab\tagents_online=2\t`, 'm'));

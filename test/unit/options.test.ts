@@ -177,7 +177,7 @@ describe('report and retention', () => {
     assert.equal(parse({}, ctx).report, 'legacy');
     assert.equal(parse({ report: 'legacy' }, ctx).report, 'legacy');
   });
-  test('Firefox (Desktop): report left out is legacy; a Lighthouse report or video is refused naming the browser and the option', () => {
+  test('Firefox (Desktop): report left out is legacy; a Lighthouse report is refused naming the browser, an option it lacks naming the option', () => {
     // A location whose agents offer both browsers.
     const both = createCatalog({ locationName: 'x', locationRegion: 'y' },
       { locations: () => [{ id: '1', name: 'x', region: 'y', default: true, browsers: ['1', '3'] }], defaultLocation: '1' });
@@ -189,7 +189,11 @@ describe('report and retention', () => {
     for (const report of ['lighthouse', 'legacy,lighthouse']) {
       rejects(() => parse({ ...firefox, report }, ctx), 'E40004', /browser "1" \(Firefox \(Desktop\)\) does not support the report type/);
     }
-    rejects(() => parse({ ...firefox, video: 1 }, ctx), 'E40004', /browser "1" \(Firefox \(Desktop\)\) does not support video/);
+    assert.equal(parse({ ...firefox, video: 1 }, ctx).video, 1);
+    // A browser whose flag for an option is false (none today) is refused that option by name.
+    const withoutVideo = { ...both, browser: (id: string) => (id === '1' ? { ...both.browser('1')!, video: false } : both.browser(id)) };
+    rejects(() => parse({ ...firefox, video: 1 }, { ...ctx, catalog: withoutVideo }), 'E40004',
+      /browser "1" \(Firefox \(Desktop\)\) does not support video/);
     rejects(() => parse(firefox), 'E40003', /browser "1" is not available at location "1"/);
     const every = parse({ ...firefox, adblock: 1, cookies: ['a=b'], httpauth_username: 'u', throttle: '5000/1000/30',
       block_url: ['ads'], dns: ['example.com:192.0.2.1'], user_agent: 'x', browser_width: 800, browser_height: 600 }, ctx);

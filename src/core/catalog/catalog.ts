@@ -172,8 +172,8 @@ export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Cata
     user_agent: true,
     resolution: true,
   };
-  // Firefox runs no Lighthouse (no CDP); no video or filmstrip: the load has no screencast over WebDriver BiDi
-  // (ESR 153), and a film recorded from a display is not made yet (DESIGN.md). Every other option acts on its load
+  // Firefox runs no Lighthouse (no CDP). Its film (filmstrip and video) is a recording of the display it draws on
+  // (runner/firefox/display.ts, screen-recording.ts): WebDriver BiDi has no screencast. Every option acts on its load
   // and is proven by test/integration/firefox.test.ts.
   const firefox: Browser = {
     ...chrome,
@@ -182,7 +182,6 @@ export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Cata
     browser: 'firefox',
     default: false,
     lighthouse: false,
-    video: false,
   };
   const browsers = [chrome, firefox];
   const devices = allDevices();
@@ -227,6 +226,15 @@ export function agentBrowsers(o: { firefox: boolean }): string[] {
 }
 
 /** The runner's name of a catalog browser (RunSpec.browser). */
+/**
+ * Whether a report of this browser keeps its filmstrip without Lighthouse. The filmstrip is a Lighthouse report's
+ * resource (the spec's "L"); a browser that cannot run Lighthouse (Firefox) keeps the film of its recorded screen with
+ * every report, as its only record of what the screen showed over time.
+ */
+export function keepsFilmWithoutLighthouse(browserId: string): boolean {
+  return browserId === FIREFOX_ID;
+}
+
 export function runnerBrowser(browser: Browser | undefined): 'chrome' | 'firefox' {
   return browser?.browser === 'firefox' ? 'firefox' : 'chrome';
 }

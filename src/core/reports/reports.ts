@@ -24,6 +24,7 @@ import {
 import { assertOwnerRole } from '../accounts/roles.js';
 import type { Principal } from '../accounts/accounts.js';
 import { hasLighthouse } from '../vocabulary/report-types.js';
+import { keepsFilmWithoutLighthouse } from '../catalog/catalog.js';
 
 export type { ReportRow, ReportWithTags };
 
@@ -148,7 +149,7 @@ export async function completeTest(
     resources.push(ARTIFACT.imageIndex);
     putJson(ARTIFACT.imageIndex, index);
   }
-  if (withLighthouse && result.filmstrip.length > 0) {
+  if ((withLighthouse || keepsFilmWithoutLighthouse(test.browser)) && result.filmstrip.length > 0) {
     const index: FilmstripIndex = { frames: [] };
     if (result.journey) {
       index.steps = result.journey.steps.map((st) => ({ index: st.index, name: st.name, mode: st.mode, start: st.start,

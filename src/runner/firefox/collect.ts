@@ -3,7 +3,8 @@
  * network events with the guard's addresses and lookups, the bodies for the legacy rules (BiDi network.getData, from
  * the data collectors puppeteer adds), and the metrics: every load metric the spec defines, and of the Lighthouse ones
  * only the largest contentful paint, which Firefox reports itself. CLS and TBT (Firefox exposes no layout-shift or
- * longtask entries), TTI, SpeedIndex and the performance score are absent.
+ * longtask entries), TTI, SpeedIndex and the performance score are absent. The filmstrip and the video come from the
+ * recording of the load's screen (screen-recording.ts), made as Chromium's are from its screencast frames.
  */
 import { RunError, type HostMeasurement, type RunResult } from '../types.js';
 import { takeScreenshot } from '../capture/screenshot.js';
@@ -16,6 +17,9 @@ import { runMetrics, runWarnings } from '../load/figures.js';
 import { otherCpuCores } from '../host-load.js';
 import { collectPageFactsInPage } from '../../analysis/collect-facts.js';
 import { emptyDomFacts, type PageFacts } from '../../analysis/facts.js';
+import { filmOfLoad } from '../capture/filmstrip.js';
+import { encodeVideo } from '../capture/video.js';
+import type { FilmstripFrame } from '../types.js';
 import { readFirefoxPage } from './page.js';
 import type { FirefoxLoad } from './context.js';
 
@@ -48,6 +52,9 @@ export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> 
   applyGuardConnections(har, load.launched.connections.ledger);
   const bodies = options.report.includes('legacy') ? await readBodies(load, har) : undefined;
   timer.end('har');
+  const film = await filmOf(load, timings.timeOrigin, Math.max(endMs, timings.loadEventEnd));
+  const video = options.video === 1 ? await videoOf(load, film) : undefined;
+  timer.end('video');
 
   const metrics = runMetrics({ har: harFigures(har, network.mainRequestId), timings, authChallengeMs: 0, loadEndMs: endMs,
     stopOnload, rumSpeedIndex: rumSi, lighthouse: { largest_contentful_paint: readings.largestContentfulPaint } });
@@ -58,13 +65,40 @@ export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> 
     metrics,
     har,
     screenshot,
-    filmstrip: [],
+    filmstrip: film?.frames ?? [],
+    video,
     facts,
     bodies,
     phases: timer.phases,
     warnings,
     host: hostMeasurement(load),
   };
+}
+
+/** The filmstrip of the recorded screen, from navigation start to the last visual change or the load's end. */
+async function filmOf(load: FirefoxLoad, timeOrigin: number, loadEndMs: number):
+Promise<{ frames: FilmstripFrame[]; endMs: number } | undefined> {
+  if (!load.frames) return undefined;
+  try {
+    const raw = await load.frames;
+    return filmOfLoad(raw, timeOrigin, (load.observedUntil ?? timeOrigin) - timeOrigin, loadEndMs);
+  } catch (err) {
+    load.warnings.push(`No filmstrip or video: the screen recording failed: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** video.mp4 of the film (`video=1`), encoded as Chromium's is (capture/video.ts). */
+async function videoOf(load: FirefoxLoad, film: { frames: FilmstripFrame[]; endMs: number } | undefined): Promise<Buffer | undefined> {
+  if (!film || film.frames.length === 0) return undefined;
+  const { spec } = load;
+  try {
+    return await encodeVideo(film.frames, { dir: spec.workDir, endMs: film.endMs, ffmpegPath: spec.ffmpegPath,
+      timeoutMs: spec.timeoutMs, signal: spec.signal });
+  } catch (err) {
+    load.warnings.push(`The video could not be made: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 /** Decoded bodies for the legacy rules, from the browser's own collected data (no second request). */

@@ -5,6 +5,8 @@
  * the load's connection guard (prefs.ts). puppeteer-core drives it over WebDriver BiDi; its Remote Agent listens on
  * a loopback port, which Firefox guards itself against web pages (it refuses requests that carry an Origin).
  * Firefox has its own sandbox (content processes), which needs no root: WEBGAUGE_BROWSER_SANDBOX=0 turns it off.
+ * It draws on a display of its own (display.ts: Xvfb, filmed by screen-recording.ts), in kiosk mode (no toolbar: the
+ * page's viewport starts at the screen's top-left corner), its window as large as the screen.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, readdirSync } from 'node:fs';
@@ -16,6 +18,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
 import type { TrustStore } from '../trust-store.js';
 import { firefoxPrefs } from './prefs.js';
+import { SCREEN, startDisplay, xvfbWorks, type VirtualDisplay } from './display.js';
 
 /** Debian's Firefox ESR (WEBGAUGE_FIREFOX_PATH overrides it). */
 export const DEFAULT_FIREFOX_PATH = '/usr/bin/firefox-esr';
@@ -45,6 +48,7 @@ export async function launchFirefox(o: FirefoxLaunch): Promise<Browser> {
     ...(sandbox.enabled ? {} : { MOZ_DISABLE_CONTENT_SANDBOX: '1', MOZ_DISABLE_GMP_SANDBOX: '1', MOZ_DISABLE_RDD_SANDBOX: '1',
       MOZ_DISABLE_SOCKET_PROCESS_SANDBOX: '1' }),
   };
+  let display: VirtualDisplay | undefined;
   let executablePath = o.firefoxPath;
   if (sandbox.user) {
     Object.assign(env, { WEBGAUGE_BROWSER_UID: String(sandbox.user.uid), WEBGAUGE_BROWSER_GID: String(sandbox.user.gid),
@@ -58,10 +62,13 @@ export async function launchFirefox(o: FirefoxLaunch): Promise<Browser> {
       chownSync(profile, sandbox.user.uid, sandbox.user.gid);
       chmodSync(profile, 0o700);
     }
+    display = await startDisplay(join(profile, '.Xauthority'), sandbox.user);
+    Object.assign(env, { DISPLAY: display.name, XAUTHORITY: display.authority });
     const browser = await puppeteer.launch({
       browser: 'firefox',
       executablePath,
-      headless: true,
+      headless: false,
+      args: ['--kiosk', '-width', String(SCREEN.width), '-height', String(SCREEN.height)],
       // The profile is ours (puppeteer writes its user.js there): it is removed when the browser closes.
       userDataDir: profile,
       extraPrefsFirefox: firefoxPrefs(o.guardPort),
@@ -73,11 +80,33 @@ export async function launchFirefox(o: FirefoxLaunch): Promise<Browser> {
       handleSIGHUP: false,
     });
     rememberProfile(browser, profile);
+    const shown = display;
+    displays.set(browser, shown);
+    browser.once('disconnected', () => shown.close());
     return browser;
   } catch (err) {
+    display?.close();
     await rm(profile, { recursive: true, force: true });
     throw err;
   }
+}
+
+const displays = new WeakMap<Browser, VirtualDisplay>();
+
+/** The display a Firefox of launchFirefox draws on. */
+export function displayOf(browser: Browser): VirtualDisplay | undefined {
+  return displays.get(browser);
+}
+
+/**
+ * What an agent offers Firefox with: its version when Firefox answers at `path` and Xvfb is there to film its loads
+ * on; otherwise what is missing.
+ */
+export async function findFirefox(path: string): Promise<{ version: string } | { missing: string }> {
+  const [version, xvfb] = await Promise.all([firefoxVersion(path), xvfbWorks()]);
+  if (!version) return { missing: `no working Firefox at ${path}` };
+  if (!xvfb) return { missing: 'no Xvfb (package xvfb) to film Firefox\'s loads on' };
+  return { version };
 }
 
 /**

@@ -5,7 +5,7 @@
  * the same HAR figures (capture/har.ts) and run deadline (load/deadline.ts). What Firefox cannot measure is absent
  * from the result (CLS, TBT, TTI, Lighthouse's scores), never 0.
  */
-import type { Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { RunError, type RunResult, type RunSpec } from '../types.js';
 import { PhaseTimer, loadWaitLimit } from '../load/context.js';
 import { RunDeadline } from '../load/deadline.js';
@@ -20,7 +20,8 @@ import { FirefoxNetwork, GUARD_REFUSALS, NETWORK_EVENTS, type BidiNetworkEvent }
 import { judgeRequests, type BidiConnection } from './requests.js';
 import { collectFirefoxLoad } from './collect.js';
 import type { FirefoxLoad } from './context.js';
-import { DEFAULT_FIREFOX_PATH } from './launch.js';
+import { DEFAULT_FIREFOX_PATH, displayOf } from './launch.js';
+import { recordScreen, type ScreenRecording } from './screen-recording.js';
 
 export async function runFirefoxTest(spec: RunSpec): Promise<RunResult> {
   const timer = new PhaseTimer();
@@ -28,9 +29,10 @@ export async function runFirefoxTest(spec: RunSpec): Promise<RunResult> {
   const settings: LaunchSettings = { chromePath: spec.chromePath, firefoxPath: spec.firefoxPath ?? DEFAULT_FIREFOX_PATH,
     sandbox: spec.sandbox, trustStore: spec.trustStore, protocolTimeoutMs: spec.timeoutMs, policy: spec.policy };
   const ahead = spec.ahead?.fits(settings) ? spec.ahead : undefined;
+  let current: FirefoxLoad | undefined;
   try {
     const work = (async () => {
-      const load = await setUp(spec, settings, ahead, timer, deadline);
+      const load = current = await setUp(spec, settings, ahead, timer, deadline);
       await navigateAndWait(load);
       return collectFirefoxLoad(load);
     })();
@@ -38,6 +40,7 @@ export async function runFirefoxTest(spec: RunSpec): Promise<RunResult> {
     return await deadline.race(work);
   } finally {
     deadline.dispose();
+    void current?.recording?.stop().catch(() => undefined); // a load that failed: ffmpeg must not outlive it
     timer.restart();
     if (ahead) ahead.retire(deadline.launched);
     else await closeGuarded(deadline.launched);
@@ -70,15 +73,42 @@ async function setUp(spec: RunSpec, settings: LaunchSettings, ahead: RunSpec['ah
   const topContext = tree.contexts[0]!.context;
   const warnings: string[] = [];
   const emulation = await emulate(page, spec, await browser.userAgent(), warnings);
-  await setCookies(connection, options.url, conditions.cookies, warnings);
+  // The recording starts while the rest is set up; the load waits for its first frame (the screen before navigation).
+  const recording = startRecording(launched.browser, emulation, spec, warnings);
   const network = new FirefoxNetwork(topContext);
-  for (const method of NETWORK_EVENTS) connection.on(method, (e: BidiNetworkEvent) => network.event(method, e));
-  const adblock = conditions.adblock ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
-  await judgeRequests({ page, connection, topContext, testedUrl: options.url, allowUrl: conditions.allowUrl,
-    blockUrl: conditions.blockUrl, adblock, auth: conditions.auth });
+  try {
+    await setCookies(connection, options.url, conditions.cookies, warnings);
+    for (const method of NETWORK_EVENTS) connection.on(method, (e: BidiNetworkEvent) => network.event(method, e));
+    const adblock = conditions.adblock ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
+    await judgeRequests({ page, connection, topContext, testedUrl: options.url, allowUrl: conditions.allowUrl,
+      blockUrl: conditions.blockUrl, adblock, auth: conditions.auth });
+  } catch (err) {
+    void recording.then((r) => r?.stop()).catch(() => undefined);
+    throw err;
+  }
+  const film = await recording;
   timer.end('setup');
   return { spec, timer, deadline, launched, browser, page, connection, topContext, emulation, network, warnings,
-    maxWaitMs: loadWaitLimit(spec.timeoutMs) };
+    maxWaitMs: loadWaitLimit(spec.timeoutMs), recording: film };
+}
+
+/** The film of the load's viewport on the browser's display (display.ts), when it fits on the screen. */
+async function startRecording(browser: Browser, emulation: Emulation, spec: RunSpec, warnings: string[]):
+Promise<ScreenRecording | undefined> {
+  const display = displayOf(browser);
+  if (!display) return undefined;
+  const { width, height } = emulation;
+  if (width > display.width || height > display.height) {
+    warnings.push(`No filmstrip or video: the viewport (${width} x ${height}) is larger than Firefox's screen ` +
+      `(${display.width} x ${display.height})`);
+    return undefined;
+  }
+  try {
+    return await recordScreen({ display, width, height, ffmpegPath: spec.ffmpegPath });
+  } catch (err) {
+    warnings.push(`No filmstrip or video: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 /**
@@ -191,6 +221,9 @@ async function navigateAndWait(load: FirefoxLoad): Promise<void> {
   // A main document that failed is described once the guard's verdict is in.
   while (failure === 'pending') await sleep(10);
   timer.phases.observation = Math.round(performance.now() - started);
+  // The film ends here: what the screenshot and the collection do to the screen is not the load.
+  load.observedUntil = Date.now();
+  load.frames = load.recording?.stop();
   if (spec.measureHost) load.cpuAtEnd = await sampleCpu(load.browser.process()?.pid);
   // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
   load.launched.connections.seal();
