@@ -66,45 +66,46 @@ async function setUp(spec: RunSpec, settings: LaunchSettings, ahead: RunSpec['ah
   const { browser } = launched;
   timer.end('launch');
 
-  // puppeteer's BiDi connection (not in its public typings): raw network events, and the commands it has no API for.
-  const connection = (browser as unknown as { connection: BidiConnection }).connection;
-  const page = (await browser.pages())[0] ?? (await browser.newPage());
-  const tree = (await connection.send('browsingContext.getTree', { maxDepth: 0 })).result as { contexts: { context: string }[] };
-  const topContext = tree.contexts[0]!.context;
   const warnings: string[] = [];
-  const emulation = await emulate(page, spec, await browser.userAgent(), warnings);
-  // The recording starts while the rest is set up; the load waits for its first frame (the screen before navigation).
-  const recording = startRecording(launched.browser, emulation, spec, warnings);
-  const network = new FirefoxNetwork(topContext);
+  // The recording of the viewport starts first (ffmpeg takes a few hundred ms to grab its first frame) and runs while
+  // the rest is set up; the load waits for that first frame (the blank page before navigation).
+  const recording = startRecording(browser, resolveEmulation(spec.options, spec.device, ''), spec.ffmpegPath, warnings);
   try {
+    // puppeteer's BiDi connection (not in its public typings): raw network events, and the commands it has no API for.
+    const connection = (browser as unknown as { connection: BidiConnection }).connection;
+    const page = (await browser.pages())[0] ?? (await browser.newPage());
+    const tree = (await connection.send('browsingContext.getTree', { maxDepth: 0 })).result as { contexts: { context: string }[] };
+    const topContext = tree.contexts[0]!.context;
+    const emulation = await emulate(page, spec, await browser.userAgent(), warnings);
     await setCookies(connection, options.url, conditions.cookies, warnings);
+    const network = new FirefoxNetwork(topContext);
     for (const method of NETWORK_EVENTS) connection.on(method, (e: BidiNetworkEvent) => network.event(method, e));
     const adblock = conditions.adblock ? adblockJudge(adblockEngine(spec.adblockLists)) : undefined;
     await judgeRequests({ page, connection, topContext, testedUrl: options.url, allowUrl: conditions.allowUrl,
       blockUrl: conditions.blockUrl, adblock, auth: conditions.auth });
+    const film = await recording;
+    timer.end('setup');
+    return { spec, timer, deadline, launched, browser, page, connection, topContext, emulation, network, warnings,
+      maxWaitMs: loadWaitLimit(spec.timeoutMs), recording: film };
   } catch (err) {
     void recording.then((r) => r?.stop()).catch(() => undefined);
     throw err;
   }
-  const film = await recording;
-  timer.end('setup');
-  return { spec, timer, deadline, launched, browser, page, connection, topContext, emulation, network, warnings,
-    maxWaitMs: loadWaitLimit(spec.timeoutMs), recording: film };
 }
 
 /** The film of the load's viewport on the browser's display (display.ts), when it fits on the screen. */
-async function startRecording(browser: Browser, emulation: Emulation, spec: RunSpec, warnings: string[]):
+async function startRecording(browser: Browser, screen: Emulation, ffmpegPath: string | undefined, warnings: string[]):
 Promise<ScreenRecording | undefined> {
   const display = displayOf(browser);
   if (!display) return undefined;
-  const { width, height } = emulation;
+  const { width, height } = screen;
   if (width > display.width || height > display.height) {
     warnings.push(`No filmstrip or video: the viewport (${width} x ${height}) is larger than Firefox's screen ` +
       `(${display.width} x ${display.height})`);
     return undefined;
   }
   try {
-    return await recordScreen({ display, width, height, ffmpegPath: spec.ffmpegPath });
+    return await recordScreen({ display, width, height, ffmpegPath });
   } catch (err) {
     warnings.push(`No filmstrip or video: ${(err as Error).message}`);
     return undefined;
