@@ -21,7 +21,7 @@ export const XVFB_PATH = '/usr/bin/Xvfb';
 /**
  * The screen of every display: a browser is launched before its load is known (launch-ahead.ts), so the screen must
  * hold any common viewport (desktops up to 2048 px, phones and tablets in either orientation). Firefox's window fills
- * it; a load's viewport is laid out from its top-left corner. A viewport beyond it has no film (collect.ts says so).
+ * it; a load's viewport is laid out from its top-left corner. A viewport beyond it has no film (load.ts says so).
  */
 export const SCREEN = { width: 2048, height: 2048 } as const;
 const X11_SOCKETS = '/tmp/.X11-unix';
