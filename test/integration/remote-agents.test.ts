@@ -217,8 +217,11 @@ for (const engine of engines()) {
       const again = site.requests.filter((r) => r.path === path)[1]!.time;
       process.stdout.write(`# ${engine}: kill -9 of the agent → the page loading again on the other agent ${again - killedAt} ms ` +
         `(lease 3 s), → the test completed ${Date.now() - killedAt} ms\n`);
-      // Replace the killed agent for the next tests.
+      // Replace the killed agent for the next tests, which need both online (a test handed back while the new one still
+      // starts would find no agent within the 2 s queue timeout).
       agents.splice(agents.indexOf(runner), 1, startAgent(server, token, join(scratch, 'agent-2')));
+      await until('two agents online again', async () =>
+        (await call(service, 'GET', `/locations/${location}`, { key: service.key })).body.data.attributes.agents_online === 2, 30_000);
     });
 
     if (once) test('SIGTERM of the agent running a test hands it back: the other agent completes it, no attempt lost', async () => {
