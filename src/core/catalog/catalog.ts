@@ -225,7 +225,6 @@ export function agentBrowsers(o: { firefox: boolean }): string[] {
   return o.firefox ? [BROWSER_ID, FIREFOX_ID] : [BROWSER_ID];
 }
 
-/** The runner's name of a catalog browser (RunSpec.browser). */
 /**
  * Whether a report of this browser keeps its filmstrip without Lighthouse. The filmstrip is a Lighthouse report's
  * resource (the spec's "L"); a browser that cannot run Lighthouse (Firefox) keeps the film of its recorded screen with
@@ -235,6 +234,7 @@ export function keepsFilmWithoutLighthouse(browserId: string): boolean {
   return browserId === FIREFOX_ID;
 }
 
+/** The runner's name of a catalog browser (RunSpec.browser). */
 export function runnerBrowser(browser: Browser | undefined): 'chrome' | 'firefox' {
   return browser?.browser === 'firefox' ? 'firefox' : 'chrome';
 }
