@@ -108,8 +108,11 @@ export interface LaunchOptions {
   trustStore?: TrustStore;
 }
 
-/** Runs Chromium as another user, keeping its pipes (scripts/chromium-as-user.sh: setpriv, then exec). */
-const AS_USER = fileURLToPath(new URL('../../scripts/chromium-as-user.sh', import.meta.url));
+/**
+ * Runs a program as the browser user, keeping its pipes (scripts/chromium-as-user.sh: setpriv, then exec): Chromium,
+ * Firefox, and Firefox's display and its recorder (firefox/display.ts).
+ */
+export const AS_USER = fileURLToPath(new URL('../../scripts/chromium-as-user.sh', import.meta.url));
 
 const profiles = new WeakMap<Browser, string>();
 

@@ -15,6 +15,7 @@ import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { AS_USER } from '../browser.js';
 
 /** Debian's Xvfb (package xvfb; scripts/install.sh installs it). */
 export const XVFB_PATH = '/usr/bin/Xvfb';
@@ -32,13 +33,16 @@ const START_MS = 10_000;
 export type BrowserUser = { uid: number; gid: number } | undefined;
 
 /**
- * A command run as the browser user (with `user`), dying with this process: setpriv, as scripts/chromium-as-user.sh
- * starts the browsers.
+ * How to spawn a command that dies with this process (setpriv --pdeathsig), as the browser user when there is one:
+ * through scripts/chromium-as-user.sh, which drops the privileges as for the browsers, then a second setpriv, which
+ * sets the death signal after the change of user (a change of user clears it).
  */
-export function asBrowserUser(user: BrowserUser, command: string, args: readonly string[]): [string, string[]] {
-  const drop = user ? ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', '--inh-caps=-all',
-    '--no-new-privs'] : [];
-  return ['setpriv', [...drop, '--pdeathsig', 'KILL', '--', command, ...args]];
+export function asBrowserUser(user: BrowserUser, command: string, args: readonly string[]):
+{ command: string; args: string[]; env: Record<string, string> } {
+  const dying = ['--pdeathsig', 'KILL', '--', command, ...args];
+  if (!user) return { command: 'setpriv', args: dying, env: {} };
+  return { command: AS_USER, args: dying,
+    env: { WEBGAUGE_BROWSER_UID: String(user.uid), WEBGAUGE_BROWSER_GID: String(user.gid), WEBGAUGE_CHROME: 'setpriv' } };
 }
 
 export interface VirtualDisplay {
@@ -81,9 +85,9 @@ export async function startDisplay(authority: string, user: BrowserUser, xvfbPat
   // abstract socket only).
   if (await mkdir(X11_SOCKETS).then(() => true, () => false)) await chmod(X11_SOCKETS, 0o1777);
   const { width, height } = SCREEN;
-  const [command, args] = asBrowserUser(user, xvfbPath, ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`,
+  const run = asBrowserUser(user, xvfbPath, ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`,
     '-nolisten', 'tcp', '-auth', authority, '-s', '0']);
-  const xvfb: ChildProcess = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  const xvfb: ChildProcess = spawn(run.command, run.args, { env: { ...process.env, ...run.env }, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
   let log = '';
   (xvfb.stdio[2] as Readable).on('data', (d: Buffer) => (log = (log + String(d)).slice(-2000)));
   try {

@@ -13,17 +13,14 @@ import { chmodSync, chownSync, copyFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
+import { AS_USER, defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
 import type { TrustStore } from '../trust-store.js';
 import { firefoxPrefs } from './prefs.js';
 import { SCREEN, startDisplay, xvfbWorks, type VirtualDisplay } from './display.js';
 
 /** Debian's Firefox ESR (WEBGAUGE_FIREFOX_PATH overrides it). */
 export const DEFAULT_FIREFOX_PATH = '/usr/bin/firefox-esr';
-
-const AS_USER = fileURLToPath(new URL('../../../scripts/chromium-as-user.sh', import.meta.url));
 
 export interface FirefoxLaunch {
   firefoxPath: string;

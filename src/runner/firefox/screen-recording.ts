@@ -38,7 +38,7 @@ Promise<ScreenRecording> {
   // ffmpeg runs as the display's user (it parses what the browser's X server sends) and writes where that user may.
   const dir = await mkdtemp(join(display.scratch, 'screen-'));
   if (display.user) await chown(dir, display.user.uid, display.user.gid);
-  const [command, args] = asBrowserUser(display.user, o.ffmpegPath ?? '/usr/bin/ffmpeg', [
+  const run = asBrowserUser(display.user, o.ffmpegPath ?? '/usr/bin/ffmpeg', [
     '-hide_banner', '-nostats', '-loglevel', 'info',
     '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(RECORDING_FPS), '-video_size', `${o.width}x${o.height}`,
     '-i', `${display.name}+0,0`,
@@ -47,8 +47,8 @@ Promise<ScreenRecording> {
     '-copyts', '-vf', 'format=yuv420p,mpdecimate=hi=64:lo=64:frac=0:max=0,scale=out_range=full,format=yuvj420p,showinfo',
     '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '3', '-f', 'image2', '-start_number', '0', join(dir, '%06d.jpg'),
   ]);
-  const ffmpeg = spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'],
-    env: { PATH: '/usr/bin:/bin', DISPLAY: display.name, XAUTHORITY: display.authority } });
+  const ffmpeg = spawn(run.command, run.args, { stdio: ['pipe', 'ignore', 'pipe'],
+    env: { PATH: '/usr/bin:/bin', DISPLAY: display.name, XAUTHORITY: display.authority, ...run.env } });
   const stamps = new Map<number, number>();
   let log = '';
   let rest = '';
