@@ -78,9 +78,9 @@ export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> 
 /** The filmstrip of the recorded screen, from navigation start to the last visual change or the load's end. */
 async function filmOf(load: FirefoxLoad, timeOrigin: number, loadEndMs: number):
 Promise<{ frames: FilmstripFrame[]; endMs: number } | undefined> {
-  if (!load.frames) return undefined;
+  if (!load.recording) return undefined;
   try {
-    const raw = await load.frames;
+    const raw = await load.recording.stop(); // stopped at the load's end (load.ts): the same frames
     return filmOfLoad(raw, timeOrigin, (load.observedUntil ?? timeOrigin) - timeOrigin, loadEndMs);
   } catch (err) {
     load.warnings.push(`No filmstrip or video: the screen recording failed: ${(err as Error).message}`);

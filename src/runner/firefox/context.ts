@@ -8,7 +8,6 @@ import type { Emulation } from '../conditions/emulation.js';
 import type { CpuSample } from '../host-load.js';
 import type { FirefoxNetwork } from './network.js';
 import type { BidiConnection } from './requests.js';
-import type { RawFrame } from '../capture/filmstrip.js';
 import type { ScreenRecording } from './screen-recording.js';
 
 /** A Firefox load set up: its browser and page, and what the phases learn on the way. */
@@ -25,10 +24,8 @@ export interface FirefoxLoad {
   readonly network: FirefoxNetwork;
   readonly warnings: string[];
   readonly maxWaitMs: number;
-  /** The film of the load's screen (screen-recording.ts), when its display could be recorded. */
+  /** The film of the load's screen (screen-recording.ts), when its display could be recorded; stopped at the load's end. */
   readonly recording?: ScreenRecording;
-  /** The recording's frames, once the load was over and the recording stopped. */
-  frames?: Promise<RawFrame[]>;
   /** Epoch ms: when the load wait ended and the recording was stopped (the film's last moment). */
   observedUntil?: number;
   /** Epoch ms: when the load event fired, and when the load was over by the quiet rule (or onload). */

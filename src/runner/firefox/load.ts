@@ -224,7 +224,7 @@ async function navigateAndWait(load: FirefoxLoad): Promise<void> {
   timer.phases.observation = Math.round(performance.now() - started);
   // The film ends here: what the screenshot and the collection do to the screen is not the load.
   load.observedUntil = Date.now();
-  load.frames = load.recording?.stop();
+  void load.recording?.stop().catch(() => undefined); // its frames are collected later (collect.ts)
   if (spec.measureHost) load.cpuAtEnd = await sampleCpu(load.browser.process()?.pid);
   // The load is over: from here on nothing reaches the tested site (or anyone else) any more.
   load.launched.connections.seal();
