@@ -27,10 +27,11 @@ import { jpegSize, luminance, probeVideo, videoFrameLuminance } from '../helpers
 const FIREFOX = process.env.WEBGAUGE_FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 /**
  * How long after Firefox's paint time stamp the film may first show the paint: one frame of the recording (33 ms at
- * 30 fps) and Firefox's composite after the stamp (it stamps the paint at the rendering update; the screen shows it
- * at the next composite, 15-46 ms after the stamp in all, measured). Never before the stamp (2 ms: rounding).
+ * 30 fps) plus Firefox's composite after the stamp (it stamps the paint at the rendering update; the screen shows it
+ * at the next composite: 28-41 ms later, measured at 60 fps). 15-55 ms in all over 16 loads at 30 fps; 50 ms, the
+ * bound first set here, failed at 55. Never before the stamp (2 ms: rounding).
  */
-const FILM_AFTER_PAINT_MS = 50;
+const FILM_AFTER_PAINT_MS = 33 + 41;
 
 function assertShownAfterPaint(frameMs: number, paintMs: number, stamps: string): void {
   assert.ok(frameMs >= paintMs - 2 && frameMs <= paintMs + FILM_AFTER_PAINT_MS,
