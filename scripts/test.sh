@@ -17,4 +17,6 @@ ensure_postgres
 # install.sh's build has just compiled the service and the web client (a type error fails it); what is left to check
 # is the tests' and benchmarks' configuration (tsconfig.test.json, sources included). `npm run typecheck` does all three.
 npx tsc -p tsconfig.test.json --noEmit
+# The tests start the `webgauge` command from install.sh's fresh build (test/helpers/webgauge-command.ts).
+export WEBGAUGE_TEST_BUILT=1
 npm test

@@ -3,6 +3,7 @@
  * for tests that read its logs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { webgaugeArgs } from './webgauge-command.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -20,7 +21,7 @@ export interface ChildService {
  * WEBGAUGE_PORT in `env` restarts the service where it was.
  */
 export async function startChildService(dataDir: string, env: Record<string, string> = {}, key?: string): Promise<ChildService> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const proc = spawn(process.execPath, webgaugeArgs(['serve']), {
     env: {
       ...process.env, WEBGAUGE_DATA_DIR: dataDir, WEBGAUGE_PORT: '0', WEBGAUGE_LOG_LEVEL: 'trace',
       WEBGAUGE_ALLOW_PRIVATE_TARGETS: '1', WEBGAUGE_AGENT_SLOTS: '1', ...env,

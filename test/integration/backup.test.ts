@@ -29,6 +29,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { startChildService, type ChildService } from '../helpers/child-service.js';
 import { call, freshPgDatabase, startServer, waitForTest, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { webgaugeArgs } from '../helpers/webgauge-command.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Every link of both services starts here (WEBGAUGE_PUBLIC_URL); requests go to the service's own address. */
@@ -38,7 +39,7 @@ interface Ran { code: number | null; out: string; err: string }
 
 /** `webgauge ARGS` in a child process, with a clean store configuration plus `env`. */
 function webgauge(args: string[], env: Record<string, string>, input?: string): Promise<Ran> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, webgaugeArgs(args), {
     env: { ...process.env, WEBGAUGE_DATABASE_URL: '', WEBGAUGE_SECRET_KEY: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { accountByPassword } from '../../src/core/accounts/accounts.js';
 import { openStore } from '../../src/store/db.js';
+import { webgaugeArgs } from '../helpers/webgauge-command.js';
 
 describe('webgauge account create, list, update', () => {
   let dir: string;
@@ -25,7 +26,7 @@ describe('webgauge account create, list, update', () => {
   const webgauge = (...args: string[]) => typed(undefined, ...args);
   /** With `input` on standard input, as `echo PASSWORD | webgauge …`. */
   const typed = (input: string | undefined, ...args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env, encoding: 'utf8', timeout: 60_000, input });
+    const r = spawnSync(process.execPath, webgaugeArgs(args), { env, encoding: 'utf8', timeout: 60_000, input });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
 

@@ -17,6 +17,7 @@ import { AUTH_CACHE_MAX_MS } from '../../src/core/accounts/auth-cache.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { assertData, assertError } from '../helpers/assertions.js';
+import { webgaugeArgs } from '../helpers/webgauge-command.js';
 
 const LIMIT = 400;
 
@@ -121,7 +122,7 @@ for (const engine of engines()) {
       const key = await a.account({ plan: 'pro', email });
       assertData(await call(b, 'GET', '/status', { key }));
       const env = { ...process.env, WEBGAUGE_DATA_DIR: a.config.dataDir, WEBGAUGE_DATABASE_URL: a.config.databaseUrl ?? '' };
-      const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'key', 'regenerate', '--email', email], { env, encoding: 'utf8', timeout: 60_000 });
+      const cli = spawnSync(process.execPath, webgaugeArgs(['key', 'regenerate', '--email', email]), { env, encoding: 'utf8', timeout: 60_000 });
       assert.equal(cli.status, 0, cli.stderr);
       const regenerated = Date.now();
       const fresh = cli.stdout.trim().split('\n').at(-1)!;

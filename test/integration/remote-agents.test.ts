@@ -24,6 +24,7 @@ import { call, engines, freshPgDatabase, waitForTest } from '../helpers/server.j
 import { openStore } from '../../src/store/db.js';
 import { makePrivateCa, type PrivateCa } from '../helpers/certificates.js';
 import { DEFAULT_FIREFOX_PATH, findFirefox } from '../../src/runner/firefox/launch.js';
+import { webgaugeArgs } from '../helpers/webgauge-command.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const METRICS_TOKEN = 'metrics-token-for-the-test-0123';
@@ -39,7 +40,7 @@ async function freePort(): Promise<number> {
 /** `webgauge <args>` as an operator types it; resolves with its exit code and output. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; lastLine: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, webgaugeArgs(args), { env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, out: stdout + stderr, lastLine: stdout.trim().split('\n').at(-1) ?? '' });
     });
@@ -58,7 +59,7 @@ let caFile: string;
 
 /** `webgauge agent` in its own process group (kill -9 takes its browsers too). */
 function startAgent(server: string, token: string, scratch: string, env: Record<string, string> = {}): AgentProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'agent', '--server', server, '--token', token, '--slots', '1'], {
+  const proc = spawn(process.execPath, webgaugeArgs(['agent', '--server', server, '--token', token, '--slots', '1']), {
     env: {
       ...process.env, WEBGAUGE_DATA_DIR: scratch, WEBGAUGE_ALLOW_PRIVATE_TARGETS: '1', WEBGAUGE_RUN_GUARD: '0', WEBGAUGE_LOG_LEVEL: 'info',
       WEBGAUGE_EXTRA_CA_CERTS: caFile, ...env,
