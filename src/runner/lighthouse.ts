@@ -52,18 +52,32 @@ export interface LighthouseSetup {
   /** Upper bound for the load itself (Lighthouse continues with a warning after it). */
   maxWaitForLoadMs: number;
   /**
-   * A report without Lighthouse (`none`, `legacy`): only the trace and devtools log of the load are gathered (the HAR,
-   * navigation start), and only the `metrics` audit runs; none of the other gatherers' work after the load.
+   * What Lighthouse gathers and audits: `performance`, its report; `metrics`, the trace and devtools log with only
+   * the `metrics` audit (a journey without Lighthouse's report: its steps' figures); `network`, the devtools log
+   * alone (the HAR; a plain test without Lighthouse's report): no trace recorded during the load, nothing computed
+   * after it but the network records.
    */
-  metricsOnly?: boolean;
+  gather: LighthouseGather;
 }
+
+export type LighthouseGather = 'performance' | 'metrics' | 'network';
+
+/** What Lighthouse gathers for a load: its report when the test asks for one; else a journey's metrics, or the network. */
+export function lighthouseGather(o: { report: string; journey: boolean }): LighthouseGather {
+  return o.report.includes('lighthouse') ? 'performance' : o.journey ? 'metrics' : 'network';
+}
+const ONLY: Record<LighthouseGather, Config['settings']> = {
+  performance: { onlyCategories: ['performance'] },
+  metrics: { onlyAudits: ['metrics'] },
+  network: { onlyAudits: ['network-requests'] },
+};
 
 export function lighthouseConfig(setup: LighthouseSetup): Config {
   const { emulation } = setup;
   return {
     extends: 'lighthouse:default',
     settings: {
-      ...(setup.metricsOnly ? { onlyAudits: ['metrics'] } : { onlyCategories: ['performance'] }),
+      ...ONLY[setup.gather],
       // The form factor selects the desktop or mobile scoring curves.
       formFactor: emulation.formFactor,
       screenEmulation: {

@@ -10,7 +10,7 @@
  */
 import type { RunResult, RunSpec } from './types.js';
 import { resolveEmulation } from './conditions/emulation.js';
-import { lighthouseConfig, warmLighthouse } from './lighthouse.js';
+import { lighthouseConfig, warmLighthouse, type LighthouseGather } from './lighthouse.js';
 import { loadWaitLimit, planLoad } from './load/context.js';
 import { setUpLoad } from './load/setup.js';
 import { gatherSteps } from './load/navigate.js';
@@ -26,9 +26,9 @@ export { RunError } from './types.js';
  */
 export function warmRunner(timeoutMs: number): Promise<void> {
   const emulation = resolveEmulation({} as RunSpec['options'], undefined, '');
-  const warm = (metricsOnly: boolean) =>
-    warmLighthouse(lighthouseConfig({ emulation, throttle: undefined, maxWaitForLoadMs: loadWaitLimit(timeoutMs), metricsOnly }));
-  return warm(false).then(() => warm(true));
+  const warm = (gather: LighthouseGather) =>
+    warmLighthouse(lighthouseConfig({ emulation, throttle: undefined, maxWaitForLoadMs: loadWaitLimit(timeoutMs), gather }));
+  return warm('performance').then(() => warm('network'));
 }
 
 /**

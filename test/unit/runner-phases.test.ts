@@ -11,6 +11,7 @@ import { lighthouseFailure, lighthouseRuntimeFailure, type LoadStanding } from '
 import { applyGuardConnections, type Har, type HarEntry, type GuardLookups } from '../../src/runner/capture/har.js';
 import { paintsAsShown, type PageTimings } from '../../src/runner/capture/timings.js';
 import type { RefusedConnection } from '../../src/runner/conditions/connection-guard.js';
+import { findMainDocument, navigationStartOf } from '../../src/runner/capture/network.js';
 import { loadEnd, refusedConnectionsWarning, runMetrics, runWarnings, type MetricsInput } from '../../src/runner/load/figures.js';
 import { loadWaitLimit, PhaseTimer, planLoad } from '../../src/runner/load/context.js';
 import { RunDeadline } from '../../src/runner/load/deadline.js';
@@ -140,6 +141,18 @@ describe('loadEnd: where the load ends, on the protocol clock', () => {
   test('with stop_onload, the end of onload', () => {
     assert.deepEqual(loadEnd({ devtoolsLog: log, navStart: 100, loadEventEnd: 1500, stopOnload: true }),
       { at: 101.5, endMs: 1500 });
+  });
+});
+
+describe('navigationStartOf: navigation start on the protocol clock without a trace', () => {
+  test('the main document\'s request, stamped on both clocks, maps the page\'s time origin onto the monotonic clock', () => {
+    const log = [
+      { method: 'Network.requestWillBeSent', params: { requestId: 'doc', type: 'Document', frameId: 'main', timestamp: 500.25,
+        wallTime: 1_800_000_000.5, request: { url: 'https://site.example/' } } },
+    ] as unknown as DevtoolsLog;
+    const doc = findMainDocument(log, 'main')!;
+    // The page's time origin 4 ms before the request was sent: navigation started at 500.246 on the monotonic clock.
+    assert.ok(Math.abs(navigationStartOf(doc, 1_800_000_000_500 - 4) - 500.246) < 1e-6);
   });
 });
 

@@ -19,6 +19,8 @@ export interface MainDocument {
   statusText?: string;
   /** Monotonic seconds when the first request of the chain was sent. */
   startTime: number;
+  /** The same moment on the epoch clock (seconds). */
+  wallTime: number;
 }
 
 function messages(log: DevtoolsLog): Message[] {
@@ -31,9 +33,9 @@ export function findMainDocument(log: DevtoolsLog, mainFrameId: string): MainDoc
   for (const { method, params, targetType } of messages(log)) {
     if (targetType !== undefined && targetType !== 'page') continue; // iframes/workers attached by Lighthouse
     if (method === 'Network.requestWillBeSent') {
-      const p = params as { requestId: string; type?: string; frameId?: string; timestamp: number; request: { url: string } };
+      const p = params as { requestId: string; type?: string; frameId?: string; timestamp: number; wallTime: number; request: { url: string } };
       if (!doc && p.type === 'Document' && p.frameId === mainFrameId && !p.request.url.startsWith('about:')) {
-        doc = { requestId: p.requestId, urls: [p.request.url], startTime: p.timestamp };
+        doc = { requestId: p.requestId, urls: [p.request.url], startTime: p.timestamp, wallTime: p.wallTime };
       } else if (doc && p.requestId === doc.requestId) {
         doc.urls.push(p.request.url); // a redirect hop keeps the request id
       }
@@ -44,6 +46,14 @@ export function findMainDocument(log: DevtoolsLog, mainFrameId: string): MainDoc
     }
   }
   return doc;
+}
+
+/**
+ * Navigation start on the protocol's monotonic clock (seconds), from the page's time origin (epoch ms): the main
+ * document's request was stamped on both clocks at once. What Lighthouse's trace says when there is no trace.
+ */
+export function navigationStartOf(doc: MainDocument, timeOriginMs: number): number {
+  return doc.startTime - (doc.wallTime - timeOriginMs / 1000);
 }
 
 /** Request ids sent no later than `until` (monotonic seconds). */

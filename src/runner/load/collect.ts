@@ -12,7 +12,7 @@ import { filmOfLoad } from '../capture/filmstrip.js';
 import { paintsAsShown } from '../capture/timings.js';
 import { takeScreenshot } from '../capture/screenshot.js';
 import { applyGuardConnections, authChallengeMs, buildHar, harFigures, keepEntries, type Har } from '../capture/har.js';
-import { findMainDocument, requestsStartedBy, type MainDocument } from '../capture/network.js';
+import { findMainDocument, navigationStartOf, requestsStartedBy, type MainDocument } from '../capture/network.js';
 import { collectImages } from '../capture/images.js';
 import { collectBodies } from '../capture/bodies.js';
 import { otherCpuCores } from '../host-load.js';
@@ -55,7 +55,8 @@ export async function collect(ctx: LoadContext, steps: GatheredStep[]): Promise<
     const loaded = await gathered.loaded!;
     const page = { ...loaded, timings: paintsAsShown(loaded.timings, frameTimes) };
     const doc = n === ctx.steps.reportStep ? mainDoc : findMainDocument(gathered.devtoolsLog, ctx.mainFrameId);
-    const end = loadEnd({ devtoolsLog: gathered.devtoolsLog, navStart: observedNavigationStart(lhr) ?? doc?.startTime ?? 0,
+    const navStart = observedNavigationStart(lhr) ?? (doc ? navigationStartOf(doc, page.timings.timeOrigin) : 0);
+    const end = loadEnd({ devtoolsLog: gathered.devtoolsLog, navStart,
       loadEventEnd: page.timings.loadEventEnd, stopOnload });
     collected.push({ gathered, lhr, har: navigationHar(gathered.devtoolsLog, end.at), navigation: { mainDoc: doc, page, end } });
   }

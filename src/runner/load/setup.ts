@@ -12,7 +12,7 @@ import { startInterceptor } from '../conditions/interceptor.js';
 import { createLoadWait, type LoadWait, type NavigationTrigger } from '../load-wait.js';
 import { StepReplayer } from '../journey/replay.js';
 import { StepType } from '@puppeteer/replay';
-import { lighthouseConfig, provideBenchmarkIndex } from '../lighthouse.js';
+import { lighthouseConfig, lighthouseGather, provideBenchmarkIndex } from '../lighthouse.js';
 import { navigationErrorMessage } from '../failures.js';
 import { startScreencast } from '../capture/filmstrip.js';
 import { sampleCpu } from '../host-load.js';
@@ -41,7 +41,7 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
     screencast, warnings, mainDocumentUrl: options.url, progress: [],
     replayer: new StepReplayer(browser, page, plan.steps.recording, plan.steps.secrets),
     config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs,
-      metricsOnly: !feedsLighthouse(spec.options) }),
+      gather: lighthouseGather({ report: options.report, journey: plan.steps.journey }) }),
   };
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     if (e.type === 'Document' && e.frameId === mainFrameId) ctx.mainDocumentUrl = e.request.url;
