@@ -1,9 +1,10 @@
 /**
  * Chromium launch for one test (or one PDF): a fresh browser and profile each time keeps tests independent
- * (~0.25 s). The browser runs with its sandbox on. When the service runs as root, Chromium (which refuses to
- * sandbox itself as root) runs as a dedicated unprivileged user instead (WEBGAUGE_BROWSER_USER, created by
- * scripts/install.sh), with an environment of its own and a profile in a fresh temporary folder that only
- * that user can read: the browser never sees the data directory or the service's environment.
+ * (~1.1 s for Chromium 156 on 2 cores, so a test's is launched ahead: launch-ahead.ts). The browser runs with its
+ * sandbox on. When the service runs as root, Chromium (which refuses to sandbox itself as root) runs as a dedicated
+ * unprivileged user instead (WEBGAUGE_BROWSER_USER, created by scripts/install.sh), with an environment of its own
+ * and a profile in a fresh temporary folder that only that user can read: the browser never sees the data directory
+ * or the service's environment.
  * An operator who cannot have a sandbox (some containers forbid the namespaces it needs) sets
  * WEBGAUGE_BROWSER_SANDBOX=0 and gets `--no-sandbox`, with a warning at start.
  */

@@ -197,7 +197,7 @@ async function endLoad(ctx: LoadContext, loadOverAt: number | undefined): Promis
   ctx.connections.seal();
   // The measurement is over: the next load of the same test gets its browser launched while this one's report
   // is made (that launch slows the report by about what it saves the next load, so only then; otherwise the
-  // agent launches it once the test is reported).
+  // agent launches it once the test's figures are made).
   if (spec.anotherLoadFollows) ctx.ahead?.prepare();
   if (ctx.failure !== undefined || ctx.deadline.error) return;
   const frames = ctx.screencast.stop();
