@@ -6,11 +6,12 @@
  * of the load wait: what the page itself needs watched). From a fresh start of the service:
  * - the first test, and the next five (the first must take at most 1.2x their median, with no discarded load);
  * - tests of `runs=3`, per load;
- * - Chrome tests without Lighthouse (`report=none`, `legacy`), each against its own observation floor (their load ends
- *   with the load wait: no TTI window, no audits but the trace's metrics);
+ * - Chrome tests without Lighthouse (`report=none`, `legacy`), to an idle agent and back to back, each against its own
+ *   observation floor (their load ends with the load wait: no TTI window; Lighthouse records the network only);
  * - the median time of each phase of a load.
  *
  *   BENCH_RUNS=5 npm run bench -- turnaround   (the tests after the first; runs=3 tests: BENCH_RUNS3, default 2)
+ * BENCH_WITHOUT_LIGHTHOUSE=1: Chrome's tests without Lighthouse alone (no CLI, no Lighthouse tests).
  * Firefox (Desktop) tests first (bench/lib/firefox-turnaround.ts); BENCH_BROWSER=firefox or chrome runs one browser's.
  */
 import { startFixtureSite } from '../test/fixtures/site/server.js';
@@ -38,31 +39,37 @@ async function main() {
     phases.push(result.phases);
     return result;
   };
+  const withLighthouse = process.env.BENCH_WITHOUT_LIGHTHOUSE !== '1';
   // One warm-up of the bare CLI so it pays no first-run disk caching; the service gets none: its first test is measured.
-  await timeBareLighthouseCli(url);
+  if (withLighthouse) await timeBareLighthouseCli(url);
   const server = await startServer({ engine: 'sqlite', agentSlots: 1, allowPrivateTargets: false, runGuard: true,
     env: { WEBGAUGE_ALLOW_TARGETS: '127.0.0.1' }, overrides: { run, launchAhead: true } });
   const single: Timed[] = [];
   const multi: Timed[] = [];
   const bare: number[] = [];
   /** Tests without Lighthouse: POST to report, and the observation floor of their one load. */
-  const withoutLighthouse: { report: string; ms: number; floor: number }[] = [];
-  let first: Timed;
+  const withoutLighthouse: { report: string; idle: boolean; ms: number; floor: number }[] = [];
+  let first: Timed | undefined;
   try {
-    first = await timedTest(server, { url });
-    for (let i = 0; i < runs; i++) {
+    if (withLighthouse) first = await timedTest(server, { url });
+    for (let i = 0; i < runs && withLighthouse; i++) {
       single.push(await timedTest(server, { url }));
       bare.push(await timeBareLighthouseCli(url));
     }
-    for (let i = 0; i < multiRunTests; i++) {
+    for (let i = 0; i < multiRunTests && withLighthouse; i++) {
       multi.push(await timedTest(server, { url, runs: 3 }));
       bare.push(await timeBareLighthouseCli(url));
     }
     for (const report of ['none', 'legacy']) {
-      for (let i = 0; i < runs; i++) {
-        const at = phases.length;
-        const timed = await timedTest(server, { url, report });
-        withoutLighthouse.push({ report, ms: timed.ms, floor: phases[at]?.observation ?? NaN });
+      // To an idle agent (its browser launched ahead and ready), then back to back (the next browser's launch, ~1 s
+      // here, is over only when the previous report is made, not during a load).
+      for (const idle of [true, false]) {
+        for (let i = 0; i < runs; i++) {
+          if (idle) await new Promise((r) => setTimeout(r, 3000));
+          const at = phases.length;
+          const timed = await timedTest(server, { url, report });
+          withoutLighthouse.push({ report, idle, ms: timed.ms, floor: phases[at]?.observation ?? NaN });
+        }
       }
     }
   } finally {
@@ -70,40 +77,52 @@ async function main() {
     await site.close();
   }
   const lighthouseLoads = phases.slice(0, phases.length - withoutLighthouse.length);
-  const observation = median(lighthouseLoads.map((p) => p.observation ?? NaN).filter(Number.isFinite));
-  const cli = median(bare);
-  const one = median(single.map((t) => t.ms));
-  const perLoad = median(multi.map((t) => Math.round(t.ms / t.loads)));
-  const row = (what: string, ms: number, goalCli?: number, goalFloor?: number) => console.log(
-    `${what.padEnd(44)} ${String(ms).padStart(7)} ${(ms / cli).toFixed(2).padStart(7)}${goalCli ? ` (<= ${goalCli})` : '        '}` +
-    ` ${(ms / observation).toFixed(2).padStart(7)}${goalFloor ? ` (<= ${goalFloor})` : ''}`);
-  console.log(`\nfixture page ${url}, SQLite, 1 agent slot, run guard on; medians (ms)`);
-  console.log(`${'what'.padEnd(44)}      ms  ÷ CLI            ÷ floor`);
-  row(`bare lighthouse CLI (${bare.length} runs)`, cli);
-  row('the page\'s observation floor', observation);
-  row(`webgauge test, POST to report (${single.length} tests)`, one, 0.7, 1.15);
-  row(`runs=3, per load (${multi.length} tests)`, perLoad, 0.7, 1.15);
+  if (first) {
+    const observation = median(lighthouseLoads.map((p) => p.observation ?? NaN).filter(Number.isFinite));
+    const cli = median(bare);
+    const one = median(single.map((t) => t.ms));
+    const perLoad = median(multi.map((t) => Math.round(t.ms / t.loads)));
+    const row = (what: string, ms: number, goalCli?: number, goalFloor?: number) => console.log(
+      `${what.padEnd(44)} ${String(ms).padStart(7)} ${(ms / cli).toFixed(2).padStart(7)}${goalCli ? ` (<= ${goalCli})` : '        '}` +
+      ` ${(ms / observation).toFixed(2).padStart(7)}${goalFloor ? ` (<= ${goalFloor})` : ''}`);
+    console.log(`\nfixture page ${url}, SQLite, 1 agent slot, run guard on; medians (ms)`);
+    console.log(`${'what'.padEnd(44)}      ms  ÷ CLI            ÷ floor`);
+    row(`bare lighthouse CLI (${bare.length} runs)`, cli);
+    row('the page\'s observation floor', observation);
+    row(`webgauge test, POST to report (${single.length} tests)`, one, 0.7, 1.15);
+    row(`runs=3, per load (${multi.length} tests)`, perLoad, 0.7, 1.15);
+    // The service around the load: POST, queue, claim, storing the report, and the client's polling (one-load tests).
+    const around = [first, ...single].map((t, i) => t.ms - (phases[i]?.total ?? NaN)).filter(Number.isFinite);
+    console.log(`\nthe service around the load (POST to report minus the load's total, one-load tests): median ${median(around)} ms ` +
+      `(polling every 80 ms adds 40 on average)`);
+    const next = median(single.slice(0, 5).map((t) => t.ms));
+    console.log(`\nfirst test after start ${first.ms} ms = ${(first.ms / next).toFixed(2)}x the median of the next five (${next} ms; goal <= 1.2); ` +
+      `loads discarded: first test ${first.discarded}, all tests ${[first, ...single, ...multi].reduce((n, t) => n + t.discarded, 0)}`);
+    for (const reason of [first, ...single, ...multi].flatMap((t) => t.reasons)) console.log(`  discarded: ${reason}`);
+  }
+  console.log('\nChrome without Lighthouse; medians (ms)');
   for (const report of ['none', 'legacy']) {
-    const tests = withoutLighthouse.filter((t) => t.report === report);
-    const ms = median(tests.map((t) => t.ms));
-    const floor = median(tests.map((t) => t.floor).filter(Number.isFinite));
-    console.log(`${`report=${report}, POST to report (${tests.length} tests)`.padEnd(44)} ${String(ms).padStart(7)} ${(ms / cli).toFixed(2).padStart(7)}` +
-      `         ${(ms / floor).toFixed(2).padStart(7)} (<= 1.15; its own floor ${floor} ms)`);
+    for (const idle of [true, false]) {
+      const tests = withoutLighthouse.filter((t) => t.report === report && t.idle === idle);
+      const ms = median(tests.map((t) => t.ms));
+      const floor = median(tests.map((t) => t.floor).filter(Number.isFinite));
+      console.log(`${`report=${report}, ${idle ? 'to an idle agent' : 'back to back'} (${tests.length} tests)`.padEnd(44)} ${String(ms).padStart(7)}` +
+        ` ${(ms / floor).toFixed(2).padStart(7)} (<= 1.15; its own floor ${floor} ms; each: ${tests.map((t) => (t.ms / t.floor).toFixed(2)).join(', ')})`);
+    }
   }
-  // The service around the load: POST, queue, claim, storing the report, and the client's polling (one-load tests).
-  const around = [first, ...single].map((t, i) => t.ms - (phases[i]?.total ?? NaN)).filter(Number.isFinite);
-  console.log(`\nthe service around the load (POST to report minus the load's total, one-load tests): median ${median(around)} ms ` +
-    `(polling every 80 ms adds 40 on average)`);
-  const next = median(single.slice(0, 5).map((t) => t.ms));
-  console.log(`\nfirst test after start ${first.ms} ms = ${(first.ms / next).toFixed(2)}x the median of the next five (${next} ms; goal <= 1.2); ` +
-    `loads discarded: first test ${first.discarded}, all tests ${[first, ...single, ...multi].reduce((n, t) => n + t.discarded, 0)}`);
-  for (const reason of [first, ...single, ...multi].flatMap((t) => t.reasons)) console.log(`  discarded: ${reason}`);
-  console.log('\nphases of a load (median ms over all loads)');
-  const keys = [...new Set(phases.flatMap((p) => Object.keys(p)))];
-  for (const key of keys) {
-    const values = phases.map((p) => p[key]).filter((v): v is number => typeof v === 'number');
-    console.log(`  ${key.padEnd(30)} ${String(median(values)).padStart(6)}   (${values.length} loads)`);
-  }
+  const withoutPhases = phases.slice(lighthouseLoads.length);
+  const aroundWithout = withoutLighthouse.map((t, i) => t.ms - (withoutPhases[i]?.total ?? NaN)).filter(Number.isFinite);
+  console.log(`the service around those loads (POST to report minus the load's total): median ${median(aroundWithout)} ms`);
+  const showPhases = (what: string, loads: Record<string, number>[]) => {
+    if (loads.length === 0) return;
+    console.log(`\nphases of ${what} (median ms over ${loads.length} loads)`);
+    for (const key of [...new Set(loads.flatMap((p) => Object.keys(p)))]) {
+      const values = loads.map((p) => p[key]).filter((v): v is number => typeof v === 'number');
+      console.log(`  ${key.padEnd(30)} ${String(median(values)).padStart(6)}   (${values.length} loads)`);
+    }
+  };
+  showPhases('a Lighthouse load', lighthouseLoads);
+  showPhases('a load without Lighthouse', withoutPhases);
   console.log(`  first load's phases: ${JSON.stringify(phases[0])}`);
 }
 
