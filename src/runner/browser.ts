@@ -154,21 +154,37 @@ export function chromeFlags(o: LaunchOptions, userDataDir: string): string[] {
   return flags;
 }
 
-export async function launchBrowser(o: LaunchOptions): Promise<Browser> {
-  const sandbox = o.sandbox ?? defaultSandbox();
+/** A browser's own start: its fresh profile folder, the program to run, and its environment. */
+export interface BrowserStart {
+  profile: string;
+  /** The browser itself, or AS_USER running it as the sandbox's user. */
+  executablePath: string;
+  env: Record<string, string>;
+}
+
+/**
+ * A fresh profile folder (named so that removeOrphanedBrowsers finds what a killed process left), which is also the
+ * browser's home, and an environment of the browser's own: no database URL, no keys of the service. Chromium's and
+ * Firefox's (firefox/launch.ts); the caller removes the folder if the launch fails.
+ */
+export async function browserStart(browserPath: string, sandbox: BrowserSandbox, extraEnv: Record<string, string> = {}):
+Promise<BrowserStart> {
   const profile = await mkdtemp(join(tmpdir(), `webgauge-browser-${sandbox.tag}-${process.pid}-`));
-  // The environment is the browser's own: no database URL, no keys of the service.
   const env: Record<string, string> = {
     PATH: '/usr/local/bin:/usr/bin:/bin', HOME: profile, TMPDIR: profile, LANG: process.env.LANG ?? 'C.UTF-8',
     ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
     ...(process.env.FONTCONFIG_PATH ? { FONTCONFIG_PATH: process.env.FONTCONFIG_PATH } : {}),
+    ...extraEnv,
   };
-  let executablePath = o.chromePath;
-  if (sandbox.user) {
-    Object.assign(env, { WEBGAUGE_BROWSER_UID: String(sandbox.user.uid), WEBGAUGE_BROWSER_GID: String(sandbox.user.gid),
-      WEBGAUGE_CHROME: o.chromePath });
-    executablePath = AS_USER;
-  }
+  if (!sandbox.user) return { profile, executablePath: browserPath, env };
+  Object.assign(env, { WEBGAUGE_BROWSER_UID: String(sandbox.user.uid), WEBGAUGE_BROWSER_GID: String(sandbox.user.gid),
+    WEBGAUGE_CHROME: browserPath });
+  return { profile, executablePath: AS_USER, env };
+}
+
+export async function launchBrowser(o: LaunchOptions): Promise<Browser> {
+  const sandbox = o.sandbox ?? defaultSandbox();
+  const { profile, executablePath, env } = await browserStart(o.chromePath, sandbox);
   try {
     prepareProfile(profile, o, sandbox.user);
     if (sandbox.user) {

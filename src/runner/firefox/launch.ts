@@ -10,11 +10,11 @@
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { AS_USER, defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
+import { browserStart, defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
 import type { TrustStore } from '../trust-store.js';
 import { firefoxPrefs } from './prefs.js';
 import { SCREEN, startDisplay, xvfbWorks, type VirtualDisplay } from './display.js';
@@ -34,24 +34,14 @@ export interface FirefoxLaunch {
 
 export async function launchFirefox(o: FirefoxLaunch): Promise<Browser> {
   const sandbox = o.sandbox ?? defaultSandbox();
-  const profile = await mkdtemp(join(tmpdir(), `webgauge-browser-${sandbox.tag}-${process.pid}-`));
-  const env: Record<string, string> = {
-    PATH: '/usr/local/bin:/usr/bin:/bin', HOME: profile, TMPDIR: profile, LANG: process.env.LANG ?? 'C.UTF-8',
+  const { profile, executablePath, env } = await browserStart(o.firefoxPath, sandbox, {
     // Lets the profile point remote settings at a data: URL (prefs.ts), which release builds otherwise ignore.
     MOZ_REMOTE_SETTINGS_DEVTOOLS: '1',
     MOZ_CRASHREPORTER_DISABLE: '1',
-    ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
-    ...(process.env.FONTCONFIG_PATH ? { FONTCONFIG_PATH: process.env.FONTCONFIG_PATH } : {}),
     ...(sandbox.enabled ? {} : { MOZ_DISABLE_CONTENT_SANDBOX: '1', MOZ_DISABLE_GMP_SANDBOX: '1', MOZ_DISABLE_RDD_SANDBOX: '1',
       MOZ_DISABLE_SOCKET_PROCESS_SANDBOX: '1' }),
-  };
+  });
   let display: VirtualDisplay | undefined;
-  let executablePath = o.firefoxPath;
-  if (sandbox.user) {
-    Object.assign(env, { WEBGAUGE_BROWSER_UID: String(sandbox.user.uid), WEBGAUGE_BROWSER_GID: String(sandbox.user.gid),
-      WEBGAUGE_CHROME: o.firefoxPath });
-    executablePath = AS_USER;
-  }
   try {
     if (o.trustStore) for (const file of readdirSync(o.trustStore.dir)) copyFileSync(join(o.trustStore.dir, file), join(profile, file));
     if (sandbox.user) {
