@@ -16,6 +16,7 @@ import { Runner } from 'lighthouse/core/runner.js';
 import type { Page } from 'puppeteer-core';
 import type { Emulation } from './conditions/emulation.js';
 import { lighthouseThrottling, type Throttle } from './conditions/throttle.js';
+import { feedsLighthouse, type RunOptions } from './conditions/types.js';
 
 /**
  * Lighthouse 12.8.2 is pinned and patched (patches/lighthouse+12.8.2.patch, applied by `postinstall` through
@@ -63,9 +64,10 @@ export interface LighthouseSetup {
 export type LighthouseGather = 'performance' | 'metrics' | 'network';
 
 /** What Lighthouse gathers for a load: its report when the test asks for one; else a journey's metrics, or the network. */
-export function lighthouseGather(o: { report: string; journey: boolean }): LighthouseGather {
-  return o.report.includes('lighthouse') ? 'performance' : o.journey ? 'metrics' : 'network';
+export function lighthouseGather(o: { options: Pick<RunOptions, 'report'>; journey: boolean }): LighthouseGather {
+  return feedsLighthouse(o.options) ? 'performance' : o.journey ? 'metrics' : 'network';
 }
+
 const ONLY: Record<LighthouseGather, Config['settings']> = {
   performance: { onlyCategories: ['performance'] },
   metrics: { onlyAudits: ['metrics'] },

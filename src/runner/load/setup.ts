@@ -41,7 +41,7 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
     screencast, warnings, mainDocumentUrl: options.url, progress: [],
     replayer: new StepReplayer(browser, page, plan.steps.recording, plan.steps.secrets),
     config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs,
-      gather: lighthouseGather({ report: options.report, journey: plan.steps.journey }) }),
+      gather: lighthouseGather({ options, journey: plan.steps.journey }) }),
   };
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     if (e.type === 'Document' && e.frameId === mainFrameId) ctx.mainDocumentUrl = e.request.url;
