@@ -22,13 +22,14 @@ export { RunError } from './types.js';
 
 /**
  * What the runner does once per process, done when an agent warms up rather than in its first test: Lighthouse's
- * configuration of a default desktop load resolved (lighthouse.ts), with and without Lighthouse's report, which also loads Lighthouse's audits.
+ * configuration of a default desktop load resolved (lighthouse.ts) for each of its gathers (its report, the network
+ * alone, a journey's metrics), which also loads Lighthouse's audits.
  */
 export function warmRunner(timeoutMs: number): Promise<void> {
   const emulation = resolveEmulation({} as RunSpec['options'], undefined, '');
   const warm = (gather: LighthouseGather) =>
     warmLighthouse(lighthouseConfig({ emulation, throttle: undefined, maxWaitForLoadMs: loadWaitLimit(timeoutMs), gather }));
-  return warm('performance').then(() => warm('network'));
+  return warm('performance').then(() => warm('network')).then(() => warm('metrics'));
 }
 
 /**

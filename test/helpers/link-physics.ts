@@ -7,6 +7,9 @@ import { FIXTURE } from '../fixtures/site/server.js';
 import type { HarEntry } from '../../src/runner/capture/har.js';
 import type { LinkShape } from '../../src/runner/conditions/link.js';
 import { SEGMENT_BYTES, bytesPerMs } from '../../src/runner/conditions/link.js';
+import type { RunSpec } from '../../src/runner/types.js';
+
+type RunnerBrowser = NonNullable<RunSpec['browser']>;
 
 export interface PhaseCheck {
   what: string;
@@ -75,7 +78,7 @@ export function phaseChecks(name: string, e: HarEntry, link: LinkShape,
  * last byte arrives, on every link), so its critical path is the three one after the other.
  */
 export function originsOnloadLowerBound(link: LinkShape, bytes: { html: number; css: number; photo: number },
-  browser: 'chrome' | 'firefox' = 'chrome'): number {
+  browser: RunnerBrowser = 'chrome'): number {
   const rtt = link.latencyMs;
   const down = bytesPerMs(link.downloadKbps);
   const document = 3 * rtt + FIXTURE.origins.htmlDelayMs + bytes.html / down;
@@ -87,7 +90,7 @@ export function originsOnloadLowerBound(link: LinkShape, bytes: { html: number; 
 
 /** The /origins page's three entries and how its link did against the physics. */
 export function originsFidelity(entries: readonly HarEntry[], link: LinkShape, onloadMs: number, tls: HandshakeBytes,
-  browser: 'chrome' | 'firefox' = 'chrome'): {
+  browser: RunnerBrowser = 'chrome'): {
   checks: PhaseCheck[];
   onload: { measured: number; lowerBound: number };
 } {
