@@ -7,7 +7,7 @@
  * recording of the load's screen (screen-recording.ts), made as Chromium's are from its screencast frames.
  */
 import { RunError, type HostMeasurement, type RunResult } from '../types.js';
-import { takeScreenshot } from '../capture/screenshot.js';
+import { readPageExtent, screenFromFilm, takeScreenshot } from '../capture/screenshot.js';
 import { applyGuardConnections, harFigures, type Har, type HarEntry } from '../capture/har.js';
 import { collectBodiesWith } from '../capture/bodies.js';
 import { IMAGE_LIMITS } from '../capture/images.js';
@@ -37,7 +37,7 @@ export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> 
     load.warnings.push(`The page's DOM could not be read for the structure analysis: ${(err as Error).message}`);
   }
   const facts: PageFacts = { url: options.url, finalUrl: timings.url, dom };
-  const screenshot = await takeScreenshot(page);
+  const screenshot = await screenshotOf(load);
   timer.end('page');
 
   // The load's end on the epoch clock of BiDi's timings: fully loaded by the quiet rule, or the end of onload.
@@ -73,6 +73,16 @@ export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> 
     warnings,
     host: hostMeasurement(load),
   };
+}
+
+/**
+ * The page as the load left it, whole: the film's frame at the load's end when the page fits its viewport
+ * (screenFromFilm), else captured.
+ */
+async function screenshotOf(load: FirefoxLoad): Promise<Buffer> {
+  const frames = await load.recording?.stop().catch(() => undefined);
+  const shown = frames && await screenFromFilm(frames, await readPageExtent(load.page), load.emulation);
+  return shown ?? takeScreenshot(load.page);
 }
 
 /** The filmstrip of the recorded screen, from navigation start to the last visual change or the load's end. */

@@ -10,7 +10,7 @@ import { lighthouseMetrics, lighthousePhases, observedNavigationStart } from '..
 import { httpStatusMessage, lighthouseRuntimeFailure } from '../failures.js';
 import { filmOfLoad } from '../capture/filmstrip.js';
 import { paintsAsShown } from '../capture/timings.js';
-import { takeScreenshot } from '../capture/screenshot.js';
+import { screenFromFilm, takeScreenshot } from '../capture/screenshot.js';
 import { applyGuardConnections, authChallengeMs, buildHar, harFigures, keepEntries, type Har } from '../capture/har.js';
 import { findMainDocument, navigationStartOf, requestsStartedBy, type MainDocument } from '../capture/network.js';
 import { collectImages } from '../capture/images.js';
@@ -179,9 +179,15 @@ async function auditBesidePage(ctx: LoadContext, steps: GatheredStep[]): Promise
   return { lhrs, screenshot: await shot };
 }
 
-/** The page as the load left it, whole (the report's step is the load's last), once the page was read. */
+/**
+ * The page as the load left it, whole (the report's step is the load's last), once the page was read: the film's
+ * frame at the load's end when the page fits its viewport (screenFromFilm), else captured.
+ */
 async function screenshotAtEnd(ctx: LoadContext, reported: GatheredStep): Promise<Buffer> {
-  await reported.loaded; // the facts are read before the screenshot scrolls the page
+  const loaded = await reported.loaded; // the facts are read before the screenshot scrolls the page
+  const frames = await (ctx.frames ?? Promise.resolve([]));
+  const shown = loaded && await screenFromFilm(frames, loaded.extent, ctx.emulation);
+  if (shown) return shown;
   await restoreScreen(ctx);
   return takeScreenshot(ctx.page);
 }

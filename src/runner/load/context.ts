@@ -13,6 +13,7 @@ import { adblockEngine, adblockJudge } from '../conditions/adblock.js';
 import { needsInterceptor, type Interceptor, type InterceptorOptions } from '../conditions/interceptor.js';
 import type { LoadWait } from '../load-wait.js';
 import type { RawFrame, Screencast } from '../capture/filmstrip.js';
+import type { PageExtent } from '../capture/screenshot.js';
 import type { PageTimings } from '../capture/timings.js';
 import type { CpuSample } from '../host-load.js';
 import type { PageFacts } from '../../analysis/facts.js';
@@ -111,6 +112,8 @@ export interface StepProgress {
 /** What is read from the live page the moment a navigation's load is over (navigate.ts readStepPage). */
 export interface LoadedPage {
   timings: PageTimings;
+  /** The document's size at the load's end (whether a screenshot must scroll). */
+  extent: PageExtent;
   rumSi: number;
   facts: PageFacts;
 }

@@ -15,7 +15,7 @@ import { filmOfLoad } from '../capture/filmstrip.js';
 import { readTimings, type PageTimings } from '../capture/timings.js';
 import { rumSpeedIndex } from '../capture/rum-speed-index.js';
 import { encodeVideo, type StepMark } from '../capture/video.js';
-import { takeViewportScreenshot } from '../capture/screenshot.js';
+import { readPageExtent, takeViewportScreenshot } from '../capture/screenshot.js';
 import { sampleCpu } from '../host-load.js';
 import { ACTIVITY_EVENTS, NETWORK_QUIET_MS, NetworkActivity } from '../network-activity.js';
 import type { NavigationTrigger } from '../load-wait.js';
@@ -197,7 +197,7 @@ async function endLoad(ctx: LoadContext, loadOverAt: number | undefined): Promis
   ctx.connections.seal();
   // The measurement is over: the next load of the same test gets its browser launched while this one's report
   // is made (that launch slows the report by about what it saves the next load, so only then; otherwise the
-  // agent launches it once the test's figures are made).
+  // agent launches it once the test's result is stored).
   if (spec.anotherLoadFollows) ctx.ahead?.prepare();
   if (ctx.failure !== undefined || ctx.deadline.error) return;
   const frames = ctx.screencast.stop();
@@ -222,6 +222,7 @@ async function readStepPage(ctx: LoadContext, withFacts: boolean): Promise<Loade
   const timings = await readTimings(page);
   if (!timings) throw new RunError('The page has no navigation timing (it did not load as a document)');
   const rumSi = await rumSpeedIndex(page);
+  const extent = await readPageExtent(page);
   let dom = emptyDomFacts();
   if (withFacts) {
     try {
@@ -231,7 +232,7 @@ async function readStepPage(ctx: LoadContext, withFacts: boolean): Promise<Loade
     }
   }
   const facts: PageFacts = { url: ctx.spec.options.url, finalUrl: timings.url, dom };
-  return { timings, rumSi, facts };
+  return { timings, rumSi, facts, extent };
 }
 
 /** Lighthouse's screen emulation left with its session: the next step (and the screenshot) need ours back. */
