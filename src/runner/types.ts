@@ -57,7 +57,7 @@ export interface RunSpec {
    * Without it, a load that measures the host reads it in its own browser right before the navigation.
    */
   benchmarkIndex?: number;
-  /** The agent's browsers launched ahead: the load takes one (the agent launches the next once the test's figures are made). */
+  /** The agent's browsers launched ahead: the load takes one (the agent launches the next once the test's result is stored). */
   ahead?: LaunchAhead;
   /** Another load of the same test follows this one at once: its browser is launched as soon as this load is measured. */
   anotherLoadFollows?: boolean;
