@@ -48,7 +48,9 @@ async function main() {
   const multi: Timed[] = [];
   const bare: number[] = [];
   /** Tests without Lighthouse: POST to report, and the observation floor of their one load. */
-  const withoutLighthouse: { report: string; idle: boolean; ms: number; floor: number }[] = [];
+  const withoutLighthouse: { report: string; idle: boolean; ms: number; floor: number; total: number; reasons: string[] }[] = [];
+  /** Where the loads of the tests without Lighthouse begin in `phases`. */
+  let withoutFrom = 0;
   let first: Timed | undefined;
   try {
     if (withLighthouse) first = await timedTest(server, { url });
@@ -60,15 +62,17 @@ async function main() {
       multi.push(await timedTest(server, { url, runs: 3 }));
       bare.push(await timeBareLighthouseCli(url));
     }
+    withoutFrom = phases.length;
     for (const report of ['none', 'legacy']) {
       // To an idle agent (its browser launched ahead and ready), then back to back (the next browser's launch, ~1 s
       // here, is over only when the previous report is made, not during a load).
       for (const idle of [true, false]) {
         for (let i = 0; i < runs; i++) {
           if (idle) await new Promise((r) => setTimeout(r, 3000));
-          const at = phases.length;
           const timed = await timedTest(server, { url, report });
-          withoutLighthouse.push({ report, idle, ms: timed.ms, floor: phases[at]?.observation ?? NaN });
+          // The floor of the load the report is made of (the last: a load the run guard discarded comes before it).
+          withoutLighthouse.push({ report, idle, ms: timed.ms, floor: phases.at(-1)?.observation ?? NaN,
+            total: phases.at(-1)?.total ?? NaN, reasons: timed.reasons });
         }
       }
     }
@@ -76,7 +80,7 @@ async function main() {
     await server.close();
     await site.close();
   }
-  const lighthouseLoads = phases.slice(0, phases.length - withoutLighthouse.length);
+  const lighthouseLoads = phases.slice(0, withoutFrom);
   if (first) {
     const observation = median(lighthouseLoads.map((p) => p.observation ?? NaN).filter(Number.isFinite));
     const cli = median(bare);
@@ -110,8 +114,9 @@ async function main() {
         ` ${(ms / floor).toFixed(2).padStart(7)} (<= 1.15; its own floor ${floor} ms; each: ${tests.map((t) => (t.ms / t.floor).toFixed(2)).join(', ')})`);
     }
   }
-  const withoutPhases = phases.slice(lighthouseLoads.length);
-  const aroundWithout = withoutLighthouse.map((t, i) => t.ms - (withoutPhases[i]?.total ?? NaN)).filter(Number.isFinite);
+  for (const t of withoutLighthouse) for (const reason of t.reasons) console.log(`  discarded (report=${t.report}): ${reason}`);
+  const withoutPhases = phases.slice(withoutFrom);
+  const aroundWithout = withoutLighthouse.map((t) => t.ms - t.total).filter(Number.isFinite);
   console.log(`the service around those loads (POST to report minus the load's total): median ${median(aroundWithout)} ms`);
   const showPhases = (what: string, loads: Record<string, number>[]) => {
     if (loads.length === 0) return;
