@@ -98,11 +98,17 @@ export async function readHost(browser: Browser): Promise<HostReading> {
 /**
  * Lighthouse makes an Intl.Segmenter in the blank page before every navigation (prepare.js warmUpIntlSegmenter), so
  * its page functions do not pay ICU's first use later; the first one in a renderer costs 30-60 ms here. A browser
- * launched ahead makes it while it waits, off the load's path (Lighthouse's own is then ~1 ms).
+ * launched ahead makes it while it waits, off the load's path (Lighthouse's own is then ~1 ms). Never rejects, and
+ * waits at most ANSWER_MS: a browser that does not answer is found out by take(), which closes it.
  */
 async function warmForLighthouse(g: GuardedBrowser): Promise<GuardedBrowser> {
-  const page = (await g.browser.pages())[0];
-  await page?.evaluate(`[...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment('aaa')].length`).catch(() => undefined);
+  const warm = async (): Promise<void> => {
+    const page = (await g.browser.pages())[0];
+    await page?.evaluate(`[...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment('aaa')].length`);
+  };
+  const waited = new AbortController();
+  await Promise.race([warm().catch(() => undefined), sleep(ANSWER_MS, undefined, { signal: waited.signal }).catch(() => undefined)]);
+  waited.abort();
   return g;
 }
 
