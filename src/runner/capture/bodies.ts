@@ -22,9 +22,12 @@ export function collectBodies(session: CDPSession, entries: readonly HarEntry[],
   }, entries, images);
 }
 
-/** The same, reading each body with `read` (Firefox: BiDi network.getData); a body it cannot read is left out. */
+/**
+ * The same, reading each body with `read` (Firefox: BiDi network.getData); a body it cannot read is left out. The
+ * images may still be on their way (read beside the texts).
+ */
 export async function collectBodiesWith(read: (entry: HarEntry) => Promise<Buffer | undefined>, entries: readonly HarEntry[],
-  images: readonly CapturedImage[]): Promise<Map<string, Buffer>> {
+  images: readonly CapturedImage[] | Promise<readonly CapturedImage[]>): Promise<Map<string, Buffer>> {
   const bodies = new Map<string, Buffer>();
   const seen = new Set<string>();
   const wanted = entries.filter((e) => {
@@ -45,7 +48,7 @@ export async function collectBodiesWith(read: (entry: HarEntry) => Promise<Buffe
     const body = texts[i];
     if (body && body.length <= BODY_LIMITS.maxBytes) bodies.set(e.request.url, body);
   });
-  for (const img of images) {
+  for (const img of await images) {
     if (bodies.size >= BODY_LIMITS.maxCount) break;
     if (img.body.length <= BODY_LIMITS.maxBytes && !bodies.has(img.url)) bodies.set(img.url, img.body);
   }

@@ -124,10 +124,10 @@ async function readBodies(load: FirefoxLoad, har: Har): Promise<Map<string, Buff
   };
   const images = har.log.entries.filter((e) => e.response.status === 200 &&
     String(e.response.content.mimeType ?? '').toLowerCase().startsWith('image/')).slice(0, IMAGE_LIMITS.count);
-  const imageBodies = (await Promise.all(images.map(async (e) => ({ e, body: await read(e) }))))
+  const imageBodies = Promise.all(images.map(async (e) => ({ e, body: await read(e) }))).then((got) => got
     .filter((i) => i.body && i.body.length > 0)
-    .map(({ e, body }) => ({ url: e.request.url, mimeType: String(e.response.content.mimeType).toLowerCase().split(';')[0]!.trim(), body: body! }));
-  return collectBodiesWith(read, har.log.entries, imageBodies);
+    .map(({ e, body }) => ({ url: e.request.url, mimeType: String(e.response.content.mimeType).toLowerCase().split(';')[0]!.trim(), body: body! })));
+  return collectBodiesWith(read, har.log.entries, imageBodies); // the images' and the texts' reads at once
 }
 
 function hostMeasurement(load: FirefoxLoad): HostMeasurement | undefined {
