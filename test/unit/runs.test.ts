@@ -218,7 +218,10 @@ describe('the jittery fixture page (stability bench)', () => {
         const took = performance.now() - t0;
         assert.equal(res.status, 200);
         assert.match(await res.text(), /\/jittery\/app\.js/);
-        assert.ok(took >= wait - 2 && took < wait + 250, `answer ${i} took ${took} ms, its drawn delay was ${wait} ms`);
+        // The drawn delay is the truth (the answer comes no sooner); above it only the client's own time on a busy
+        // machine (a clean-clone CI run once took 810 ms for a 417 ms delay), so the bound above only catches a
+        // site that waits far too long.
+        assert.ok(took >= wait - 2 && took < wait + 2000, `answer ${i} took ${took} ms, its drawn delay was ${wait} ms`);
       }
       const js = await fetch(site.url('/jittery/app.js'));
       assert.equal(js.headers.get('content-type'), 'application/javascript');
