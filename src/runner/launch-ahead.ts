@@ -95,6 +95,16 @@ export async function readHost(browser: Browser): Promise<HostReading> {
   return { benchmarkIndex, otherCpuCores: before && after ? otherCpuCores(before, after) : undefined, at: Date.now() };
 }
 
+/** `work`'s outcome, or `late` once `ms` passed without one (the timer does not outlive the race). */
+async function within<T, L>(work: Promise<T>, ms: number, late: L): Promise<T | L> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([work, sleep(ms, late, { signal: timer.signal }).catch(() => late)]);
+  } finally {
+    timer.abort();
+  }
+}
+
 /**
  * Lighthouse makes an Intl.Segmenter in the blank page before every navigation (prepare.js warmUpIntlSegmenter), so
  * its page functions do not pay ICU's first use later; the first one in a renderer costs 30-60 ms here. A browser
@@ -106,9 +116,7 @@ async function warmForLighthouse(g: GuardedBrowser): Promise<GuardedBrowser> {
     const page = (await g.browser.pages())[0];
     await page?.evaluate(`[...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment('aaa')].length`);
   };
-  const waited = new AbortController();
-  await Promise.race([warm().catch(() => undefined), sleep(ANSWER_MS, undefined, { signal: waited.signal }).catch(() => undefined)]);
-  waited.abort();
+  await within(warm().catch(() => undefined), ANSWER_MS, undefined);
   return g;
 }
 
@@ -151,11 +159,7 @@ export class LaunchAhead {
     const ready = await next;
     if (!ready) return undefined;
     // It may have died while it waited (its pipe's end may not have been noticed yet): one round trip tells.
-    const waited = new AbortController();
-    const answered = await Promise.race([ready.browser.version().then(() => true, () => false),
-      sleep(ANSWER_MS, false, { signal: waited.signal }).catch(() => false)]);
-    waited.abort();
-    if (!answered) {
+    if (!(await within(ready.browser.version().then(() => true, () => false), ANSWER_MS, false))) {
       await closeGuarded(ready); // the load launches a fresh one
       return undefined;
     }
@@ -173,10 +177,7 @@ export class LaunchAhead {
         if (this.next === next) this.next = undefined;
         return undefined;
       }
-      const timer = new AbortController();
-      const reading = await Promise.race([readHost(ready.browser).catch(() => undefined),
-        sleep(HOST_READING_MS, 'late' as const, { signal: timer.signal }).catch(() => undefined)]);
-      timer.abort();
+      const reading = await within(readHost(ready.browser).catch(() => undefined), HOST_READING_MS, 'late' as const);
       if (reading !== 'late') return reading;
       if (this.next === next) this.next = undefined;
       this.retire(ready); // a browser that did not answer in time is not given to a load
