@@ -58,11 +58,14 @@ async function main(): Promise<void> {
       console.log(`\nthrottle ${throttle} (down/up Kbit/s, round trip ms): median of ${runs} loads`);
       console.log('phase                          measured    truth   ratio   within 10 % + 15 ms');
       for (const [what, cs] of checks) {
-        const c: PhaseCheck = { what, measured: median(cs.map((x) => x.measured)), truth: median(cs.map((x) => x.truth)) };
+        // The browser's own work a phase may hold (the TLS certificate check) is allowed to the median as to each load.
+        const c: PhaseCheck = { what, measured: median(cs.map((x) => x.measured)), truth: median(cs.map((x) => x.truth)),
+          clientMs: cs[0]!.clientMs };
         const ok = withinGoal(c);
         if (!ok) failed++;
         console.log(`${what.padEnd(30)} ${c.measured.toFixed(0).padStart(8)} ${c.truth.toFixed(0).padStart(8)} ` +
-          `${(c.truth > 0 ? (c.measured / c.truth).toFixed(2) : '-').padStart(7)}   ${ok ? 'yes' : 'NO'}`);
+          `${(c.truth > 0 ? (c.measured / c.truth).toFixed(2) : '-').padStart(7)}   ${ok ? 'yes' : 'NO'}` +
+          (c.clientMs ? ` (and up to ${c.clientMs} ms of the browser's own)` : ''));
       }
       const o = { measured: median(onloads.map((x) => x.measured)), lowerBound: median(onloads.map((x) => x.lowerBound)) };
       const ratio = o.measured / o.lowerBound;
