@@ -133,6 +133,8 @@ async function makeEngineState(o: FirefoxLaunch, sandbox: BrowserSandbox): Promi
     await browser.close();
     for (const entry of readdirSync(profile)) if (!ENGINE_STATE.includes(entry)) rmSync(join(profile, entry), { recursive: true, force: true });
     if (ENGINE_STATE.every((entry) => existsSync(join(profile, entry)))) {
+      // The service's own from now on: no browser (the browser user) may change what the next loads start with.
+      if (sandbox.user) chownTree(profile, { uid: process.getuid!(), gid: process.getgid!() });
       process.once('exit', () => rmSync(profile, { recursive: true, force: true }));
       return profile;
     }
