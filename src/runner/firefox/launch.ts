@@ -10,7 +10,7 @@
  * page's viewport starts at the screen's top-left corner), its window as large as the screen.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, lchownSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -87,9 +87,10 @@ function firefoxEnv(sandbox: BrowserSandbox): Record<string, string> {
   };
 }
 
+/** Chowns a folder and all it holds; a symbolic link itself, never what it points to. */
 function chownTree(path: string, user: { uid: number; gid: number }): void {
-  chownSync(path, user.uid, user.gid);
-  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), user);
+  lchownSync(path, user.uid, user.gid);
+  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), user);
 }
 
 /**
