@@ -9,7 +9,7 @@
  * WEBGAUGE_BROWSER_SANDBOX=0 and gets `--no-sandbox`, with a warning at start.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -182,15 +182,24 @@ Promise<BrowserStart> {
   return { profile, executablePath: AS_USER, env };
 }
 
+/** Hands a filled profile (a folder and all it holds) to `user`, and to no one else (0700). */
+export function ownProfile(profile: string, user: { uid: number; gid: number }): void {
+  chownTree(profile, user);
+  chmodSync(profile, 0o700);
+}
+
+/** Chowns a folder and all it holds; a symbolic link itself, never what it points to. */
+function chownTree(path: string, user: { uid: number; gid: number }): void {
+  lchownSync(path, user.uid, user.gid);
+  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), user);
+}
+
 export async function launchBrowser(o: LaunchOptions): Promise<Browser> {
   const sandbox = o.sandbox ?? defaultSandbox();
   const { profile, executablePath, env } = await browserStart(o.chromePath, sandbox);
   try {
     prepareProfile(profile, o, sandbox.user);
-    if (sandbox.user) {
-      chownSync(profile, sandbox.user.uid, sandbox.user.gid);
-      chmodSync(profile, 0o700);
-    }
+    if (sandbox.user) ownProfile(profile, sandbox.user);
     const browser = await puppeteer.launch({
       executablePath,
       headless: true,

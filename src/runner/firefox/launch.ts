@@ -10,13 +10,13 @@
  * page's viewport starts at the screen's top-left corner), its window as large as the screen.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, lchownSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { rm } from 'node:fs/promises';
+import { cp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { browserStart, defaultSandbox, rememberProfile, type BrowserSandbox } from '../browser.js';
+import { browserStart, defaultSandbox, ownProfile, rememberProfile, type BrowserSandbox } from '../browser.js';
 import type { TrustStore } from '../trust-store.js';
 import { firefoxPrefs } from './prefs.js';
 import { SCREEN, startDisplay, xvfbWorks, type VirtualDisplay } from './display.js';
@@ -40,12 +40,10 @@ export async function launchFirefox(o: FirefoxLaunch): Promise<Browser> {
   const { profile, executablePath, env } = await browserStart(o.firefoxPath, sandbox, firefoxEnv(sandbox));
   let display: VirtualDisplay | undefined;
   try {
-    if (engine) for (const entry of ENGINE_STATE) cpSync(join(engine, entry), join(profile, entry), { recursive: true });
+    // 19 MB: copied off the event loop (the service answers its API meanwhile).
+    if (engine) await Promise.all(ENGINE_STATE.map((entry) => cp(join(engine, entry), join(profile, entry), { recursive: true })));
     if (o.trustStore) for (const file of readdirSync(o.trustStore.dir)) copyFileSync(join(o.trustStore.dir, file), join(profile, file));
-    if (sandbox.user) {
-      chownTree(profile, sandbox.user);
-      chmodSync(profile, 0o700);
-    }
+    if (sandbox.user) ownProfile(profile, sandbox.user);
     display = await startDisplay(join(profile, '.Xauthority'), sandbox.user);
     Object.assign(env, { DISPLAY: display.name, XAUTHORITY: display.authority });
     const browser = await puppeteer.launch({
@@ -87,12 +85,6 @@ function firefoxEnv(sandbox: BrowserSandbox): Record<string, string> {
   };
 }
 
-/** Chowns a folder and all it holds; a symbolic link itself, never what it points to. */
-function chownTree(path: string, user: { uid: number; gid: number }): void {
-  lchownSync(path, user.uid, user.gid);
-  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), user);
-}
-
 /**
  * What Firefox keeps of its own in a profile and builds on the first start of every new one: its add-on registry
  * (extensions.json, addonStartup.json.lz4, compatibility.ini: the built-in add-ons scanned) and its startup cache
@@ -122,10 +114,7 @@ async function makeEngineState(o: FirefoxLaunch, sandbox: BrowserSandbox): Promi
   const nowhere = createServer((socket) => socket.destroy());
   try {
     await new Promise<void>((resolve, reject) => nowhere.once('error', reject).listen(0, '127.0.0.1', resolve));
-    if (sandbox.user) {
-      chownSync(profile, sandbox.user.uid, sandbox.user.gid);
-      chmodSync(profile, 0o700);
-    }
+    if (sandbox.user) ownProfile(profile, sandbox.user);
     const browser = await puppeteer.launch({
       browser: 'firefox', executablePath, headless: true, userDataDir: profile, env,
       extraPrefsFirefox: firefoxPrefs((nowhere.address() as AddressInfo).port),
@@ -135,7 +124,7 @@ async function makeEngineState(o: FirefoxLaunch, sandbox: BrowserSandbox): Promi
     for (const entry of readdirSync(profile)) if (!ENGINE_STATE.includes(entry)) rmSync(join(profile, entry), { recursive: true, force: true });
     if (ENGINE_STATE.every((entry) => existsSync(join(profile, entry)))) {
       // The service's own from now on: no browser (the browser user) may change what the next loads start with.
-      if (sandbox.user) chownTree(profile, { uid: process.getuid!(), gid: process.getgid!() });
+      if (sandbox.user) ownProfile(profile, { uid: process.getuid!(), gid: process.getgid!() });
       process.once('exit', () => rmSync(profile, { recursive: true, force: true }));
       return profile;
     }
