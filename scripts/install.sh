@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Installs everything Webgauge needs on a Debian machine with Node.js 20+: Chromium, Firefox ESR, Xvfb and ffmpeg from apt
-# when missing, the npm packages, and the build. Safe to run again: each step is skipped when already done.
+# Installs everything Webgauge needs on a Debian machine: its Node.js (this machine's when it is at least 22.19, else
+# the pinned LTS brought into .runtime/: scripts/node-runtime.sh), Chromium, Firefox ESR, Xvfb and ffmpeg from apt when
+# missing, the npm packages (native ones built for that Node), and the build. Safe to run again: each step is skipped
+# when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[webgauge setup]\033[0m %s\n' "$*"; }
 
-node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 20 ]; then
-  echo "Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))." >&2
-  exit 1
-fi
+source scripts/node-runtime.sh
+use_node bring
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -42,9 +41,9 @@ if [ "$(id -u)" -eq 0 ] && ! id -u "$browser_user" >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin "$browser_user"
 fi
 
-# npm packages: reinstall only when package-lock.json changed since the last install.
+# npm packages: reinstall when package-lock.json or the Node.js they were built for (its version) changed.
 stamp=node_modules/.webgauge-lock-hash
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
+want="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node -p process.version)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   say "installing npm packages"
   # Browsers come from apt; no package may download its own.

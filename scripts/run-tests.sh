@@ -7,6 +7,8 @@
 # runs alone unless it is listed here. Each file is its own process either way.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/node-runtime.sh
+use_node || exit 1
 two_at_a_time=(
   # Pages loaded, no timing held against a truth; the longest first, so the two lanes end together.
   test/integration/{web-app,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts}.test.ts

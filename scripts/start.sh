@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+source scripts/node-runtime.sh
+use_node
 exec node dist/main.js serve "$@"

@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+# The Node.js install.sh chose (or brought): everything below runs on it.
+source scripts/node-runtime.sh
+use_node
 # The suite alone reads PDFs as text (pdftotext: a report.pdf must give no test secret away).
 if ! command -v pdftotext >/dev/null 2>&1; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
