@@ -1,5 +1,5 @@
 /**
- * Lighthouse 12.8 as a library over our own page: configuration for observed (not simulated) metrics and
+ * Lighthouse 13 as a library over our own page: configuration for observed (not simulated) metrics and
  * the read-out of the metrics the report needs.
  */
 import type { Config, DevtoolsLog, Result } from 'lighthouse';
@@ -19,7 +19,7 @@ import { lighthouseThrottling, type Throttle } from './conditions/throttle.js';
 import { feedsLighthouse, type RunOptions } from './conditions/types.js';
 
 /**
- * Lighthouse 12.8.2 is pinned and patched (patches/lighthouse+12.8.2.patch, applied by `postinstall` through
+ * Lighthouse 13.5.0 is pinned and patched (patches/lighthouse+13.5.0.patch, applied by `postinstall` through
  * patch-package, which fails the install if the patch no longer applies):
  * - observed (non-simulated) runs no longer raise every quiet window to at least 5.25 s: we wait for the load
  *   ourselves (load-wait.ts: 2 s of network silence, then only as long as observed TTI needs), so that floor
@@ -41,7 +41,7 @@ export function assertLighthousePatched(): void {
   const patched = floors.length > 0 && floors.every((v) => v === 0) &&
     (getBenchmarkIndex as { webgaugePatched?: boolean }).webgaugePatched === true;
   if (!patched) {
-    throw new Error('Lighthouse is not patched: run `npm ci` (its postinstall applies patches/lighthouse+12.8.2.patch ' +
+    throw new Error('Lighthouse is not patched: run `npm ci` (its postinstall applies patches/lighthouse+13.5.0.patch ' +
       'with patch-package); if Lighthouse was upgraded, port the patch to the new version first');
   }
 }
