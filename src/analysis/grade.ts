@@ -7,17 +7,19 @@
  * for desktop tests and the mobile curves for simulated phones and tablets (the runner sets formFactor).
  * Structure is the impact-weighted mean of the structure audits: see structure/index.ts.
  */
-import { LIGHTHOUSE_STRUCTURE_AUDITS } from './structure/lighthouse-audits.js';
-import { STRUCTURE_AUDIT_LIST, type Impact } from './structure/index.js';
+import { CURRENT_AUDIT_SET, LIGHTHOUSE_AUDIT_TABLES, STRUCTURE_AUDIT_LIST, type Impact } from './structure/index.js';
 
-export { IMPACT_WEIGHT, structureReport, structureScore, type Impact, type StructureReport } from './structure/index.js';
+export {
+  IMPACT_WEIGHT, readStructureReport, sameStructureAudits, structureAuditSet, structureReport, structureScore, type Impact,
+  type StructureAuditSet, type StructureReport,
+} from './structure/index.js';
 
-/** Audit id → impact, every structure audit (Lighthouse's and ours). */
+/** Audit id → impact, every structure audit new reports are scored with (Lighthouse's and ours). */
 export const STRUCTURE_AUDITS: Readonly<Record<string, Impact>> = Object.fromEntries(
   STRUCTURE_AUDIT_LIST.map((a) => [a.id, a.impact]));
 
 /** The Lighthouse audit ids among them. */
-export const LIGHTHOUSE_AUDIT_IDS: readonly string[] = LIGHTHOUSE_STRUCTURE_AUDITS.map((a) => a.id);
+export const LIGHTHOUSE_AUDIT_IDS: readonly string[] = LIGHTHOUSE_AUDIT_TABLES[CURRENT_AUDIT_SET].map((a) => a.id);
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'E' | 'F';
 

@@ -5,6 +5,7 @@
  * next to the page (web) or inline (PDF).
  */
 import type { StructureReport } from '../analysis/grade.js';
+import type { StructureAuditResult, StructureItem } from '../analysis/structure/index.js';
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import type { ReportRow } from '../core/reports/reports.js';
 import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
@@ -121,6 +122,20 @@ function video(d: ReportData): string {
     `<video controls preload="metadata"${poster} src="${esc(d.video)}"></video></div></section>`;
 }
 
+/** What fixing an audit would save, as Lighthouse estimates it: "saves ≈ 300 ms, 2.0 KB". */
+function savingsText(a: StructureAuditResult): string {
+  const parts = [a.savings?.ms ? ms(a.savings.ms) : '', a.savings?.bytes ? bytes(a.savings.bytes) : ''].filter(Boolean);
+  return parts.length ? ` <span class="savings">saves ≈ ${parts.join(', ')}</span>` : '';
+}
+
+/** One thing an audit names: the resource or element, and what it costs. */
+function itemText(i: StructureItem): string {
+  const what = [i.url, i.element, i.label].filter((v): v is string => typeof v === 'string').map(esc);
+  const cost = [i.wasted_bytes ? `${bytes(i.wasted_bytes)} to save` : '', i.wasted_ms ? ms(i.wasted_ms) : '',
+    !i.wasted_bytes && i.total_bytes ? bytes(i.total_bytes) : ''].filter(Boolean);
+  return `<li>${what.join(' · ') || '–'}${cost.length ? ` <span class="muted">(${cost.join(', ')})</span>` : ''}</li>`;
+}
+
 function structureAudits(d: ReportData): string {
   const s: StructureReport | undefined = d.structure;
   if (!s) return '';
@@ -131,17 +146,20 @@ function structureAudits(d: ReportData): string {
     .sort((a, b) => a.score! - b.score! || weight[b.impact] - weight[a.impact]);
   const row = (a: (typeof audits)[number]) => {
     const pct = Math.round(100 * a.score!);
-    const offenders = full && a.offenders?.length
-      ? `<ul class="offenders">${a.offenders.slice(0, d.mode === 'web' ? 20 : 10).map((o) => `<li>${esc(o)}</li>`).join('')}</ul>` : '';
+    // What it names matters where it failed; a passed audit's list (a chain, statistics) is in Lighthouse's report.
+    const items = full && a.score! < 1 && a.items.length
+      ? `<ul class="offenders">${a.items.slice(0, d.mode === 'web' ? 20 : 10).map(itemText).join('')}</ul>` : '';
     return `<tr><td><span class="badge" style="background:${scoreColour(pct)}">${pct}</span></td>` +
-      `<td>${esc(a.title)}${a.displayValue ? ` <span class="muted">— ${esc(a.displayValue)}</span>` : ''}${offenders}</td>` +
-      `<td class="impact">${a.impact}</td></tr>`;
+      `<td>${esc(a.title)}${a.display_value ? ` <span class="muted">— ${esc(a.display_value)}</span>` : ''}` +
+      `${a.score! < 1 ? savingsText(a) : ''}${items}</td><td class="impact">${a.impact}</td></tr>`;
   };
   const failed = audits.filter((a) => a.score! < 1);
   const passed = audits.filter((a) => a.score! >= 1);
   const skipped = s.audits.filter((a) => a.score === null).length;
-  const note = full ? `${failed.length} to improve, ${passed.length} passed, ${skipped} not applicable`
-    : `${failed.length} to improve; the full PDF lists every audit`;
+  const version = s.lighthouse_version ? ` · Lighthouse ${esc(s.lighthouse_version)}'s audits` :
+    s.audit_set === '12' ? ' · Lighthouse 12\'s audits' : '';
+  const note = full ? `${failed.length} to improve, ${passed.length} passed, ${skipped} not applicable${version}`
+    : `${failed.length} to improve; the full PDF lists every audit${version}`;
   const head = '<thead><tr><th>Score</th><th>Audit</th><th>Impact</th></tr></thead>';
   const rest = full && passed.length
     ? `<details${d.mode === 'pdf-full' ? ' open' : ''}><summary>${passed.length} passed audits</summary>` +

@@ -100,6 +100,7 @@ b.send{background:#5b8def}b.wait{background:#46b86a}b.receive{background:#2456d6
 .audits td:first-child{width:64px}
 .badge{display:inline-block;min-width:48px;text-align:center;border-radius:12px;padding:1px 8px;font-size:12px;font-weight:700;color:#fff}
 .impact{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+.savings{font-size:12px;color:var(--muted);white-space:nowrap}
 .offenders{margin:4px 0 0;padding-left:18px;color:var(--muted);font-size:12px;word-break:break-all}
 .shot img{width:100%;max-width:760px;border:1px solid var(--line);border-radius:4px;display:block;margin:0 auto}
 .shot{max-height:820px;overflow:auto}

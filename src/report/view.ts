@@ -4,8 +4,7 @@
  * since Chromium prints it without network.
  */
 import sharp from 'sharp';
-import type { StructureReport } from '../analysis/grade.js';
-import { structureReport } from '../analysis/grade.js';
+import { readStructureReport, structureReport, type StructureReport } from '../analysis/grade.js';
 import { anyObject, objectWithArray, readJsonArtifact, type ArtifactStore } from '../artifacts/store.js';
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import { readOptions } from '../core/options/stored-options.js';
@@ -45,6 +44,19 @@ async function json<T>(artifacts: ArtifactStore, report: ReportRow, name: string
   if (!reportResources(report).has(name)) return undefined;
   const stored = await readJsonArtifact(artifacts, artifactKey(report.id, name), isShape);
   return stored.state === 'ok' ? stored.value : undefined;
+}
+
+/**
+ * The structure audits a report was scored with, as structure.json keeps them (in today's shape, whenever it was
+ * written); for reports made before structure.json was kept, the same audits read again from the Lighthouse result,
+ * with the audit set of the Lighthouse that made it.
+ */
+export async function storedStructure(artifacts: ArtifactStore, report: ReportRow): Promise<StructureReport | undefined> {
+  const stored = readStructureReport(await json(artifacts, report, ARTIFACT.structure));
+  if (stored || !reportResources(report).has(ARTIFACT.lighthouse)) return stored;
+  const lhr = await json<{ audits?: Parameters<typeof structureReport>[0]; lighthouseVersion?: unknown }>(artifacts, report, ARTIFACT.lighthouse);
+  if (!lhr) return undefined;
+  return structureReport(lhr.audits, undefined, undefined, typeof lhr.lighthouseVersion === 'string' ? lhr.lighthouseVersion : undefined);
 }
 
 /** Frames for print: at most `max`, spread evenly from the first to the last. */
@@ -96,12 +108,7 @@ export async function loadReportData(artifacts: ArtifactStore, box: SecretBox, r
   const journey = readJourneySummary(report.journey);
   const har = await json<Parameters<typeof waterfallEntries>[0] & object>(artifacts, report, ARTIFACT.har);
   const entries = waterfallEntries(har, journey);
-  let structure = await json<StructureReport>(artifacts, report, ARTIFACT.structure);
-  if (!structure && have.has(ARTIFACT.lighthouse)) {
-    // Reports made before structure.json was kept: the same audits, from the Lighthouse result.
-    const lhr = await json<{ audits?: Parameters<typeof structureReport>[0] }>(artifacts, report, ARTIFACT.lighthouse);
-    structure = structureReport(lhr?.audits);
-  }
+  const structure = await storedStructure(artifacts, report);
   const summary = await json(artifacts, report, ARTIFACT.resourceSummary, objectWithArray<ResourceSummary>('content_types'));
   const index = await json(artifacts, report, ARTIFACT.filmstrip, objectWithArray<FilmstripIndex>('frames'));
   const frames = index?.frames ?? [];

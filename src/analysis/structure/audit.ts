@@ -11,7 +11,10 @@ export interface LhAudit {
   score?: number | null;
   scoreDisplayMode?: string;
   displayValue?: string;
-  details?: { type?: string; items?: unknown[] };
+  numericValue?: number;
+  /** What fixing it would save of each metric (ms; CLS unitless), as Lighthouse estimates it. */
+  metricSavings?: Record<string, number | undefined>;
+  details?: { type?: string; items?: unknown; [key: string]: unknown };
 }
 
 export interface StructureInput {
@@ -21,12 +24,37 @@ export interface StructureInput {
   facts?: PageFacts;
 }
 
+/** What fixing an audit would save, as Lighthouse estimates it (Lighthouse's audits only). */
+export interface Savings {
+  /** Time: Lighthouse's own estimate for an opportunity, else the largest of its metric savings in ms. */
+  ms?: number;
+  bytes?: number;
+  /** Each metric's saving as Lighthouse gives it (FCP, LCP, TBT, INP in ms; CLS unitless). */
+  metrics?: Record<string, number>;
+}
+
+/** One thing an audit names: a resource, an element, or a check that failed; with what it costs when known. */
+export interface StructureItem {
+  url?: string;
+  /** An element of the page (its HTML snippet or selector). */
+  element?: string;
+  /** Words: a third party's name, a statistic, a failed check. */
+  label?: string;
+  total_bytes?: number;
+  wasted_bytes?: number;
+  wasted_ms?: number;
+}
+
 export interface AuditOutcome {
   /** 0 (worst) to 1 (best); null when the audit does not apply or could not be measured: left out of the mean. */
   score: number | null;
   displayValue?: string;
-  /** What to fix: URLs or element descriptions. */
+  /** What to fix: URLs or element descriptions (our audits). */
   offenders?: string[];
+  /** Lighthouse's own title of the audit, as the result it was read from gives it. */
+  title?: string;
+  savings?: Savings;
+  items?: StructureItem[];
 }
 
 export interface StructureAudit {

@@ -1,26 +1,38 @@
 /**
- * Structure audits taken from Lighthouse 12's non-metric performance audits: one generic factory that reads
- * `lhr.audits[id]`, and the table of which audits count and with what impact.
+ * Structure audits taken from Lighthouse's non-metric performance audits: one generic factory that reads
+ * `lhr.audits[id]`, and the table of which audits count and with what impact, one table per Lighthouse major version
+ * whose audits differ (index.ts picks the table by the version that made the result).
  *
- * Scoring: Lighthouse's own score (0-1). In Lighthouse 12 the "metricSavings" audits score 1 (passed),
+ * Scoring: Lighthouse's own score (0-1). The "metricSavings" audits (and Lighthouse 13's insights) score 1 (passed),
  * 0.5 (failed without a measurable metric saving) or 0 (failed with one). `notApplicable`, `error` and `manual`
- * results are left out. `informative` results are left out too, except for:
- * - audits that turn informative when they pass (third-party-summary, layout-shifts): they count as 1;
- * - long-tasks, always informative: scored here as max(0, 1 − n / 10) for its n listed long tasks.
+ * results are left out. `informative` results are left out too, except where a table says how to read them:
+ * - `informative-means-pass`: audits that turn informative when they pass (Lighthouse 12's third-party-summary and
+ *   layout-shifts; 13's cls-culprits-insight, informative when the page's layout shifts are within "good"): 1;
+ * - `count-items`: long-tasks, always informative: max(0, 1 − n / 10) for its n listed long tasks;
+ * - `dom-elements`: Lighthouse 13's dom-size-insight never fails (informative when large style or layout updates were
+ *   seen): read as Lighthouse 12's dom-size was, 1 up to DOM_ELEMENTS_PASS elements, else 0 when the insight saw the
+ *   size cost the page large updates (informative) and 0.5 when not;
+ * - `third-party-time`: Lighthouse 13's third-parties-insight never fails (informative whenever a third party loads):
+ *   read as Lighthouse 12's third-party-summary was, 1 while the third parties' main-thread time is at most
+ *   THIRD_PARTY_PASS_MS, else 0.
  */
 import { clamp01, NOT_APPLICABLE, type AuditOutcome, type Impact, type LhAudit, type StructureAudit } from './audit.js';
+import { lighthouseItems, lighthouseSavings } from './lighthouse-details.js';
 
-type Scoring = 'lighthouse' | 'informative-means-pass' | 'count-items';
+type Scoring = 'lighthouse' | 'informative-means-pass' | 'count-items' | 'dom-elements' | 'third-party-time';
 
-interface LighthouseAuditSpec {
+export interface LighthouseAuditSpec {
   id: string;
+  /** Lighthouse's title (the result's own title is shown when there is one). */
   title: string;
   impact: Impact;
   scoring?: Scoring;
+  /** Lighthouse 12 audits this one replaces in the structure score (Lighthouse's `replacesAudits`, or its blog). */
+  replaces?: readonly string[];
 }
 
-/** Lighthouse 12.8 audit id → impact (high 3, medium 2, low 1). Titles are Lighthouse's. */
-export const LIGHTHOUSE_STRUCTURE_AUDITS: readonly LighthouseAuditSpec[] = [
+/** Lighthouse 12.8 audit id → impact (high 3, medium 2, low 1): how reports made by Lighthouse 12 were scored. */
+export const LIGHTHOUSE_12_AUDITS: readonly LighthouseAuditSpec[] = [
   { id: 'render-blocking-resources', title: 'Eliminate render-blocking resources', impact: 'high' },
   { id: 'uses-text-compression', title: 'Enable text compression', impact: 'high' },
   { id: 'uses-optimized-images', title: 'Efficiently encode images', impact: 'high' },
@@ -58,18 +70,79 @@ export const LIGHTHOUSE_STRUCTURE_AUDITS: readonly LighthouseAuditSpec[] = [
   { id: 'bf-cache', title: 'Page didn\'t prevent back/forward cache restoration', impact: 'low' },
 ];
 
+/**
+ * Lighthouse 13 audit id → impact. Each Lighthouse 12 audit that 13 removed maps to the insight that replaced it
+ * (`replaces`: Lighthouse's own `replacesAudits`, or the "moving to insights" blog for uses-http2 and
+ * legacy-javascript); an insight replacing several keeps the highest of their impacts. Audits 13 kept are read as
+ * before. Removed without a replacement, and so out of the score: offscreen-images, third-party-facades,
+ * no-document-write, uses-passive-event-listeners.
+ */
+export const LIGHTHOUSE_13_AUDITS: readonly LighthouseAuditSpec[] = [
+  { id: 'render-blocking-insight', title: 'Render-blocking requests', impact: 'high', replaces: ['render-blocking-resources'] },
+  { id: 'document-latency-insight', title: 'Document request latency', impact: 'high',
+    replaces: ['uses-text-compression', 'redirects', 'server-response-time'] },
+  { id: 'image-delivery-insight', title: 'Improve image delivery', impact: 'high',
+    replaces: ['uses-optimized-images', 'modern-image-formats', 'uses-responsive-images', 'efficient-animated-content'] },
+  { id: 'cache-insight', title: 'Use efficient cache lifetimes', impact: 'medium', replaces: ['uses-long-cache-ttl'] },
+  { id: 'unused-css-rules', title: 'Reduce unused CSS', impact: 'medium' },
+  { id: 'unused-javascript', title: 'Reduce unused JavaScript', impact: 'medium' },
+  { id: 'unminified-css', title: 'Minify CSS', impact: 'medium' },
+  { id: 'unminified-javascript', title: 'Minify JavaScript', impact: 'medium' },
+  { id: 'modern-http-insight', title: 'Modern HTTP', impact: 'medium', replaces: ['uses-http2'] },
+  { id: 'mainthread-work-breakdown', title: 'Minimize main-thread work', impact: 'medium' },
+  { id: 'bootup-time', title: 'Reduce JavaScript execution time', impact: 'medium' },
+  { id: 'total-byte-weight', title: 'Avoid enormous network payloads', impact: 'medium' },
+  { id: 'lcp-discovery-insight', title: 'LCP request discovery', impact: 'medium', replaces: ['prioritize-lcp-image', 'lcp-lazy-loaded'] },
+  { id: 'dom-size-insight', title: 'Optimize DOM size', impact: 'low', scoring: 'dom-elements', replaces: ['dom-size'] },
+  { id: 'font-display-insight', title: 'Font display', impact: 'low', replaces: ['font-display'] },
+  { id: 'third-parties-insight', title: '3rd parties', impact: 'low', scoring: 'third-party-time', replaces: ['third-party-summary'] },
+  { id: 'long-tasks', title: 'Avoid long main-thread tasks', impact: 'low', scoring: 'count-items' },
+  { id: 'duplicated-javascript-insight', title: 'Duplicated JavaScript', impact: 'low', replaces: ['duplicated-javascript'] },
+  { id: 'legacy-javascript-insight', title: 'Legacy JavaScript', impact: 'low', replaces: ['legacy-javascript'] },
+  { id: 'network-dependency-tree-insight', title: 'Network dependency tree', impact: 'low', replaces: ['uses-rel-preconnect'] },
+  { id: 'unsized-images', title: 'Image elements have explicit width and height', impact: 'low' },
+  { id: 'cls-culprits-insight', title: 'Layout shift culprits', impact: 'low', scoring: 'informative-means-pass', replaces: ['layout-shifts'] },
+  { id: 'non-composited-animations', title: 'Avoid non-composited animations', impact: 'low' },
+  { id: 'viewport-insight', title: 'Optimize viewport for mobile', impact: 'low', replaces: ['viewport'] },
+  { id: 'bf-cache', title: 'Page didn\'t prevent back/forward cache restoration', impact: 'low' },
+];
+
 const SCORED_MODES = new Set(['binary', 'numeric', 'metricSavings']);
 const LONG_TASKS_FOR_ZERO = 10;
+/** Lighthouse 12's dom-size passed (scored 0.9 or more) up to its curve's p10 of 818 elements. */
+export const DOM_ELEMENTS_PASS = 818;
+/** Lighthouse 12's third-party-summary passed while third parties blocked the main thread at most this long. */
+export const THIRD_PARTY_PASS_MS = 250;
 
+/** The score of a Lighthouse audit's result under a scoring rule (the table's), before what it names is added. */
 export function scoreLighthouseAudit(audit: LhAudit | undefined, scoring: Scoring = 'lighthouse'): AuditOutcome {
   if (!audit) return NOT_APPLICABLE;
   const mode = audit.scoreDisplayMode ?? '';
   const shown = audit.displayValue ? { displayValue: audit.displayValue } : {};
-  if (scoring === 'count-items') {
-    if (mode === 'error' || mode === 'notApplicable' || !Array.isArray(audit.details?.items)) return NOT_APPLICABLE;
-    return { score: clamp01(1 - audit.details.items.length / LONG_TASKS_FOR_ZERO), ...shown };
+  if (mode === 'error' || mode === 'notApplicable' || mode === 'manual') return NOT_APPLICABLE;
+  const items = Array.isArray(audit.details?.items) ? (audit.details.items as unknown[]) : undefined;
+  switch (scoring) {
+    case 'count-items':
+      return items ? { score: clamp01(1 - items.length / LONG_TASKS_FOR_ZERO), ...shown } : NOT_APPLICABLE;
+    case 'dom-elements': {
+      const elements = audit.numericValue;
+      if (typeof elements !== 'number' || !Number.isFinite(elements)) return NOT_APPLICABLE;
+      const score = elements <= DOM_ELEMENTS_PASS ? 1 : mode === 'informative' ? 0 : 0.5;
+      return { score, displayValue: audit.displayValue ?? `${Math.round(elements)} elements` };
+    }
+    case 'third-party-time': {
+      if (!items) return mode === 'informative' || SCORED_MODES.has(mode) ? { score: 1, ...shown } : NOT_APPLICABLE;
+      const ms = items.reduce<number>((sum, row) => {
+        const t = (row as { mainThreadTime?: unknown }).mainThreadTime;
+        return sum + (typeof t === 'number' && Number.isFinite(t) ? t : 0);
+      }, 0);
+      return { score: ms <= THIRD_PARTY_PASS_MS ? 1 : 0, displayValue: audit.displayValue ?? `${Math.round(ms)} ms of main-thread time` };
+    }
+    case 'informative-means-pass':
+      if (mode === 'informative') return { score: 1, ...shown };
+      break;
+    default:
   }
-  if (mode === 'informative' && scoring === 'informative-means-pass') return { score: 1, ...shown };
   if (!SCORED_MODES.has(mode) || typeof audit.score !== 'number') return NOT_APPLICABLE;
   return { score: clamp01(audit.score), ...shown };
 }
@@ -80,6 +153,17 @@ export function lighthouseAudit(spec: LighthouseAuditSpec): StructureAudit {
     title: spec.title,
     impact: spec.impact,
     source: 'lighthouse',
-    run: (input) => scoreLighthouseAudit(input.audits?.[spec.id], spec.scoring),
+    run: (input) => {
+      const audit = input.audits?.[spec.id];
+      const outcome = scoreLighthouseAudit(audit, spec.scoring);
+      if (!audit) return outcome;
+      const savings = lighthouseSavings(audit);
+      return {
+        ...outcome,
+        ...(typeof audit.title === 'string' && audit.title ? { title: audit.title } : {}),
+        ...(savings ? { savings } : {}),
+        items: lighthouseItems(audit),
+      };
+    },
   };
 }
