@@ -107,6 +107,8 @@ export interface ReportsTable extends LoadMetrics, LighthouseColumns {
   runs: string | null;
   /** JSON of a journey's steps (core/reports/journey-summary.ts); null for a plain test (migration 011). */
   journey: string | null;
+  /** The Lighthouse that made the report's figures (its lighthouseVersion); null without Lighthouse figures (migration 012). */
+  lighthouse_version: string | null;
 }
 
 export interface PagesTable {

@@ -123,6 +123,7 @@ export async function addReport(
       yslow_score: null,
       runs: null,
       journey: null,
+      lighthouse_version: null,
       speed_index: null,
       largest_contentful_paint: null,
       time_to_interactive: null,

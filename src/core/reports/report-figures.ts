@@ -31,6 +31,8 @@ export function metricValue(metric: MetricColumn, value: number): number {
 /** What a load gives a report besides its files. */
 export interface LoadFigures {
   lighthouseRan: boolean;
+  /** The Lighthouse that made the figures (its lighthouseVersion), when Lighthouse made any. */
+  lighthouseVersion: string | null;
   columns: MetricColumns;
   performanceScore: number | null;
   /** The structure audits behind structure_score (Lighthouse reports). */
@@ -48,20 +50,31 @@ export function reportHar(result: Pick<RunResult, 'har' | 'journey'>): RunResult
   return { ...har, log: { ...har.log, entries: har.log.entries.filter((e) => e.pageref === page) } };
 }
 
+/**
+ * The Lighthouse that made a load's figures: its result's, else a journey's steps' (a journey without Lighthouse's
+ * report still measures its steps with Lighthouse); null when no Lighthouse figure came out of the load.
+ */
+export function lighthouseVersionOf(result: Pick<RunResult, 'lighthouse' | 'journey'>): string | null {
+  const version = result.lighthouse?.lighthouseVersion ?? result.journey?.flow.steps[0]?.lhr.lighthouseVersion;
+  return typeof version === 'string' && version ? version : null;
+}
+
 export function loadFigures(result: RunResult, options: { report: string }): LoadFigures {
   const lighthouseRan = hasLighthouse(options.report) && result.lighthouse !== undefined;
   const performanceScore = lighthouseRan ? result.metrics.performance_score ?? null : null;
   let structure: StructureReport | undefined;
   if (lighthouseRan) {
-    const audits = (result.lighthouse as { audits?: Parameters<typeof structureReport>[0] }).audits;
+    const lhr = result.lighthouse as { audits?: Parameters<typeof structureReport>[0] };
     const har = reportHar(result);
-    // Lighthouse's audits and our own (CDN, bad requests, empty src, keep-alive, duplicates) over the HAR and DOM.
-    structure = structureReport(audits, har, result.facts);
+    // Lighthouse's audits (the set of the Lighthouse that made the result: a remote agent may run another) and our
+    // own (CDN, bad requests, empty src, keep-alive, duplicates) over the HAR and DOM.
+    structure = structureReport(lhr.audits, har, result.facts, lighthouseVersionOf(result) ?? undefined);
   }
   const structureScore = structure?.score;
   const graded = performanceScore !== null && structureScore !== undefined;
   return {
     lighthouseRan,
+    lighthouseVersion: lighthouseRan || result.journey ? lighthouseVersionOf(result) : null,
     columns: metricColumns(result.metrics, lighthouseRan),
     performanceScore,
     structure,

@@ -198,6 +198,7 @@ export async function completeTest(
         yslow_score: legacy?.analysis.yslow.score ?? null,
         runs: runs ? JSON.stringify(runsMeta(runs)) : null,
         journey: result.journey ? JSON.stringify(scrub.json(journeySummary(result.journey))) : null,
+        lighthouse_version: figures.lighthouseVersion,
         ...figures.columns,
       });
       await setTestPage(trx, testId, pageId);

@@ -9,6 +9,7 @@ import { m008LocationsAgents } from './008-locations-agents.js';
 import { m009AccountPasswords } from './009-account-passwords.js';
 import { m010Sessions } from './010-sessions.js';
 import { m011ReportJourneys } from './011-report-journeys.js';
+import { m012ReportLighthouseVersion } from './012-report-lighthouse-version.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -138,4 +139,5 @@ export const migrations: Record<string, Migration> = {
   '009_account_passwords': m009AccountPasswords,
   '010_sessions': m010Sessions,
   '011_report_journeys': m011ReportJourneys,
+  '012_report_lighthouse_version': m012ReportLighthouseVersion,
 };
