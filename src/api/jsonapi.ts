@@ -1,5 +1,5 @@
 import { toSeconds } from '../core/clock.js';
-import { optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports/reports.js';
+import { hasStructureAudits, optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports/reports.js';
 import type { PageRow } from '../core/pages/pages.js';
 import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/reports/report-figures.js';
 import { readRunsMeta } from '../core/tests/runs.js';
@@ -77,6 +77,8 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (r.structure_score !== null) a.structure_score = r.structure_score;
   if (r.pagespeed_score !== null) a.pagespeed_score = r.pagespeed_score;
   if (r.yslow_score !== null) a.yslow_score = r.yslow_score;
+  // Webgauge extension: which Lighthouse made the figures (structure scores compare within one audit set).
+  if (r.lighthouse_version !== null) a.lighthouse_version = r.lighthouse_version;
   for (const k of LOAD_METRICS) a[k] = metricValue(k, r[k]);
   for (const k of LIGHTHOUSE_METRICS) {
     const v = r[k];
@@ -96,6 +98,8 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (have.has(ARTIFACT.lighthouse)) l.lighthouse = links.resource(r.id, 'lighthouse.json');
   // Webgauge extension: Lighthouse's own HTML report of that JSON.
   if (have.has(ARTIFACT.lighthouse)) l.lighthouse_html = links.resource(r.id, 'lighthouse.html');
+  // Webgauge extension: the structure audits behind structure_score.
+  if (hasStructureAudits(r)) l.structure = links.resource(r.id, 'structure.json');
   if (have.has(ARTIFACT.pagespeed)) l.pagespeed = links.resource(r.id, 'pagespeed.json');
   if (pagespeedFilesState(r, view.now) === 'available') l.pagespeed_files = links.resource(r.id, 'pagespeed-files.tar');
   if (have.has(ARTIFACT.yslow)) l.yslow = links.resource(r.id, 'yslow.json');

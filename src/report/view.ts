@@ -9,7 +9,7 @@ import { anyObject, objectWithArray, readJsonArtifact, type ArtifactStore } from
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import { readOptions } from '../core/options/stored-options.js';
 import type { SecretBox } from '../store/secret-box.js';
-import { ARTIFACT, artifactKey, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports/reports.js';
+import { ARTIFACT, artifactKey, hasStructureAudits, reportResources, type FilmstripIndex, type ReportRow } from '../core/reports/reports.js';
 import type { ResourceSummary } from '../analysis/resource-summary.js';
 import type { WaterfallEntry } from './waterfall.js';
 import { readJourneySummary, type JourneySummary } from '../core/reports/journey-summary.js';
@@ -53,7 +53,9 @@ async function json<T>(artifacts: ArtifactStore, report: ReportRow, name: string
  */
 export async function storedStructure(artifacts: ArtifactStore, report: ReportRow): Promise<StructureReport | undefined> {
   const stored = readStructureReport(await json(artifacts, report, ARTIFACT.structure));
-  if (stored || !reportResources(report).has(ARTIFACT.lighthouse)) return stored;
+  // structure.json of Lighthouse 12 did not say which Lighthouse it read; the report row does.
+  if (stored) return stored.lighthouse_version || !report.lighthouse_version ? stored : { ...stored, lighthouse_version: report.lighthouse_version };
+  if (!hasStructureAudits(report)) return undefined;
   const lhr = await json<{ audits?: Parameters<typeof structureReport>[0]; lighthouseVersion?: unknown }>(artifacts, report, ARTIFACT.lighthouse);
   if (!lhr) return undefined;
   return structureReport(lhr.audits, undefined, undefined, typeof lhr.lighthouseVersion === 'string' ? lhr.lighthouseVersion : undefined);

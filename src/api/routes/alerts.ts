@@ -43,7 +43,7 @@ export function alertEventResource(e: AlertEventRow, links: Links) {
     id: e.id,
     attributes: {
       condition: e.condition_id, report: e.report_id, metric: e.metric, value: e.value, threshold: e.threshold, state: e.state,
-      created: toSeconds(e.created),
+      created: toSeconds(e.created), ...(e.note ? { note: e.note } : {}),
     },
     links: { report: links.report(e.report_id), condition: `${conditionsLink(links, e.page_id)}/${e.condition_id}` },
   };

@@ -4,11 +4,12 @@ import { readOptions } from '../../core/options/stored-options.js';
 import { clock } from '../../core/clock.js';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { servedOptions } from '../../core/options/options.js';
-import { ARTIFACT, artifactKey, deleteReport, pagespeedFilesState, requireReport, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports/reports.js';
+import { ARTIFACT, artifactKey, deleteReport, hasStructureAudits, pagespeedFilesState, requireReport, reportResources, type FilmstripIndex, type ReportRow, type ReportWithTags } from '../../core/reports/reports.js';
 import { MODERN_FORMATS, optimizedImages, type ModernFormat } from '../../core/reports/images.js';
 import { objectWithArray, readJsonArtifact } from '../../artifacts/store.js';
 import { pdfService } from '../../report/pdf.js';
 import { LIGHTHOUSE_HTML_CSP, storedLighthouseHtml } from '../../report/lighthouse-html.js';
+import { storedStructure } from '../../report/view.js';
 import { answeredNotModified, entityTag } from '../conditional.js';
 import { sendRanged } from '../../context/http-range.js';
 import { principalOf } from '../auth.js';
@@ -57,6 +58,8 @@ const RESOURCE_NAMES: Record<string, string> = {
   flow: 'flow.json',
   'flow.html': 'flow.html',
   flow_html: 'flow.html',
+  'structure.json': 'structure.json',
+  structure: 'structure.json',
 };
 
 /** A journey's resources, missing from other reports. */
@@ -80,6 +83,18 @@ async function sendArtifact(
   const data = await ctx.artifacts.get(artifactKey(report.id, name));
   if (!data) throw new ApiError(...missing);
   return reply.code(200).type(type).send(data);
+}
+
+/**
+ * structure.json: the audits behind the report's structure score as it was scored (report/view.ts storedStructure: the
+ * stored file in today's shape, or for the oldest reports the same audits read from their Lighthouse result).
+ */
+async function sendStructure(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, report: ReportRow): Promise<FastifyReply> {
+  const missing: [ErrorCode, string] = ['E40410', 'This report has no structure audits; they exist for reports with report=lighthouse.'];
+  const structure = hasStructureAudits(report) ? await storedStructure(ctx.artifacts, report) : undefined;
+  if (!structure) throw new ApiError(...missing);
+  reply.header('Cache-Control', IMMUTABLE).type('application/json');
+  return sendJson(req, reply, structure);
 }
 
 /** A JSON body with its ETag, or 304 when the client has it already. */
@@ -134,6 +149,12 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
     return queueAndRespond(ctx, req, reply, links, readOptions(ctx.store.box, report.options), 'api');
   });
 
+  // Its own route for its own schema in the OpenAPI document; the alias `structure` reaches it through :name.
+  r.get('/reports/:id/resources/structure.json', async (req, reply) => {
+    const report = await loadReport(ctx, principalOf(req).accountId, (req.params as { id: string }).id);
+    return sendStructure(ctx, req, reply, report);
+  });
+
   r.get('/reports/:id/resources/:name', async (req, reply, links) => {
     const { id, name: rawName } = req.params as { id: string; name: string };
     const report = await loadReport(ctx, principalOf(req).accountId, id);
@@ -168,6 +189,8 @@ export function registerReportRoutes(r: Router, ctx: AppContext): void {
       }
       case 'flow.json':
         return sendArtifact(ctx, req, reply, report, ARTIFACT.flow, 'application/json', NO_FLOW);
+      case 'structure.json':
+        return sendStructure(ctx, req, reply, report);
       case 'analysis-options':
         return sendJson(req, reply.header('Cache-Control', IMMUTABLE).type('application/json'), servedOptions(readOptions(ctx.store.box, report.options)));
       case 'filmstrip.json': {

@@ -47,6 +47,8 @@ export const ALERT_SCHEMAS: Record<string, JsonSchema> = {
         value: num('measured: the report\'s value, or the recent median for regression'),
         threshold: num('the threshold, or for regression the earlier median moved by the condition\'s relative change'),
         state: str(undefined, { enum: ['triggered', 'resolved'] }), created: int('Unix time'),
+        note: str('Webgauge extension: what the check left out and why (the grade and structure score compare only with ' +
+          'reports scored from the same Lighthouse structure audits); absent when nothing was'),
       },
       ['condition', 'report', 'metric', 'value', 'threshold', 'state', 'created'],
     ),

@@ -24,6 +24,8 @@ const ReportAttributes = obj(
     performance_score: int(L),
     structure_score: int(L),
     pagespeed_score: int('legacy reports only'),
+    lighthouse_version: str('Webgauge extension: the Lighthouse that made the report\'s Lighthouse figures (e.g. 13.5.0); absent ' +
+      'without them. Structure scores compare only within one audit set (Lighthouse 12; 13 and later): see structure.json'),
     yslow_score: int('legacy reports only'),
     html_bytes: int('HTML size (may be the compressed size)'),
     page_bytes: int('total page size'),
@@ -95,6 +97,7 @@ const ReportLinks = obj(
     filmstrip: resourceLink(`filmstrip; ${L}`),
     optimized_images: resourceLink('optimized images archive; 24 hours after creation'),
     lighthouse: resourceLink('Lighthouse JSON'),
+    structure: resourceLink(`structure.json: the audits behind structure_score (StructureReport); ${L}`),
     pagespeed: resourceLink('PageSpeed JSON; legacy reports'),
     pagespeed_files: resourceLink('PageSpeed files archive; legacy reports, 24 hours after creation'),
     yslow: resourceLink('YSlow JSON; legacy reports'),
@@ -141,6 +144,45 @@ export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
     },
     ['count', 'median_run', 'runs'],
   ),
+  StructureReport: obj(
+    {
+      score: int('structure_score: round(100 × Σ weight × score / Σ weight) over the audits with a score'),
+      lighthouse_version: str('the Lighthouse whose audits were read (absent in reports made before Lighthouse 13)'),
+      audit_set: str('the Lighthouse audits the score reads: "12" (Lighthouse 12) or "13" (13 and later); scores of ' +
+        'different sets do not compare', { enum: ['12', '13'] }),
+      audits: {
+        type: 'array',
+        description: 'every structure audit: Lighthouse\'s and Webgauge\'s own (use-cdn, avoid-bad-requests, avoid-empty-src, ' +
+          'enable-keep-alive, no-duplicate-requests)',
+        items: obj(
+          {
+            id: str('Lighthouse\'s audit ID (render-blocking-insight, cache-insight, …) or ours'),
+            title: str('Lighthouse\'s title of the audit as its result gives it'),
+            impact: str('weight 3, 2 or 1', { enum: ['high', 'medium', 'low'] }),
+            weight: int(),
+            source: str(undefined, { enum: ['lighthouse', 'webgauge'] }),
+            score: num('0-1; null when it does not apply (left out of the score)'),
+            display_value: str('Lighthouse\'s summary line, e.g. "Est savings of 33 KiB"'),
+            savings: obj({
+              ms: int('time Lighthouse estimates fixing it saves'),
+              bytes: int('bytes Lighthouse estimates fixing it saves'),
+              metrics: { type: 'object', additionalProperties: num(), description: 'each metric\'s saving: FCP, LCP, TBT, INP (ms), CLS' },
+            }, [], { description: 'absent when Lighthouse estimates none' }),
+            items: {
+              type: 'array',
+              description: 'what the audit names (at most 50): resources, elements, failed checks',
+              items: obj({
+                url: str(), element: str('an element of the page: its HTML or selector'), label: str('words: a check, a third party, a statistic'),
+                total_bytes: int(), wasted_bytes: int(), wasted_ms: num(),
+              }),
+            },
+          },
+          ['id', 'title', 'impact', 'weight', 'source', 'score', 'items'],
+        ),
+      },
+    },
+    ['audit_set', 'audits'],
+  ),
   ReportDocument: document(ref('Report')),
   ReportList: obj({ data: { type: 'array', items: ref('Report') }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']),
   FilmstripIndex: obj(
@@ -163,13 +205,13 @@ export const REPORT_SCHEMAS: Record<string, JsonSchema> = {
 const RESOURCE_NAMES = [
   'screenshot.jpg', 'filmstrip.json', 'filmstrip-frame.jpg', 'net.har', 'analysis-options', 'video.mp4', 'optimized-images.tar',
   'report.pdf', 'lighthouse.json', 'lighthouse.html', 'pagespeed.json', 'pagespeed-files.tar', 'yslow.json', 'resource-summary',
-  'runs.json', 'flow.json', 'flow.html',
+  'runs.json', 'flow.json', 'flow.html', 'structure.json',
 ];
 
 const binary = { type: 'string', format: 'binary' };
 const json = {
   type: 'object',
-  description: 'net.har (HAR 1.2; a journey\'s has a HAR page per measured step), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies; never journey_secrets), pagespeed.json, yslow.json, resource-summary, runs.json (RunsFile), flow.json (a journey\'s Lighthouse FlowResult)',
+  description: 'net.har (HAR 1.2; a journey\'s has a HAR page per measured step), lighthouse.json (the full Lighthouse result), filmstrip.json (FilmstripIndex), analysis-options (the options, with HTTP auth and cookies; never journey_secrets), pagespeed.json, yslow.json, resource-summary, runs.json (RunsFile), flow.json (a journey\'s Lighthouse FlowResult), structure.json (StructureReport)',
 };
 
 export const REPORT_ROUTES: Record<string, RouteSchema> = {
@@ -202,6 +244,21 @@ export const REPORT_ROUTES: Record<string, RouteSchema> = {
     validationErrorCode: 'E40000',
     paramsErrorCode: 'E40402',
     responses: { '202': TEST_STARTED, ...errors('E40402', 'E40004', 'E40201', 'E40301', 'E42900') },
+  },
+  'GET /reports/:id/resources/structure.json': {
+    operationId: 'getReportStructure',
+    summary: 'The structure audits of a report',
+    description: 'Webgauge extension: every audit behind structure_score, with Lighthouse\'s title, its impact and score, what ' +
+      'fixing it saves and what it names (resources, elements, failed checks), as the report page lists them. Reports made by ' +
+      'Lighthouse 12 keep the audits they were scored with (audit_set "12"). Also under the alias name `structure`.',
+    tags: ['Reports'],
+    params: idParams('report ID'),
+    validationErrorCode: 'E40001',
+    paramsErrorCode: 'E40401',
+    responses: {
+      '200': ok('The structure audits.', undefined, { cache: true, content: { 'application/json': ref('StructureReport') } }),
+      ...errors('E40401', 'E40410'),
+    },
   },
   'GET /reports/:id/resources/:name': {
     operationId: 'getReportResource',

@@ -284,6 +284,15 @@ export function reportResources(report: ReportRow): Set<string> {
   return new Set(resourceNames(report));
 }
 
+/**
+ * Whether the report has structure audits to show (structure.json): kept since they were, or for the oldest
+ * Lighthouse reports, readable again from their Lighthouse result.
+ */
+export function hasStructureAudits(report: ReportRow): boolean {
+  const have = reportResources(report);
+  return have.has(ARTIFACT.structure) || (report.structure_score !== null && have.has(ARTIFACT.lighthouse));
+}
+
 /** optimized-images.tar (and its sources) are kept for 24 hours after the report was created (spec 8). */
 export const OPTIMIZED_IMAGES_TTL_MS = 24 * 3600 * 1000;
 
