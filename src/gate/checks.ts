@@ -5,7 +5,8 @@
  */
 import { mannWhitneyU } from '../analysis/mann-whitney.js';
 import { median } from '../analysis/statistics.js';
-import { higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
+import { sameStructureAudits } from '../analysis/structure/index.js';
+import { comparesByAuditSet, higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
 import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
 
@@ -115,16 +116,40 @@ export function checkBudget(budget: Budget, figures: Readonly<Record<string, num
   });
 }
 
+/** A report's attributes as the API gives them (the gate reads the few it needs). */
+type Attributes = Readonly<Record<string, unknown>>;
+
+/**
+ * The page's earlier values of a metric that compare with this report's: all of them, except for the grade and the
+ * structure score (metrics table `byAuditSet`), which compare only with reports scored from the same Lighthouse
+ * audits (Lighthouse 12's, or 13's); `note` says what was left out, and why.
+ */
+export function comparableHistory(attribute: string, report: Attributes, earlier: readonly Attributes[]): { values: number[]; note?: string } {
+  const withValue = earlier.filter((r) => isNumber(r[attribute]));
+  if (!comparesByAuditSet(attribute)) return { values: withValue.map((r) => r[attribute] as number) };
+  const version = (r: Attributes) => (typeof r.lighthouse_version === 'string' ? r.lighthouse_version : undefined);
+  const same = withValue.filter((r) => sameStructureAudits(version(r), version(report)));
+  const other = withValue.filter((r) => !same.includes(r));
+  if (other.length === 0) return { values: same.map((r) => r[attribute] as number) };
+  const versions = [...new Set(other.map((r) => version(r) ?? 'an unknown version'))].join(', ');
+  return {
+    values: same.map((r) => r[attribute] as number),
+    note: `${plural(other.length, 'earlier report')} left out: scored from the structure audits of Lighthouse ${versions}, this ` +
+      `report from those of Lighthouse ${version(report) ?? 'an unknown version'}; the structure audits changed, so they do not compare`,
+  };
+}
+
 /**
  * This test's values of a metric (one per kept run) against the page's earlier reports (one value each): a
  * significant change in the worse direction by at least COMPARISON.minChange fails; in the better direction it
  * is an improvement; anything else is no significant change.
  */
-export function compareWithHistory(attribute: string, current: readonly number[], history: readonly number[]): Check {
+export function compareWithHistory(attribute: string, current: readonly number[], history: readonly number[], note?: string): Check {
   const base = { kind: 'comparison' as const, attribute, samples: { current: current.length, history: history.length } };
+  const noted = (message: string) => (note ? `${message} (${note})` : message);
   if (current.length === 0 || history.length < COMPARISON.historyMin) {
     return { ...base, outcome: 'skipped',
-      message: `${attribute}: ${current.length === 0 ? 'this test did not measure it' : `only ${history.length} earlier reports have it`}` };
+      message: noted(`${attribute}: ${current.length === 0 ? 'this test did not measure it' : `only ${history.length} earlier reports have it`}`) };
   }
   const now = median(current);
   const before = median(history);
@@ -139,15 +164,15 @@ export function compareWithHistory(attribute: string, current: readonly number[]
   const counts = `${plural(current.length, 'run')} against ${plural(history.length, 'earlier report')}`;
   if (big && worseDirection && worse < COMPARISON.alpha) {
     return { ...base, outcome: 'fail', value: now, baseline: before, change, p: worse,
-      message: `${attribute} is significantly worse: ${shown}, p = ${worse.toPrecision(2)}; ${counts})` };
+      message: noted(`${attribute} is significantly worse: ${shown}, p = ${worse.toPrecision(2)}; ${counts})`) };
   }
   if (big && !worseDirection && better < COMPARISON.alpha) {
     return { ...base, outcome: 'improved', value: now, baseline: before, change, p: better,
-      message: `${attribute} is significantly better: ${shown}, p = ${better.toPrecision(2)}; ${counts})` };
+      message: noted(`${attribute} is significantly better: ${shown}, p = ${better.toPrecision(2)}; ${counts})`) };
   }
   const p = worseDirection ? worse : better;
   return { ...base, outcome: 'pass', value: now, baseline: before, change, p,
-    message: `${attribute}: no significant change: ${shown}, p = ${p.toPrecision(2)}; ${counts})` };
+    message: noted(`${attribute}: no significant change: ${shown}, p = ${p.toPrecision(2)}; ${counts})`) };
 }
 
 /** The gate's verdict: 1 when any check failed, else 0. */

@@ -9,7 +9,7 @@ import { median } from '../analysis/statistics.js';
 import { METRIC_NAMES } from '../core/vocabulary/metrics.js';
 import { plural } from '../lib/words.js';
 import { ApiClient, apiErrorText, GateError, resourceOf, type Resource } from './api-client.js';
-import { checkBudget, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseBudget, type Budget, type Check } from './checks.js';
+import { checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseBudget, type Budget, type Check } from './checks.js';
 import { jsonDocument, junitXml, markdownSummary, textSummary, type GateResult } from './outputs.js';
 
 export const GATE_USAGE = `Usage: webgauge test URL [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
@@ -261,7 +261,10 @@ export async function gateMain(args: string[], io: GateIo): Promise<number> {
           `(${COMPARISON.historyMin} needed); budgets only.`;
       } else {
         const metrics = o.budget ? [...o.budget.keys()] : DEFAULT_COMPARED;
-        for (const m of metrics) checks.push(compareWithHistory(m, values[m] ?? [], earlier.map((r) => r[m]).filter(numeric)));
+        for (const m of metrics) {
+          const { values: before, note } = comparableHistory(m, report.attributes, earlier);
+          checks.push(compareWithHistory(m, values[m] ?? [], before, note));
+        }
       }
     }
     const result: GateResult = {

@@ -43,6 +43,8 @@ export interface AlertMailFacts {
   reportLink: string;
   reportPageLink: string;
   pageLink: string;
+  /** What the check left out and why (alert_events.note). */
+  note?: string | null;
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -62,6 +64,7 @@ export function alertMail(f: AlertMailFacts): MailMessage {
     '',
     `Page: ${f.pageUrl}`,
     `Metric: ${f.metric}: ${comparison}.`,
+    ...(f.note ? ['', f.note] : []),
     '',
     `Report: ${f.reportPageLink}`,
     `Report (API): ${f.reportLink}`,
@@ -70,7 +73,7 @@ export function alertMail(f: AlertMailFacts): MailMessage {
   const html = `<!doctype html><html><body style="font-family:sans-serif">
 <h2>${esc(verb)}: ${esc(what)}</h2>
 <p>Page: <a href="${esc(f.pageUrl)}">${esc(f.pageUrl)}</a></p>
-<p>Metric <b>${esc(f.metric)}</b>: ${esc(comparison)}.</p>
+<p>Metric <b>${esc(f.metric)}</b>: ${esc(comparison)}.</p>${f.note ? `\n<p>${esc(f.note)}</p>` : ''}
 <p><a href="${esc(f.reportPageLink)}">View the report</a> · <a href="${esc(f.reportLink)}">report (API)</a> · <a href="${esc(f.pageLink)}">page (API)</a></p>
 </body></html>`;
   return { to: f.to, subject, text: lines.join('\n') + '\n', html };

@@ -287,6 +287,7 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
 <h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
 <div class="meta">${d.journey ? `Journey <b>“${esc(d.journey.title)}”</b> · ` : ''}Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
       `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}` +
+      `${r.lighthouse_version ? ` · Lighthouse <b>${esc(r.lighthouse_version)}</b>` : ''}` +
       `${d.lighthouseReport ? ` · <a href="${esc(d.lighthouseReport)}">Lighthouse report</a>` : ''}` +
       `${d.flowReport ? ` · <a href="${esc(d.flowReport)}">Lighthouse flow report</a>` : ''}</div></div>` +
       `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>`,

@@ -101,6 +101,7 @@ export class TestEventsJob extends PeriodicJob<number> {
   private mail(to: string, report: ReportRow, e: AlertEventRow, c: AlertConditionRow, links: ReturnType<EventResources['links']>): MailMessage {
     return alertMail({
       to, state: e.state, pageUrl: report.url, metric: e.metric, operator: c.operator, value: e.value, threshold: e.threshold, conditionValue: c.value,
+      note: e.note,
       reportLink: links.report(report.id), reportPageLink: links.reportPage(report.id), pageLink: links.page(report.page_id),
     });
   }

@@ -194,6 +194,8 @@ export interface AlertEventsTable {
   threshold: number;
   state: string;
   created: number;
+  /** Why the check compared with fewer reports than it would have (migration 012: a change of structure audits). */
+  note: string | null;
 }
 
 export interface WebhooksTable {

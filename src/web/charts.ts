@@ -4,6 +4,7 @@
  * alert triggered. Pure functions.
  */
 import { esc } from '../report/format.js';
+import { structureAuditSet } from '../analysis/structure/index.js';
 
 export interface ChartPoint {
   /** The report the point opens. */
@@ -12,6 +13,8 @@ export interface ChartPoint {
   time: number;
   /** The figure, or null when the report has none (no Lighthouse): the point is left out. */
   value: number | null;
+  /** The Lighthouse that made the report's figures (reports.lighthouse_version), when one did. */
+  lighthouse?: string | null;
 }
 
 export interface ChartMetric {
@@ -24,6 +27,11 @@ export interface ChartMetric {
   max?: number;
   /** The smallest top of a free axis (so a metric that is always 0 still has a scale). */
   minTop?: number;
+  /**
+   * The figure reads the structure audits of the Lighthouse that made it (metrics table `byAuditSet`): the line is
+   * broken where the audit set changed, since the points on either side do not compare.
+   */
+  byAuditSet?: boolean;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -105,6 +113,48 @@ function drawMarkers(metric: ChartMetric, markers: ChartMarker[], from: number, 
   return { svg, count: shown.length };
 }
 
+/** Where the Lighthouse that made the reports changed: between two charted points of different versions. */
+export interface VersionChange {
+  /** The first point made by the new version. */
+  index: number;
+  from: string;
+  to: string;
+  time: number;
+  /** The structure audits changed too (a new major version: Lighthouse 12 → 13). */
+  auditsChanged: boolean;
+}
+
+export function versionChanges(placed: readonly { lighthouse?: string | null; time: number }[]): VersionChange[] {
+  const changes: VersionChange[] = [];
+  let last: string | undefined;
+  placed.forEach((p, index) => {
+    if (!p.lighthouse) return;
+    if (last !== undefined && p.lighthouse !== last) {
+      changes.push({ index, from: last, to: p.lighthouse, time: p.time,
+        auditsChanged: structureAuditSet(last) !== structureAuditSet(p.lighthouse) });
+    }
+    last = p.lighthouse;
+  });
+  return changes;
+}
+
+/** A change's name: "Lighthouse 12.8.2 → 13.5.0 from 14:02:07 25 Nov 2026 (the structure audits changed)". */
+export const versionChangeName = (c: VersionChange, metric: ChartMetric): string =>
+  `Lighthouse ${c.from} → ${c.to} from ${when(c.time)}` +
+  (c.auditsChanged && metric.byAuditSet ? `: ${metric.title.toLowerCase()} before and after read other audits and do not compare` : '');
+
+/** Each version change as a dotted line between its two points, labelled with the new version. */
+function drawVersionChanges(metric: ChartMetric, placed: readonly { x: number }[], changes: readonly VersionChange[]): string {
+  const bottomY = VIEW.top + plotH;
+  return changes.map((c) => {
+    const x = r1((placed[c.index - 1]!.x + placed[c.index]!.x) / 2);
+    const name = versionChangeName(c, metric);
+    return `<g class="lh-change" role="img" aria-label="${esc(name)}"><title>${esc(name)}</title>` +
+      `<line x1="${x}" y1="${VIEW.top}" x2="${x}" y2="${bottomY}"/>` +
+      `<text x="${r1(x + 3)}" y="${VIEW.top + 9}">LH ${esc(c.to.split('.').slice(0, 2).join('.'))}</text></g>`;
+  }).join('');
+}
+
 /**
  * One metric as a `<figure>`: a caption with the metric and its latest value, then the chart (axis ends, a line,
  * a linked point per report, named "14:02 25 Nov 2026: performance 87%", and a flag per alert that triggered on
@@ -119,10 +169,12 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   }
   const values = placed.map((p) => p.value);
   const flags = drawMarkers(metric, markers, placed[0].time, latest.time);
+  const changes = versionChanges(placed);
   const summary = `${metric.title} over ${placed.length} report${placed.length === 1 ? '' : 's'}` +
     (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
     `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
-    (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '');
+    (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '') +
+    changes.map((c) => `; ${versionChangeName(c, metric)}`).join('');
   const bottomY = VIEW.top + plotH;
   const x1 = VIEW.left + plotW;
   const axes = `<g class="axis"><line x1="${VIEW.left}" y1="${VIEW.top}" x2="${x1}" y2="${VIEW.top}"/>` +
@@ -133,7 +185,12 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
       ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${axisEnds(placed[0].time, latest.time)[0]}</text>` +
         `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${axisEnds(placed[0].time, latest.time)[1]}</text>`
       : `<text x="${VIEW.left + plotW / 2}" y="${VIEW.height - 6}" text-anchor="middle">${when(latest.time)}</text>`) + '</g>';
-  const line = placed.length > 1 ? `<polyline class="line" points="${placed.map((p) => `${p.x},${p.y}`).join(' ')}"/>` : '';
+  // A figure that reads the structure audits is not joined across a change of them.
+  const breaks = metric.byAuditSet ? changes.filter((c) => c.auditsChanged).map((c) => c.index) : [];
+  const segments = [0, ...breaks].map((start, i) => placed.slice(start, [...breaks, placed.length][i]));
+  const line = segments.filter((seg) => seg.length > 1)
+    .map((seg) => `<polyline class="line" points="${seg.map((p) => `${p.x},${p.y}`).join(' ')}"/>`).join('');
+  const versions = changes.length ? `<g class="lh-changes">${drawVersionChanges(metric, placed, changes)}</g>` : '';
   const radius = placed.length > 40 ? 2.5 : 3.5;
   const dots = placed.map((p) => {
     const name = `${when(p.time)}: ${metric.label} ${metric.format(p.value)}`;
@@ -143,7 +200,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   // inside role="img" would be presentational children: axe's nested-interactive).
   const box = `viewBox="0 0 ${VIEW.width} ${VIEW.height}"`;
   return `<figure class="chart card">${caption}<div class="chart-plot">` +
-    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${line}</svg>` +
+    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${versions}${line}</svg>` +
     `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each report`)}" ${box}>` +
     `${flags.count ? `<g class="markers">${flags.svg}</g>` : ''}${dots}</svg></div></figure>`;
 }

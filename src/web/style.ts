@@ -97,6 +97,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:
 .pv-alert-actions .actions{margin:0;gap:6px;flex-wrap:nowrap;justify-content:flex-end}
 .pv-alert-edit{max-width:760px}.pv-back{margin:0 0 8px}
 table.pv-stack td,table.pv-stack th{vertical-align:middle}
+.chart svg .lh-change line{stroke:#7a5c00;stroke-width:1;stroke-dasharray:1 2}
+.chart svg .lh-change text{fill:#7a5c00;font-size:9px;font-family:inherit}
 .chart svg.points .marker line{stroke:#b42318;stroke-width:1.5;stroke-dasharray:3 2}
 .chart svg.points .marker path{fill:#b42318}
 @media (max-width:600px){table.pv-stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { apiRoot, GateError } from '../../src/gate/api-client.js';
-import { checkBudget, compareWithHistory, COMPARISON, exitCodeOf, parseBudget } from '../../src/gate/checks.js';
+import { checkBudget, comparableHistory, compareWithHistory, COMPARISON, exitCodeOf, parseBudget } from '../../src/gate/checks.js';
 import { junitXml, markdownSummary, textSummary, type GateResult } from '../../src/gate/outputs.js';
 
 describe('budgets', () => {
@@ -72,6 +72,24 @@ describe('the comparison with history', () => {
     assert.equal(noisy.outcome, 'pass');
     // One load can never be significant against 8 reports (the smallest one-sided p is 1/9).
     assert.equal(compareWithHistory('largest_contentful_paint', [5000], history).outcome, 'pass');
+  });
+
+  test('the structure score and grade compare only with reports of the same Lighthouse audits, and say what was left out', () => {
+    const report = { lighthouse_version: '13.5.0', structure_score: 70, largest_contentful_paint: 900 };
+    const earlier = [
+      ...[91, 90, 92, 90, 91, 90].map((v) => ({ lighthouse_version: '12.8.2', structure_score: v, largest_contentful_paint: 900 })),
+      { lighthouse_version: '13.4.1', structure_score: 71, largest_contentful_paint: 910 },
+    ];
+    const structure = comparableHistory('structure_score', report, earlier);
+    assert.deepEqual(structure.values, [71]);
+    assert.match(structure.note!, /^6 earlier reports left out: scored from the structure audits of Lighthouse 12\.8\.2, this report from those of Lighthouse 13\.5\.0/);
+    const check = compareWithHistory('structure_score', [70, 69, 70], structure.values, structure.note);
+    assert.equal(check.outcome, 'skipped', 'not a regression: only the re-mapping');
+    assert.match(check.message, /only 1 earlier reports have it \(6 earlier reports left out/);
+    // The same history compares across the line for a metric Lighthouse 13 kept as it was.
+    assert.deepEqual(comparableHistory('largest_contentful_paint', report, earlier), { values: [900, 900, 900, 900, 900, 900, 910] });
+    assert.deepEqual(comparableHistory('service_score', { lighthouse_version: '12.8.2', service_score: 80 },
+      [{ lighthouse_version: '12.8.2', service_score: 81 }]), { values: [81] });
   });
 
   test('without enough history or values it is skipped, never failed', () => {

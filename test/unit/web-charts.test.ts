@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axisEnds, day, layout, lineChart, markerName, niceCeil, VIEW, when, type ChartMetric } from '../../src/web/charts.js';
+import { axisEnds, day, layout, lineChart, markerName, niceCeil, versionChanges, VIEW, when, type ChartMetric } from '../../src/web/charts.js';
 import { listQueryOf, pagesHref, pagesViewOf } from '../../src/web/screens/pages.js';
 import { alertMarkers } from '../../src/web/screens/page-alerts.js';
 import type { AlertEventRow } from '../../src/core/alerts/alerts.js';
@@ -132,6 +132,22 @@ describe('web charts', () => {
       fully_loaded_time: [{ time: T, value: 4000 }, { time: T - H, value: 4000 }],
       performance_score: [{ time: T - H, value: 4000 }],
     });
+  });
+
+  it('marks where the Lighthouse that made the reports changed, and breaks a structure line where its audits changed', () => {
+    const points = ['12.8.2', '12.8.2', null, '13.5.0', '13.5.0', '13.6.0'].map((lighthouse, i) =>
+      ({ href: `/reports/r${i}`, time: T + i * H, value: 80 - i, lighthouse }));
+    assert.deepEqual(versionChanges(points).map((c) => [c.index, c.from, c.to, c.auditsChanged]),
+      [[3, '12.8.2', '13.5.0', true], [5, '13.5.0', '13.6.0', false]]);
+    const structure = lineChart({ ...score, title: 'Structure', byAuditSet: true }, points);
+    assert.equal(structure.match(/<polyline/g)?.length, 2, 'one line before the change of audits, one after');
+    assert.match(structure, /<g class="lh-change" role="img" aria-label="Lighthouse 12\.8\.2 → 13\.5\.0 from 17:02:00 25 Nov 2026: structure before and after read other audits and do not compare">/);
+    assert.match(structure, /aria-label="Lighthouse 13\.5\.0 → 13\.6\.0 from 19:02:00 25 Nov 2026"><title>[^<]+<\/title><line [^>]+\/><text [^>]+>LH 13\.6<\/text>/);
+    assert.match(structure, /; Lighthouse 12\.8\.2 → 13\.5\.0 from 17:02:00 25 Nov 2026: structure before and after/, 'the summary says so too');
+    const lcp = lineChart(timing, points);
+    assert.equal(lcp.match(/<polyline/g)?.length, 1, 'a metric Lighthouse 13 kept is one line');
+    assert.equal(lcp.match(/class="lh-change"/g)?.length, 2);
+    assert.doesNotMatch(lineChart(timing, points.slice(0, 2)), /lh-change/);
   });
 
   it('escapes what it writes', () => {

@@ -21,7 +21,9 @@ import type { Principal } from '../accounts/accounts.js';
 import { clock } from '../clock.js';
 import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
-import { ALERTABLE_METRICS, higherIsBetter } from '../vocabulary/metrics.js';
+import { ALERTABLE_METRICS, comparesByAuditSet, higherIsBetter } from '../vocabulary/metrics.js';
+import { sameStructureAudits } from '../../analysis/structure/index.js';
+import { plural } from '../../lib/words.js';
 import { queryAlertEvents } from '../../store/alerts.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { assertOwnerRole } from '../accounts/roles.js';
@@ -190,6 +192,22 @@ export function regressionVerdict(values: number[], metric: string, relative: nu
   return { holds: bigEnough && p < REGRESSION.alpha, value: mr, threshold, p };
 }
 
+/**
+ * The newest reports scored from the same structure audits as the newest (Lighthouse 12's, or 13's: the grade and
+ * the structure score do not compare across them), and when older ones were left out, a note that says so.
+ */
+export function sameAuditSet<R extends { lighthouse_version: string | null }>(rows: readonly R[]): { rows: R[]; note: string | null } {
+  const newest = rows[0]?.lighthouse_version ?? null;
+  const cut = rows.findIndex((r) => !sameStructureAudits(r.lighthouse_version, newest));
+  if (cut < 0) return { rows: [...rows], note: null };
+  return {
+    rows: rows.slice(0, cut),
+    note: `The last ${plural(cut, 'report')} read the structure audits of Lighthouse ${newest ?? 'of today'}; the reports before ` +
+      `read those of Lighthouse ${rows[cut]!.lighthouse_version ?? 'of an unknown version'}, which changed: only the ` +
+      `${plural(cut, 'report')} since the change ${cut === 1 ? 'was' : 'were'} compared.`,
+  };
+}
+
 function verdictAt(c: AlertConditionRow, values: number[]): Verdict | undefined {
   if (values.length === 0) return undefined;
   if (c.operator === 'regression') return regressionVerdict(values, c.metric, c.value);
@@ -206,9 +224,12 @@ export async function checkConditions(db: Db, report: { id: string; page_id: str
   const events: { event: AlertEventRow; condition: AlertConditionRow }[] = [];
   for (const c of await enabledConditions(db, report.page_id)) {
     const window = c.operator === 'regression' ? REGRESSION.recent + REGRESSION.baselineMax : 1;
-    const rows = await recentMetricValues(db, report.page_id, c.metric, report.created, now, window + c.consecutive - 1);
-    if (rows[0]?.id !== report.id) continue; // the metric is not in this report (no Lighthouse run), or it is gone
-    const values = rows.map((r) => r.value);
+    const byAuditSet = comparesByAuditSet(c.metric);
+    // One report more for a metric of the structure audits: whether the one before this check's window read others.
+    const fetched = await recentMetricValues(db, report.page_id, c.metric, report.created, now, window + c.consecutive - 1 + (byAuditSet ? 1 : 0));
+    if (fetched[0]?.id !== report.id) continue; // the metric is not in this report (no Lighthouse run), or it is gone
+    const { rows, note } = byAuditSet ? sameAuditSet(fetched) : { rows: fetched, note: null };
+    const values = rows.slice(0, window + c.consecutive - 1).map((r) => r.value);
     const current = verdictAt(c, values);
     if (!current) continue;
     let next = c.state;
@@ -232,6 +253,7 @@ export async function checkConditions(db: Db, report: { id: string; page_id: str
       threshold: current.threshold,
       state: next,
       created: now,
+      note,
     };
     await insertAlertEvent(db, event);
     await updateCondition(db, c.id, { state: next === 'resolved' ? 'ok' : next });

@@ -27,16 +27,22 @@ export interface MetricSpec {
   compare?: number;
   /** The page view charts it, at this position (1 first): caption, a point's name, the axis top or least top. */
   chart?: { position: number; title: string; label: string; max?: number; minTop?: number };
+  /**
+   * Its value depends on which Lighthouse audits the structure score read (analysis/structure: an audit set per
+   * Lighthouse major version): it compares only with reports of the same set. The performance metrics keep their
+   * definitions across versions and compare as before.
+   */
+  byAuditSet?: true;
 }
 
 /** In the order of the report resource's attributes. */
 export const METRICS = [
   { column: 'service_score', label: 'Grade %', unit: 'score', better: 'higher', source: 'grade', alertable: true, compare: 1,
-    chart: { position: 1, title: 'Grade', label: 'grade', max: 100 } },
+    chart: { position: 1, title: 'Grade', label: 'grade', max: 100 }, byAuditSet: true },
   { column: 'performance_score', label: 'Performance', unit: 'score', better: 'higher', source: 'lighthouse', alertable: true, compare: 2,
     chart: { position: 2, title: 'Performance', label: 'performance', max: 100 } },
   { column: 'structure_score', label: 'Structure', unit: 'score', better: 'higher', source: 'lighthouse', alertable: true, compare: 3,
-    chart: { position: 3, title: 'Structure', label: 'structure', max: 100 } },
+    chart: { position: 3, title: 'Structure', label: 'structure', max: 100 }, byAuditSet: true },
   { column: 'pagespeed_score', label: 'PageSpeed', unit: 'score', better: 'higher', source: 'legacy', alertable: true },
   { column: 'yslow_score', label: 'YSlow', unit: 'score', better: 'higher', source: 'legacy', alertable: true },
   { column: 'html_bytes', label: 'HTML size', unit: 'size', better: 'lower', source: 'load', alertable: true },
@@ -83,6 +89,8 @@ export const METRIC_NAMES: readonly MetricName[] = METRICS.map((m) => m.column);
 export const metricSpec = (name: string): MetricSpec | undefined => rows.find((m) => m.column === name);
 /** Whether a larger value of the metric is better (scores) or worse (times, sizes, counts, layout shift). */
 export const higherIsBetter = (name: string): boolean => metricSpec(name)?.better === 'higher';
+/** Whether the metric compares only within one structure audit set (its `byAuditSet`): the grade and the structure score. */
+export const comparesByAuditSet = (name: string): boolean => metricSpec(name)?.byAuditSet === true;
 /** The direction every metric of a unit shares (a unit test holds the table to it). */
 export const unitBetter = (unit: MetricUnit): Better => rows.find((m) => m.unit === unit)!.better;
 

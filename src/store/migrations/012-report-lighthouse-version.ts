@@ -9,6 +9,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
 export const m012ReportLighthouseVersion: Migration = {
   async up(db: Kysely<any>) {
     await db.schema.alterTable('reports').addColumn('lighthouse_version', 'text').execute();
+    // What an alert event says besides its figures: that its condition compared only within one audit set.
+    await db.schema.alterTable('alert_events').addColumn('note', 'text').execute();
     await db.updateTable('reports').set({ lighthouse_version: '12.8.2' })
       .where((eb) => eb.or([
         eb('performance_score', 'is not', null),
@@ -18,6 +20,7 @@ export const m012ReportLighthouseVersion: Migration = {
       .execute();
   },
   async down(db: Kysely<any>) {
+    await db.schema.alterTable('alert_events').dropColumn('note').execute();
     await db.schema.alterTable('reports').dropColumn('lighthouse_version').execute();
   },
 };

@@ -214,7 +214,7 @@ function eventsTable(a: PageAlerts, reports: ReportRow[]): string {
     const of = when(reportTime.get(e.report_id) ?? e.created);
     return `<tr>${cell('When (UTC)', timeTag(e.created))}` +
       cell('Event', e.state === 'triggered' ? '<span class="pv-alert-on">Triggered</span>' : 'Resolved') +
-      cell('Metric', esc(metricLabel(e.metric))) +
+      cell('Metric', esc(metricLabel(e.metric)) + (e.note ? `<div class="muted pv-alert-note">${esc(e.note)}</div>` : '')) +
       cell('Value', `${esc(showFigure(unit, e.value))} <span class="muted">against ${esc(showFigure(unit, e.threshold))}</span>`, 'num') +
       cell('Report', `<a href="/reports/${esc(e.report_id)}">Report<span class="visually-hidden"> of ${of}</span></a>`) + '</tr>';
   }).join('');

@@ -172,7 +172,8 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
  */
 const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => number | null }[] = CHARTED_METRICS.map((m) => ({
   column: m.column,
-  metric: { title: m.chart.title, label: m.chart.label, format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop },
+  metric: { title: m.chart.title, label: m.chart.label, format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop,
+    byAuditSet: m.byAuditSet === true },
   value: (r: ReportRow) => figureValue(m.unit, r[m.column as keyof ReportRow] as number | null),
 }));
 
@@ -183,7 +184,7 @@ const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => nu
 export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string, ChartMarker[]> = new Map()): string {
   const oldestFirst = [...reports].reverse();
   return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r) => ({
-    href: `/reports/${r.id}`, time: r.created, value: c.value(r),
+    href: `/reports/${r.id}`, time: r.created, value: c.value(r), lighthouse: r.lighthouse_version,
   })), markers.get(c.column))).join('')}</div>`;
 }
 
