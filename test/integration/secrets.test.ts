@@ -6,7 +6,7 @@
  * as an operator runs it (a child process whose every log line is read).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { pdfText } from '../helpers/pdf-text.js';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,13 +60,6 @@ function leaks(text: string): string[] {
   }
   return found;
 }
-
-const pdfText = (pdf: Buffer): Promise<string | undefined> => new Promise((resolve) => {
-  const child = execFile('pdftotext', ['-', '-'], { encoding: 'utf8', maxBuffer: 1 << 24 },
-    (err, stdout) => resolve(err ? undefined : stdout));
-  child.on('error', () => resolve(undefined));
-  child.stdin?.end(pdf);
-});
 
 describe('a test\'s secrets stay secret; html_bytes under HTTP auth', () => {
   let site: FixtureSite;
