@@ -166,12 +166,22 @@ export interface LighthouseGathered {
   audit(): Promise<Result>;
 }
 
+/** What Lighthouse's fetcher (its SourceMaps gatherer) gets after the load: the runner's fetch (after-load-fetch.ts). */
+export type LighthouseFetch = (url: string, options?: { timeout: number }) => Promise<{ content: string | null; status: number | null }>;
+
+/** Lighthouse's fetches go through `fetch` (the browser's guard is sealed after the load). */
+function fetchThrough(driver: Driver, fetch: LighthouseFetch | undefined): void {
+  const fetcher = (driver as unknown as { fetcher?: { fetchResource: LighthouseFetch } }).fetcher;
+  if (fetch && fetcher) fetcher.fetchResource = fetch;
+}
+
 /**
  * Lighthouse navigation mode over our page, as `lighthouse.navigation()` runs it, with the resolved configuration
  * from resolvedConfigFor and the audits left to the caller. `requestor` performs the navigation and resolves when
  * the load is over.
  */
-export async function gatherLighthouse(page: Page, requestor: () => Promise<void>, config: Config): Promise<LighthouseGathered> {
+export async function gatherLighthouse(page: Page, requestor: () => Promise<void>, config: Config, fetch?: LighthouseFetch):
+Promise<LighthouseGathered> {
   log.setLevel('silent');
   const resolvedConfig = await resolvedConfigFor(config);
   const computedCache = new Map();
@@ -182,6 +192,7 @@ export async function gatherLighthouse(page: Page, requestor: () => Promise<void
     const driver = new Driver(lhPage);
     const context = { driver, page: lhPage, resolvedConfig, requestor, computedCache, lhBrowser: undefined, lhPage: undefined };
     const { baseArtifacts } = await _setup(context);
+    fetchThrough(driver, fetch);
     const gathered = await _navigation({ ...context, baseArtifacts });
     await _cleanup(context);
     return finalizeArtifacts(baseArtifacts, gathered);
@@ -198,12 +209,13 @@ export interface LighthouseTimespan {
  * Lighthouse's timespan mode over our page, as `startTimespanGather` runs it (user-flow.js), with the resolved
  * configuration from resolvedConfigFor (the same settings as the navigations) and the audits left to the caller.
  */
-export async function startTimespan(page: Page, config: Config): Promise<LighthouseTimespan> {
+export async function startTimespan(page: Page, config: Config, fetch?: LighthouseFetch): Promise<LighthouseTimespan> {
   log.setLevel('silent');
   const resolvedConfig = await resolvedConfigFor(config, 'timespan');
   const lhPage = page as unknown as ConstructorParameters<typeof Driver>[0];
   const driver = new Driver(lhPage);
   await driver.connect();
+  fetchThrough(driver, fetch);
   const computedCache = new Map();
   const baseArtifacts = await getBaseArtifacts(resolvedConfig, driver, { gatherMode: 'timespan' });
   const artifactState = getEmptyArtifactState();

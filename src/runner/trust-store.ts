@@ -50,6 +50,8 @@ export interface TrustStore {
   readonly dir: string;
   /** How many CA certificates it trusts. */
   readonly count: number;
+  /** The certificates (PEM), for what the runner fetches itself (after-load-fetch.ts). */
+  readonly certificates: readonly string[];
   close(): Promise<void>;
 }
 
@@ -85,7 +87,7 @@ export async function buildTrustStore(certificates: readonly string[], tag: stri
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-  return { dir, count: certificates.length, close: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, count: certificates.length, certificates: [...certificates], close: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Copies the database into a browser's home (`<home>/.pki/nssdb`), owned by the browser's user when it has one. */

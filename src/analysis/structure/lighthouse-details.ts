@@ -26,7 +26,8 @@ function rowItem(row: Obj): StructureItem | undefined {
   const item: StructureItem = {
     url: text(row.url) ?? text(source?.url) ?? (isObj(entity) ? text(entity.url) : undefined),
     element: elementOf(row.node),
-    label: text(row.statistic) ?? (isObj(entity) ? text(entity.text) : text(entity)) ?? text(row.label) ?? text(row.reason),
+    label: text(row.statistic) ?? (isObj(entity) ? text(entity.text) : text(entity)) ?? text(row.source) ?? text(row.label) ??
+      text(row.reason),
     total_bytes: num(row.totalBytes) ?? num(row.transferSize),
     wasted_bytes: num(row.wastedBytes),
     wasted_ms: num(row.wastedMs) ?? num(row.mainThreadTime) ?? num(row.blockingTime) ?? num(row.duration),

@@ -11,7 +11,9 @@
  * After the load (`afterLoad`), it answers every request of the page's target itself: from the response the
  * load received for the same URL, or not at all. DevTools re-reads `no-store` stylesheets when Lighthouse
  * enables its CSS domain, Lighthouse's gatherers decode images again, and the page may keep polling: none of
- * that may reach the tested site, which must see exactly the requests of the one load.
+ * that may reach the tested site, which must see exactly the requests of the one load. With `sourceMaps` (Lighthouse's
+ * report is made) it also notes the source maps the load's scripts name: Lighthouse reads those after the load, through
+ * the runner's own fetch (after-load-fetch.ts), not the browser's.
  */
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { AdblockJudge } from './adblock.js';
@@ -25,6 +27,8 @@ export interface InterceptorOptions {
   blockUrl: readonly string[];
   adblock?: AdblockJudge;
   auth?: { username: string; password: string };
+  /** Note the source maps the load's scripts name (Lighthouse's report reads them after the load). */
+  sourceMaps?: boolean;
 }
 
 export interface RefusedRequest {
@@ -39,6 +43,8 @@ export interface Interceptor {
   refused: RefusedRequest[];
   /** From now on, requests are answered from the load's responses or failed; none reaches the network. */
   afterLoad(): Promise<void>;
+  /** Whether a script of the load named this URL as its source map (its magic comment or SourceMap header). */
+  namedSourceMap(url: string): boolean;
 }
 
 /** Whether the load needs the interceptor (and so every frame in one process). */
@@ -81,6 +87,22 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
     if (r) r.finished = true;
   });
 
+  // The source maps the load's scripts named (their magic comment or SourceMap header, as the debugger read them).
+  const sourceMaps = new Set<string>();
+  if (opts.sourceMaps) {
+    session.on('Debugger.scriptParsed', (e: Protocol.Debugger.ScriptParsedEvent) => {
+      if (loadOver || !e.sourceMapURL || e.sourceMapURL.startsWith('data:')) return;
+      try {
+        sourceMaps.add(withoutFragment(new URL(e.sourceMapURL, e.url).href));
+      } catch {
+        // A map URL that does not resolve is not fetched by anyone.
+      }
+    });
+    await session.send('Debugger.enable');
+  }
+
+  const namedSourceMap = (url: string): boolean => sourceMaps.has(withoutFragment(url));
+
   const answerFromLoad = async (e: Protocol.Fetch.RequestPausedEvent): Promise<void> => {
     const r = e.request.method === 'GET' ? responses.get(withoutFragment(e.request.url)) : undefined;
     if (r?.finished) {
@@ -109,7 +131,7 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
       await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     }
   };
-  if (!intercepting) return { refused: [], afterLoad };
+  if (!intercepting) return { refused: [], afterLoad, namedSourceMap };
 
   const allowFilter = opts.allowUrl.length > 0 ? urlMatcher(opts.allowUrl) : undefined;
   const blockFilter = opts.blockUrl.length > 0 ? urlMatcher(opts.blockUrl) : undefined;
@@ -178,7 +200,7 @@ export async function startInterceptor(opts: InterceptorOptions): Promise<Interc
     patterns: [{ urlPattern: '*', requestStage: 'Request' }],
     handleAuthRequests: auth !== undefined,
   });
-  return { refused, afterLoad };
+  return { refused, afterLoad, namedSourceMap };
 }
 
 function withoutFragment(url: string): string {

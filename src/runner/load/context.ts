@@ -5,6 +5,7 @@
  */
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import type { Config } from 'lighthouse';
+import type { LighthouseFetch } from '../lighthouse.js';
 import type { RunSpec } from '../types.js';
 import type { LaunchAhead, LaunchSettings } from '../launch-ahead.js';
 import type { GuardThread } from '../conditions/guard-thread.js';
@@ -136,6 +137,8 @@ export interface LoadContext extends LoadPlan {
   readonly replayer: StepReplayer;
   /** Lighthouse's configuration of the load: the same settings for every step, navigation or timespan. */
   readonly config: Config;
+  /** Lighthouse's fetches after the load (the source maps the load's scripts named): conditions/after-load-fetch.ts. */
+  readonly fetchAfterLoad: LighthouseFetch;
   /** The load wait of the navigation under way (each navigation step has its own). */
   loadWait?: LoadWait;
   /** performance.now() when the first navigation was asked for: the start of the page's own observation. */

@@ -113,7 +113,7 @@ async function gatherNavigation(ctx: LoadContext, step: MeasuredStep, last: bool
     if (last) await endLoad(ctx, loadWait.loadOverAt());
   };
   try {
-    const lighthouse = gatherLighthouse(ctx.page, requestor, ctx.config);
+    const lighthouse = gatherLighthouse(ctx.page, requestor, ctx.config, ctx.fetchAfterLoad);
     lighthouse.catch(() => undefined); // after a failure it ends when the browser closes
     const outcome = await Promise.race([lighthouse, loadWait.failed.then(() => ({ failure: ctx.failure ?? '' }))]);
     if ('failure' in outcome) throw new RunError(outcome.failure);
@@ -135,7 +135,7 @@ async function gatherTimespan(ctx: LoadContext, step: MeasuredStep, last: boolea
   const quiet = watchNetwork(ctx);
   const warnings: string[] = [];
   try {
-    const span = await startTimespan(ctx.page, ctx.config);
+    const span = await startTimespan(ctx.page, ctx.config, ctx.fetchAfterLoad);
     try {
       for (const index of step.steps) await ctx.replayer.run(index);
     } catch (err) {

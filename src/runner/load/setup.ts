@@ -9,6 +9,7 @@ import { closeGuarded, launchGuarded, readHost, type GuardedBrowser } from '../l
 import { resolveEmulation, userAgentMetadata, type Emulation } from '../conditions/emulation.js';
 import { setCookies } from '../conditions/cookies.js';
 import { startInterceptor } from '../conditions/interceptor.js';
+import { afterLoadFetcher } from '../conditions/after-load-fetch.js';
 import { createLoadWait, type LoadWait, type NavigationTrigger } from '../load-wait.js';
 import { StepReplayer } from '../journey/replay.js';
 import { StepType } from '@puppeteer/replay';
@@ -33,15 +34,19 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
 
   const { session, mainFrameId } = await openSession(page);
   const warnings = await setCookies(session, options.url, conditions.cookies);
-  const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...plan.filters });
+  const gather = lighthouseGather({ options, journey: plan.steps.journey });
+  const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...plan.filters,
+    sourceMaps: gather === 'performance' });
   const screencast = await startScreencast(session);
   const browserPid = browser.process()?.pid;
   const ctx: LoadContext = {
     ...plan, browser, connections, browserPid, page, session, mainFrameId, emulation, benchmarkIndex, interceptor,
     screencast, warnings, mainDocumentUrl: options.url, progress: [],
     replayer: new StepReplayer(browser, page, plan.steps.recording, plan.steps.secrets),
+    fetchAfterLoad: afterLoadFetcher({ policy: spec.policy, dns: conditions.dns, extraCertificates: spec.trustStore?.certificates,
+      named: interceptor.namedSourceMap }),
     config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs,
-      gather: lighthouseGather({ options, journey: plan.steps.journey }) }),
+      gather }),
   };
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
     if (e.type === 'Document' && e.frameId === mainFrameId) ctx.mainDocumentUrl = e.request.url;
