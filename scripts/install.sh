@@ -23,7 +23,9 @@ apt_install() {
 
 missing=()
 chrome="${WEBGAUGE_CHROME_PATH:-/usr/bin/chromium}"
-[ -x "$chrome" ] || missing+=(chromium fonts-liberation)
+[ -x "$chrome" ] || missing+=(chromium)
+# The fonts pages fall back to (and the test site's web font: test/fixtures/site/defects.ts).
+[ -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || missing+=(fonts-liberation)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 # Firefox (Desktop), the second browser: agents offer it when WEBGAUGE_FIREFOX_PATH (Debian's ESR by default) works.
 firefox="${WEBGAUGE_FIREFOX_PATH:-/usr/bin/firefox-esr}"

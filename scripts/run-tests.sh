@@ -11,7 +11,7 @@ source scripts/node-runtime.sh
 use_node || exit 1
 two_at_a_time=(
   # Pages loaded, no timing held against a truth; the longest first, so the two lanes end together.
-  test/integration/{web-app,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts}.test.ts
+  test/integration/{web-app,structure-audits,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts,lighthouse-versions}.test.ts
   test/unit/all.ts
   test/integration/{store,fuzz,browser-sandbox}.test.ts
   test/integration/{accounts,agent-protocol,api-start-test,api,connection-guard,hostile-input}.test.ts
