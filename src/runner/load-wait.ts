@@ -7,7 +7,7 @@
  */
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { httpStatusMessage } from './failures.js';
-import { ACTIVITY_EVENTS, NETWORK_QUIET_MS, NetworkActivity } from './network-activity.js';
+import { ACTIVITY_EVENTS, NETWORK_QUIET_MS, NetworkActivity, usesNetwork } from './network-activity.js';
 
 /**
  * Observed TTI needs a 5 s window without long tasks (and with at most 2 requests in flight) after FCP,
@@ -127,8 +127,13 @@ export function createLoadWait(o: LoadWaitOptions): LoadWait {
   let navigationSeen = false;
   const documents = new Set<string>();
   listen('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
-    inFlight.add(e.requestId);
-    updateInFlight();
+    // As Lighthouse's TTI counts (network-monitor.js findNetworkQuietPeriods): requests that go over the network,
+    // web sockets aside. A worker's blob: script never finishes on the page's session (its worker's target sees it
+    // end), so counted it held off TTI's quiet window until its cap on every page that starts three workers.
+    if (usesNetwork(e.request.url) && !/^wss?:/i.test(e.request.url)) {
+      inFlight.add(e.requestId);
+      updateInFlight();
+    }
     if (e.type === 'Document' && e.frameId === mainFrameId) {
       navigationSeen = true;
       documents.add(e.requestId);

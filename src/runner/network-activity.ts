@@ -21,6 +21,9 @@ export const ACTIVITY_EVENTS = [
 ] as const;
 const ACTIVITY = new Set<string>(ACTIVITY_EVENTS);
 
+/** Whether a request of this URL goes over the network at all (data:, blob:, about: and the like do not). */
+export const usesNetwork = (url: string): boolean => /^(https?|wss?):/i.test(url);
+
 /** The error Chromium reports when the SOCKS proxy (the connection guard) refused the connection. */
 export const GUARD_REFUSAL_ERRORS = new Set(['net::ERR_SOCKS_CONNECTION_FAILED', 'net::ERR_SOCKS_CONNECTION_HOST_UNREACHABLE']);
 
@@ -43,7 +46,7 @@ export class NetworkActivity {
     const waiting = this.waiting.get(id);
     if (method === 'Network.requestWillBeSent') {
       const url = (params.request as { url?: unknown } | undefined)?.url;
-      if (typeof url === 'string' && !/^(https?|wss?):/i.test(url)) {
+      if (typeof url === 'string' && !usesNetwork(url)) {
         this.local.add(id);
         return;
       }
