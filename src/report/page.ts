@@ -122,8 +122,9 @@ function video(d: ReportData): string {
     `<video controls preload="metadata"${poster} src="${esc(d.video)}"></video></div></section>`;
 }
 
-/** What fixing an audit would save, as Lighthouse estimates it: "saves ≈ 300 ms, 2.0 KB". */
+/** What fixing an audit would save, as Lighthouse estimates it: "saves ≈ 300 ms, 2.0 KB" (unless its line says so). */
 function savingsText(a: StructureAuditResult): string {
+  if (a.display_value && /savings/i.test(a.display_value)) return '';
   const parts = [a.savings?.ms ? ms(a.savings.ms) : '', a.savings?.bytes ? bytes(a.savings.bytes) : ''].filter(Boolean);
   return parts.length ? ` <span class="savings">saves ≈ ${parts.join(', ')}</span>` : '';
 }

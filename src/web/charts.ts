@@ -151,7 +151,10 @@ function drawVersionChanges(metric: ChartMetric, placed: readonly { x: number }[
     const name = versionChangeName(c, metric);
     return `<g class="lh-change" role="img" aria-label="${esc(name)}"><title>${esc(name)}</title>` +
       `<line x1="${x}" y1="${VIEW.top}" x2="${x}" y2="${bottomY}"/>` +
-      `<text x="${r1(x + 3)}" y="${VIEW.top + 9}">LH ${esc(c.to.split('.').slice(0, 2).join('.'))}</text></g>`;
+      // The label on the side of the line with room for it.
+      (x > VIEW.left + plotW / 2
+        ? `<text x="${r1(x - 3)}" y="${VIEW.top + 9}" text-anchor="end">`
+        : `<text x="${r1(x + 3)}" y="${VIEW.top + 9}">`) + `LH ${esc(c.to.split('.').slice(0, 2).join('.'))}</text></g>`;
   }).join('');
 }
 

@@ -5,7 +5,8 @@
  * read into the structure section as a report is made (core/reports/report-figures.ts loadFigures). The HTTP/1.1
  * page's twin is the same page over HTTP/2: the site's HTTPS twin, with a certificate of the test's own CA, which the
  * browser is given as an operator's. Two loads at a time: the audits judge what the page is (its headers, markup,
- * bytes and chains), not how fast this machine was, except the server's time, which the slow page sends 1 s late.
+ * bytes and chains), not how fast this machine was, except the server's time, which the slow page sends 1 s late
+ * (and the site answers from a process of its own, beside the 600 ms Lighthouse allows).
  * No engine: nothing here is stored.
  */
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { defaultSandbox } from '../../src/runner/browser.js';
 import { runTest } from '../../src/runner/run.js';
 import { buildTrustStore, caCertificates, type TrustStore } from '../../src/runner/trust-store.js';
 import { DEFECT_PAGES, DEFECTS, defectPath, type Defect } from '../fixtures/site/defects.js';
-import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
+import { startFixtureSiteProcess, type FixtureSiteProcess } from '../fixtures/site/process.js';
 import { makePrivateCa } from '../helpers/certificates.js';
 import { analysisOptions, runSpec } from '../helpers/run-spec.js';
 
@@ -31,7 +32,7 @@ interface Loaded {
 }
 
 describe('each structure audit fails on the page with its defect and passes on the same page without it', () => {
-  let site: FixtureSite;
+  let site: FixtureSiteProcess;
   let trustStore: TrustStore;
   const loaded = new Map<string, Loaded>();
   const http = (path: string) => `http://${HOST}:${site.port}${path}`;
@@ -56,7 +57,8 @@ describe('each structure audit fails on the page with its defect and passes on t
 
   before(async () => {
     const ca = makePrivateCa();
-    site = await startFixtureSite({ host: '127.0.0.2', tls: ca.issue([HOST]) });
+    // Its own process: the server's time is one of the truths (the slow page's), and two loads keep this one's loop busy.
+    site = await startFixtureSiteProcess({ host: '127.0.0.2', tls: ca.issue([HOST]) });
     trustStore = await buildTrustStore(caCertificates(ca.cert), defaultSandbox().tag);
     await fetch(`${site.origin}/defects/clean`); // its images, font and bundles are made on the first request
     const urls = [...new Set(DEFECTS.flatMap(pair))];
