@@ -43,9 +43,10 @@ if [ "$(id -u)" -eq 0 ] && ! id -u "$browser_user" >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin "$browser_user"
 fi
 
-# npm packages: reinstall when package-lock.json or the Node.js they were built for (its version) changed.
+# npm packages: reinstall when package-lock.json, the patches applied to them or the Node.js they were built for (its
+# version) changed.
 stamp=node_modules/.webgauge-lock-hash
-want="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node -p process.version)"
+want="$(cat package-lock.json patches/*.patch | sha256sum | cut -d' ' -f1) node-$(node -p process.version)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   say "installing npm packages"
   # Browsers come from apt; no package may download its own.

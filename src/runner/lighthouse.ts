@@ -7,6 +7,7 @@ import log from 'lighthouse-logger';
 import { nonSimulatedSettingsOverrides } from 'lighthouse/core/config/constants.js';
 import { initializeConfig } from 'lighthouse/core/config/config.js';
 import { getBenchmarkIndex } from 'lighthouse/core/gather/driver/environment.js';
+import * as LighthouseTraceEngine from 'lighthouse/core/lib/trace-engine.js';
 import { Driver } from 'lighthouse/core/gather/driver.js';
 import { _cleanup, _navigation, _setup } from 'lighthouse/core/gather/navigation-runner.js';
 import { finalizeArtifacts, getBaseArtifacts } from 'lighthouse/core/gather/base-artifacts.js';
@@ -30,7 +31,10 @@ import { feedsLighthouse, type RunOptions } from './conditions/types.js';
  * - each ICU message formatter is made once per process (formatting an audit's strings made a new one per call,
  *   ~0.15 s of every report's audits);
  * - the image gatherer's 5 s budget is a deadline, not a timer (the timer stayed pending 5 s after every load and
- *   kept a process that had finished its work alive that long).
+ *   kept a process that had finished its work alive that long);
+ * - the trace engine parses one trace at a time per process (its insights' parse and the CLS check's): it keeps
+ *   the trace it parses in module state and awaits mid-parse, so two loads audited at once (an agent's two slots)
+ *   mixed their traces (one page's insights given to the other, or none: 'No navigations insights found').
  * speedline-core 1.4.3, under Lighthouse's speed-index, is patched too (patches/speedline-core+1.4.3.patch): the
  * white frame it puts before the first screenshot is made once per size instead of encoded and decoded per report,
  * and the first frame is decoded once (same speed index, ~70 ms less a report).
@@ -39,7 +43,8 @@ import { feedsLighthouse, type RunOptions } from './conditions/types.js';
 export function assertLighthousePatched(): void {
   const floors = Object.values(nonSimulatedSettingsOverrides as Record<string, number>);
   const patched = floors.length > 0 && floors.every((v) => v === 0) &&
-    (getBenchmarkIndex as { webgaugePatched?: boolean }).webgaugePatched === true;
+    (getBenchmarkIndex as { webgaugePatched?: boolean }).webgaugePatched === true &&
+    typeof (LighthouseTraceEngine as { oneTraceAtATime?: unknown }).oneTraceAtATime === 'function';
   if (!patched) {
     throw new Error('Lighthouse is not patched: run `npm ci` (its postinstall applies patches/lighthouse+13.5.0.patch ' +
       'with patch-package); if Lighthouse was upgraded, port the patch to the new version first');
