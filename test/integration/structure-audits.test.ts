@@ -47,9 +47,10 @@ describe('each structure audit fails on the page with its defect and passes on t
       const result = await runTest({ ...runSpec(analysisOptions(url, { dns: [`${HOST}:127.0.0.2`] }), { testId: 'defects', workDir,
         timeoutMs: 120_000 }), trustStore });
       const structure = loadFigures(result, { report: 'lighthouse' }).structure!;
-      const lhr = result.lighthouse as { audits: Record<string, { scoreDisplayMode?: string }> };
+      const lhr = result.lighthouse as { audits: Record<string, { scoreDisplayMode?: string; errorMessage?: string }> };
       return { audits: new Map(structure.audits.map((a) => [a.id, a])),
-        errors: Object.entries(lhr.audits).filter(([, a]) => a.scoreDisplayMode === 'error').map(([id]) => id) };
+        errors: Object.entries(lhr.audits).filter(([, a]) => a.scoreDisplayMode === 'error')
+          .map(([id, a]) => `${id} (${a.errorMessage ?? 'no message'})`) };
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
