@@ -9,7 +9,7 @@
  *   notify/                            webhook deliveries and e-mail
  *   core/                              the rules
  *   store/, artifacts/                 persistence
- *   runner/, analysis/                 the page load and pure analysis of what it captured
+ *   runner/, analysis/, discovery/     the page load, pure analysis of what it captured, a scan's discovery of pages
  *   net/, lib/                         addresses and the target policy; generic helpers (leaves)
  * Type-only imports count: a circle of types is a circle of knowledge.
  */
@@ -21,7 +21,7 @@ const LAYERS = [
   ['^src/notify/'],
   ['^src/core/'],
   ['^src/store/', '^src/artifacts/'],
-  ['^src/runner/', '^src/analysis/'],
+  ['^src/runner/', '^src/analysis/', '^src/discovery/'],
   ['^src/net/', '^src/lib/'],
 ];
 
