@@ -11,9 +11,9 @@ source scripts/node-runtime.sh
 use_node || exit 1
 two_at_a_time=(
   # Pages loaded, no timing held against a truth; the longest first, so the two lanes end together.
-  test/integration/{web-app,structure-audits,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts,lighthouse-versions}.test.ts
+  test/integration/{web-app,structure-audits,scan-browser,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts,lighthouse-versions}.test.ts
   test/unit/all.ts
-  test/integration/{store,fuzz,browser-sandbox}.test.ts
+  test/integration/{store,scans,fuzz,browser-sandbox}.test.ts
   test/integration/{accounts,agent-protocol,api-start-test,api,connection-guard,hostile-input}.test.ts
   test/integration/{monitoring,openapi,pages-lists,plans,public-url,read-path,secrets-at-rest}.test.ts
   test/integration/{sweep,tags,web-account,web-alerts,web-http,web-pages}.test.ts

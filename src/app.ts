@@ -28,6 +28,7 @@ import { smtpMailer } from './notify/email.js';
 import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
 import { findFirefox } from './runner/firefox/launch.js';
+import { processOwner, ScanDiscoveryJob, ScanFollowJob } from './scheduler/scans.js';
 
 export interface App {
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -40,6 +41,8 @@ export interface App {
   /** Alert checks and notifications of finished tests, and the outbox's sender (tests drive them by hand too). */
   testEvents: TestEventsJob;
   dispatcher: DeliveryDispatcher;
+  /** Follows the scans' pages (tests drive it by hand with drain()). */
+  scanFollow: ScanFollowJob;
   /** Stop taking work, hand running tests back to the queue, close everything. */
   close(): Promise<void>;
 }
@@ -82,6 +85,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const metrics = config.metricsToken ? new ServiceMetrics(store, locations) : undefined;
   let agent: Agent | undefined;
   let testEvents: TestEventsJob | undefined;
+  let scanDiscovery: ScanDiscoveryJob | undefined;
+  let scanFollow: ScanFollowJob | undefined;
   // A queued test wakes the in-process agent and remote agents' waiting claims, whoever queued it.
   const notifyQueued = (): void => {
     agent?.wake();
@@ -95,7 +100,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     principals: new PrincipalCache((key) => authenticate(store.db, config.plans, key), config.authCacheMs),
     rateLimiter: new RateLimiter(store),
     sandbox,
-    intake: { store, policy: config.targetPolicy, wake: notifyQueued },
+    intake: { store, policy: config.targetPolicy, wake: notifyQueued, wakeScans: () => { scanDiscovery?.wake(); scanFollow?.wake(); } },
     queueSignal,
     notifyFinished: () => testEvents?.wake(),
     locations,
@@ -175,12 +180,21 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   };
   testEvents = new TestEventsJob({
     store, resources: eventResources(store, config, listenOrigin), email: mailer !== undefined, queued: () => dispatcher.wake(), log,
-    finished: (t) => metrics?.testFinished(t),
+    finished: (t) => {
+      metrics?.testFinished(t);
+      if (t.scan_id) scanFollow?.wake();
+    },
   });
+  const scanWork = { store, artifacts, policy: config.targetPolicy, extraCaCerts: config.extraCaCerts, wakeAgents: notifyQueued,
+    owner: processOwner(), discoveryTimeLimitMs: config.scanDiscoveryMs, log };
+  scanDiscovery = new ScanDiscoveryJob(scanWork);
+  scanFollow = new ScanFollowJob(scanWork);
   monitor.start();
   sweeper.start();
   testEvents.start();
   dispatcher.start();
+  scanDiscovery.start();
+  scanFollow.start();
   if (agent) {
     // Location 1 offers its browsers from the first request on.
     await agent.announce();
@@ -201,6 +215,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     sweeper,
     testEvents,
     dispatcher,
+    scanFollow,
     async close() {
       if (closed) return;
       closed = true;
@@ -208,6 +223,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       locations.stop();
       await monitor.stop();
       await sweeper.stop();
+      await scanDiscovery!.stop();
+      await scanFollow!.stop();
       await agent?.stop();
       await testEvents!.stop();
       await dispatcher.stop();

@@ -48,6 +48,8 @@ export interface Config {
    * refunded (WEBGAUGE_QUEUE_TIMEOUT_MS); behind busy agents it waits.
    */
   queueTimeoutMs: number;
+  /** A scan's discovery (robots.txt, sitemaps, a crawl) ends after this long with what it found (WEBGAUGE_SCAN_DISCOVERY_MS). */
+  scanDiscoveryMs: number;
   /** How often agents say they are alive; three missed and an agent is offline (WEBGAUGE_AGENT_HEARTBEAT_MS). */
   agentHeartbeatMs: number;
   /** Bearer token of GET /metrics (WEBGAUGE_METRICS_TOKEN); unset: no metrics endpoint. */
@@ -268,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl: publicUrlVar(env, 'WEBGAUGE_PUBLIC_URL'),
     leaseMs: intVar(env, 'WEBGAUGE_LEASE_MS', 30_000, 1_000, 3_600_000),
     queueTimeoutMs: intVar(env, 'WEBGAUGE_QUEUE_TIMEOUT_MS', 600_000, 1_000, 86_400_000),
+    scanDiscoveryMs: intVar(env, 'WEBGAUGE_SCAN_DISCOVERY_MS', 120_000, 1_000, 3_600_000),
     agentHeartbeatMs: intVar(env, 'WEBGAUGE_AGENT_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS, 100, 600_000),
     metricsToken: metricsTokenVar(env),
     authCacheMs: intVar(env, 'WEBGAUGE_AUTH_CACHE_MS', 2_000, 0, AUTH_CACHE_MAX_MS),

@@ -23,6 +23,7 @@ export function testResource(t: TestRow, links: Links, extra: { queuePosition?: 
     created: toSeconds(t.created),
   };
   if (t.page_id) attributes.page = t.page_id;
+  if (t.scan_id) attributes.scan = t.scan_id;
   if (t.started !== null) attributes.started = toSeconds(t.started);
   if ((t.state === 'completed' || t.state === 'error') && t.finished !== null) attributes.finished = toSeconds(t.finished);
   if (t.state === 'error') attributes.error = t.error ?? 'The test failed.';

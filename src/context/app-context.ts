@@ -5,7 +5,7 @@ import type { PrincipalCache } from '../core/accounts/auth-cache.js';
 import type { Catalog } from '../core/catalog/catalog.js';
 import type { LocationDirectory } from '../core/catalog/locations.js';
 import type { QueueSignal } from '../core/tests/queue-signal.js';
-import type { TestIntake } from '../core/tests/tests.js';
+import type { ScanIntake } from '../core/scans/scans.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { RateLimiter } from '../core/accounts/ratelimit.js';
 import type { Store } from '../store/db.js';
@@ -26,7 +26,8 @@ export interface AppContext {
    * Where tests are requested (core/tests/tests.ts requestTest, which wakes the agents itself); `intake.wake()` tells
    * the in-process agent and waiting remote claims of any other test queued again (a released one).
    */
-  intake: TestIntake;
+  /** …and scans (core/scans/scans.ts requestScan wakes the scans' work with `intake.wakeScans()`). */
+  intake: ScanIntake;
   /** What remote agents' long-poll claims wait on (intake.wake wakes it). */
   queueSignal: QueueSignal;
   /** A test completed or failed here: its alert checks and webhooks can run now. */

@@ -16,6 +16,7 @@ import { failTest, TEST_RETENTION_MS } from '../core/tests/tests.js';
 import { failurePrefix } from '../core/tests/journey-failure.js';
 import type { Store } from '../store/db.js';
 import { deleteReports, expiredReports } from '../store/reports.js';
+import { deleteScans, expiredScanIds } from '../store/scans.js';
 import type { MonitorLog } from './monitor.js';
 
 export interface SweepOptions {
@@ -97,6 +98,13 @@ export class ExpirySweeper extends PeriodicJob<SweepResult> {
       await Promise.all(old.map((id) => artifacts.removePrefix(failurePrefix(id))));
       result.tests += old.length;
       if (old.length < batch) break;
+    }
+    // A scan is kept as long as its pages' reports (the retention they were made with).
+    for (let b = 0; b < maxBatches; b++) {
+      const scans = await expiredScanIds(store.db, now, batch);
+      if (scans.length === 0) break;
+      await store.db.transaction().execute((trx) => deleteScans(trx, scans));
+      if (scans.length < batch) break;
     }
     // Webhook deliveries and alert e-mails that ended (delivered or given up) are kept 30 days for their list.
     await deleteOldDeliveries(store.db, now - DELIVERY_RETENTION_MS);

@@ -4,7 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
-import type { Database, PagesTable, ReportsTable, TestsTable } from './schema.js';
+import type { Database, PagesTable, ReportsTable, ScanPagesTable, ScansTable, TestsTable } from './schema.js';
 import { engineOf } from './engine.js';
 
 export const listScopes = {
@@ -42,4 +42,19 @@ export function queryPageReports(db: Kysely<Database>, accountId: string, pageId
 export function queryTests(db: Kysely<Database>, accountId: string, createdAfter: number, spec: ListSpec<'tests'>, q: ListQuery):
   Promise<ListPage<Selectable<TestsTable>>> {
   return runListQuery(listScopes.tests(db, accountId, createdAfter, q), spec, q, engineOf(db));
+}
+
+/** GET /scans/{id}/pages: the pages of one scan of the account. */
+export function queryScanPages(db: Kysely<Database>, accountId: string, scanId: string, spec: ListSpec<'scan_pages'>, q: ListQuery):
+  Promise<ListPage<Selectable<ScanPagesTable>>> {
+  const scope = db.selectFrom('scan_pages').selectAll('scan_pages').where('scan_pages.scan_id', '=', scanId)
+    .where('scan_pages.account_id', '=', accountId);
+  return runListQuery(scope, spec, q, engineOf(db));
+}
+
+/** GET /scans: the account's scans not yet expired at `now`. */
+export function queryScans(db: Kysely<Database>, accountId: string, now: number, spec: ListSpec<'scans'>, q: ListQuery):
+  Promise<ListPage<Selectable<ScansTable>>> {
+  const scope = db.selectFrom('scans').selectAll('scans').where('scans.account_id', '=', accountId).where('scans.expires', '>', now);
+  return runListQuery(scope, spec, q, engineOf(db));
 }

@@ -44,6 +44,9 @@ export interface TestsTable {
   events_pending?: number | null;
   /** When the test last entered the queue (creation or requeue); the queue timeout counts from it (migration 008). */
   queued_at?: number | null;
+  /** The scan whose page this test measures, and the page's turn in it (migration 013); null for any other test. */
+  scan_id: string | null;
+  scan_position: number | null;
 }
 
 export interface LocationsTable {
@@ -229,6 +232,62 @@ export interface SessionsTable {
   expires: number;
 }
 
+/** A site scan (migration 013; docs/scans.md). JSON columns: settings, skipped, discovery_errors, figures. */
+export interface ScansTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** The site's origin, once discovery has followed the start page's redirects. */
+  site: string | null;
+  source: string;
+  state: string;
+  error: string | null;
+  /** The analysis options every page's test gets (stored like a test's: secrets sealed). */
+  options: string;
+  settings: string;
+  location: string;
+  browser: string;
+  created: number;
+  started: number | null;
+  finished: number | null;
+  /** The scan is kept as long as its pages' reports (their retention). */
+  expires: number;
+  found: number;
+  skipped: string;
+  discovery_errors: string;
+  /** One page's test price, and the credits still held for pages not yet queued (given back when discovery ends). */
+  cost_tenths: number;
+  reserved_tenths: number;
+  /** The process discovering the scan now, until when (a crashed discovery is taken up again after it). */
+  lease_owner: string | null;
+  lease_expires: number | null;
+  figures: string | null;
+}
+
+/** One page of a scan: its test, and the test's outcome and figures once it has finished. */
+export interface ScanPagesTable {
+  /** The page's test's ID (a page is one test). */
+  id: string;
+  scan_id: string;
+  position: number;
+  account_id: string;
+  url: string;
+  template: string;
+  /** queued, started, completed, failed, cancelled. */
+  state: string;
+  error: string | null;
+  report_id: string | null;
+  grade: string | null;
+  performance_score: number | null;
+  structure_score: number | null;
+  largest_contentful_paint: number | null;
+  total_blocking_time: number | null;
+  cumulative_layout_shift: number | null;
+  fully_loaded_time: number | null;
+  page_bytes: number | null;
+  page_requests: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   tests: TestsTable;
@@ -247,4 +306,6 @@ export interface Database {
   agent_tokens: AgentTokensTable;
   agents: AgentsTable;
   sessions: SessionsTable;
+  scans: ScansTable;
+  scan_pages: ScanPagesTable;
 }

@@ -32,28 +32,36 @@ export function failedTestsOfPage(db: Db, accountId: string, pageId: string, cre
 }
 
 /** Tests queued at a location before this moment (the ones ahead of a test queued then). */
-export async function countQueuedBefore(db: Db, location: string, queuedAt: number): Promise<number> {
-  const row = await db.selectFrom('tests').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('state', '=', 'queued').where('location', '=', location).where('queued_at', '<', queuedAt).executeTakeFirst();
+export async function countQueuedBefore(db: Db, location: string, queuedAt: number, scanTest = false): Promise<number> {
+  // A test that is no scan's waits only for the others that are not either (the claim's order).
+  let q = db.selectFrom('tests').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'queued').where('location', '=', location).where('queued_at', '<', queuedAt);
+  if (!scanTest) q = q.where('scan_id', 'is', null);
+  const row = await q.executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
-/** Tests queued or running, of an account or at a location. */
+/**
+ * Tests queued or running, of an account or at a location. An account's count leaves out its scans' tests: a scan
+ * queues its pages at once and they wait behind every other test, so they must not use up the account's own.
+ */
 export async function countActiveTests(db: Db, of: { account_id: string } | { location: string }): Promise<number> {
   const [column, value] = 'account_id' in of ? (['account_id', of.account_id] as const) : (['location', of.location] as const);
-  const active = await db
+  let q = db
     .selectFrom('tests')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where(column, '=', value)
-    .where('state', 'in', ['queued', 'started'])
-    .executeTakeFirstOrThrow();
+    .where('state', 'in', ['queued', 'started']);
+  if ('account_id' in of) q = q.where('scan_id', 'is', null);
+  const active = await q.executeTakeFirstOrThrow();
   return Number(active.n);
 }
 
 /**
- * Atomically take the oldest queued test of a location (in one of `browsers`, when given: those the agent offers)
+ * Atomically take the next queued test of a location (in one of `browsers`, when given: those the agent offers)
  * and give the agent a lease on it until `leaseExpires` (PostgreSQL skips rows another claimer has locked; SQLite
- * has one writer).
+ * has one writer). Next: the oldest test that is no scan's, else the scans' tests in turns (every scan's first
+ * page, then every scan's second…), so a test posted while a scan runs waits only for the test loading now.
  */
 export async function claimQueuedTest(db: Db, engine: Engine, location: string, agentId: string, now: number, leaseExpires: number,
   browsers?: readonly string[]): Promise<TestRow | undefined> {
@@ -65,7 +73,7 @@ export async function claimQueuedTest(db: Db, engine: Engine, location: string, 
       lease_expires = ${leaseExpires}, attempts = attempts + 1
     where id = (
       select id from tests where state = 'queued' and location = ${location} ${ofBrowsers}
-      order by created, id limit 1 ${lock}
+      order by (case when scan_id is null then 0 else 1 end), coalesce(scan_position, 0), created, id limit 1 ${lock}
     ) and state = 'queued'
     returning *`.execute(db);
   return result.rows[0];

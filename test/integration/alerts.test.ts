@@ -210,7 +210,7 @@ for (const engine of engines()) {
         await insertTest(s.app.store.db, {
           id, account_id: accountId, url: 'http://127.0.0.1:9/never', options: '{}', fingerprint: 'x', source: 'api', state: 'queued', error: null,
           browser: '3', location: 'nowhere', created: clock.now(), queued_at: clock.now(), started: null, finished: null, lease_owner: null, lease_expires: null,
-          attempts: 0, credits_tenths: 0, report_id: null, page_id: null, events_pending: null,
+          attempts: 0, credits_tenths: 0, report_id: null, page_id: null, events_pending: null, scan_id: null, scan_position: null,
         });
         assert.equal(await failTest(s.app.store, id, null, 'the page could not be loaded'), true);
         return id;

@@ -217,7 +217,7 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
       const row: TestRow = {
         id: newId(), account_id: account, url, options: '{}', fingerprint: 'x', source: 'api', state: 'queued', error: null, browser: '3',
         location: '1', created, queued_at: created, started: null, finished: null, lease_owner: null, lease_expires: null, attempts: 0,
-        credits_tenths: 0, report_id: null, page_id: null, events_pending: null, ...o,
+        credits_tenths: 0, report_id: null, page_id: null, events_pending: null, scan_id: null, scan_position: null, ...o,
       };
       await insertTest(store.db, row);
       return row;

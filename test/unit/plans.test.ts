@@ -81,12 +81,12 @@ describe('plans file: fields', () => {
     const p = parsePlansFile({ all: {
       daily_credits: 7, initial_credits: 8, unlimited_credits: true, concurrent_tests: 9, rate_limit: 10, rate_window_seconds: 11,
       pro_analysis_options: true, pro_locations: true, pdf: false, full_pdf: true, whitelabel_pdf: true, parallel_pdfs: 12,
-      max_tags: 13, monitoring_slots: 14, hourly_monitoring: true, max_runs: 15,
+      max_tags: 13, monitoring_slots: 14, hourly_monitoring: true, max_runs: 15, max_scan_pages: 16,
     } }).all;
     assert.deepEqual(p, {
       name: 'all', dailyCredits: 7, initialCredits: 8, unlimitedCredits: true, concurrentTests: 9, rateLimit: 10, rateWindowSeconds: 11,
       proAnalysisOptions: true, proLocations: true, pdf: false, fullPdf: true, whitelabelPdf: true, parallelPdfs: 12,
-      maxTags: 13, monitoringSlots: 14, hourlyMonitoring: true, maxRuns: 15,
+      maxTags: 13, monitoringSlots: 14, hourlyMonitoring: true, maxRuns: 15, maxScanPages: 16,
     });
   });
 });

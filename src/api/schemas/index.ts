@@ -9,6 +9,7 @@ import { PAGE_ROUTES, PAGE_SCHEMAS } from './pages.js';
 import { REFERENCE_ROUTES, REFERENCE_SCHEMAS } from './reference.js';
 import { REPORT_ROUTES, REPORT_SCHEMAS } from './reports.js';
 import { TAG_ROUTES, TAG_SCHEMAS } from './tags.js';
+import { SCAN_ROUTES, SCAN_SCHEMAS } from './scans.js';
 import { TEST_ROUTES, TEST_SCHEMAS } from './tests.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
@@ -21,6 +22,7 @@ export const ROUTE_SCHEMAS: Readonly<Record<string, RouteSchema>> = {
   ...TAG_ROUTES,
   ...REFERENCE_ROUTES,
   ...ALERT_ROUTES,
+  ...SCAN_ROUTES,
 };
 
 /** `components.schemas` of the document; `$ref`s in route schemas point here. */
@@ -33,6 +35,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...TAG_SCHEMAS,
   ...REFERENCE_SCHEMAS,
   ...ALERT_SCHEMAS,
+  ...SCAN_SCHEMAS,
 };
 
 export const COMPONENT_HEADERS: Readonly<Record<string, JsonSchema>> = HEADERS;
@@ -43,6 +46,7 @@ export const API_TAGS = [
   { name: 'Reports', description: 'Reports and their downloadable resources (spec 4.2).' },
   { name: 'Pages', description: 'Pages: reports of one URL with the same options (spec 4.3).' },
   { name: 'Tags', description: 'Page tags (spec 4.4).' },
+  { name: 'Scans', description: 'Site scans: a site\'s pages from its sitemap, a crawl or a list, each an ordinary test (Webgauge extension, docs/scans.md).' },
   { name: 'Alerts', description: 'Alert conditions and events of a page, webhooks and their deliveries.' },
   { name: 'Reference data', description: 'Locations, browsers and simulated devices (spec 4.5).' },
   { name: 'Account', description: 'Account status and credits.' },

@@ -40,7 +40,7 @@ const integer = (description: string, min: number, max: number): JsonSchema => (
   ],
 });
 
-const TestAttributesInput = obj(
+export const TestAttributesInput = obj(
   {
     url: str('page URL (http or https; a missing scheme means http); required unless journey is given', { minLength: 1, example: 'https://example.com/' }),
     location: idOf('test location (GET /locations); the account default when omitted'),
@@ -112,7 +112,7 @@ const TestAttributesInput = obj(
 );
 
 const testState = str('queued, started, error or completed', { enum: ['queued', 'started', 'error', 'completed'] });
-const source = str('api, on-demand or monitored', { enum: ['api', 'on-demand', 'monitored'] });
+const source = str('api, on-demand, monitored or scan', { enum: ['api', 'on-demand', 'monitored', 'scan'] });
 
 export const TEST_SCHEMAS: Record<string, JsonSchema> = {
   TestAttributesInput,
@@ -135,6 +135,7 @@ export const TEST_SCHEMAS: Record<string, JsonSchema> = {
         page: str('page ID; once known'),
         report: str('report ID; when completed'),
         error: str('why the test failed; when error'),
+        scan: str('Webgauge extension: the scan this test measures a page of (source scan)'),
         queue_position: int('Webgauge extension, GET /tests/{id} only, while queued: how many tests of its location are ahead ' +
           'of it (0: it is next)', { minimum: 0 }),
       },

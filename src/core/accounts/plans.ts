@@ -35,6 +35,8 @@ export interface Plan {
   hourlyMonitoring: boolean;
   /** Runs per test (not used yet: kept so operators can set it now). */
   maxRuns: number;
+  /** Pages one site scan may test (its `max_pages` at most; docs/scans.md). */
+  maxScanPages: number;
 }
 
 export type BuiltInPlanName = 'basic' | 'pro';
@@ -59,6 +61,7 @@ export const PLANS: Readonly<Record<BuiltInPlanName, Plan>> = {
     monitoringSlots: 1,
     hourlyMonitoring: false,
     maxRuns: 3,
+    maxScanPages: 100,
   },
   pro: {
     name: 'pro',
@@ -79,6 +82,7 @@ export const PLANS: Readonly<Record<BuiltInPlanName, Plan>> = {
     monitoringSlots: 100,
     hourlyMonitoring: true,
     maxRuns: 9,
+    maxScanPages: 1000,
   },
 };
 
@@ -103,6 +107,7 @@ const FIELDS: Record<string, { key: Exclude<keyof Plan, 'name'>; kind: Kind }> =
   monitoring_slots: { key: 'monitoringSlots', kind: 'count' },
   hourly_monitoring: { key: 'hourlyMonitoring', kind: 'flag' },
   max_runs: { key: 'maxRuns', kind: 'positive' },
+  max_scan_pages: { key: 'maxScanPages', kind: 'positive' },
 };
 
 const MAX_LIMIT = 1_000_000_000;

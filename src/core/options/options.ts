@@ -36,16 +36,16 @@ const flags = optionsOfKind('flag');
 const PRO_VALUES = PRO_OPTIONS.filter((k) => !flags.includes(k));
 const PRO_FLAGS = PRO_OPTIONS.filter((k) => flags.includes(k));
 
-type Attrs = Record<string, unknown>;
+export type Attrs = Record<string, unknown>;
 
 const bad = (detail: string) => new ApiError('E40004', detail);
 
 /** COMPAT: null, a missing key and an empty (or blank) string all mean "not given". */
-function given(v: unknown): boolean {
+export function given(v: unknown): boolean {
   return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
 }
 
-function flag(a: Attrs, name: string): Flag {
+export function flag(a: Attrs, name: string): Flag {
   const v = a[name];
   if (!given(v)) return 0;
   if (v === 0 || v === false || v === '0' || v === 'false') return 0;
@@ -54,7 +54,7 @@ function flag(a: Attrs, name: string): Flag {
 }
 
 /** A string attribute; control characters are refused (they would end up in headers and logs). */
-function text(a: Attrs, name: string, trim = true): string | undefined {
+export function text(a: Attrs, name: string, trim = true): string | undefined {
   const v = a[name];
   if (!given(v)) return undefined;
   if (typeof v !== 'string') throw bad(`${name} must be a string; got ${show(v)}`);
@@ -74,7 +74,7 @@ function id(a: Attrs, name: string): string | undefined {
 }
 
 /** A number given as a JSON number or a numeric string ("1366", "1.5"); `integer` refuses fractions. */
-function number(a: Attrs, name: string, integer: boolean, min: number, max: number): number | undefined {
+export function number(a: Attrs, name: string, integer: boolean, min: number, max: number): number | undefined {
   const v = a[name];
   if (!given(v)) return undefined;
   const re = integer ? /^\d+$/ : /^\d+(\.\d+)?$/;

@@ -20,7 +20,7 @@ import {
 import { plural } from '../../lib/words.js';
 
 export type { TestRow };
-export type TestSource = 'api' | 'on-demand' | 'monitored';
+export type TestSource = 'api' | 'on-demand' | 'monitored' | 'scan';
 
 /** Tests are kept (and served) for 24 hours. */
 export const TEST_RETENTION_MS = 86_400_000;
@@ -58,7 +58,7 @@ export async function requestTest(intake: TestIntake, principal: Principal, opti
  * No test is started that could not be stored: below WEBGAUGE_MIN_FREE_MB of free space in the data directory, new
  * tests (the API's, the web app's, monitoring's) are refused with 503 until the operator frees space.
  */
-async function assertRoomForTests(store: Store): Promise<void> {
+export async function assertRoomForTests(store: Store): Promise<void> {
   const low = await store.health.roomForTests();
   if (low) {
     throw new ApiError('E50300', 'The service is low on storage and takes no new test until the operator frees space; ' +
@@ -95,35 +95,43 @@ export async function startTest(
     }
     const credits = await spendCredits(trx, principal, cost, 'This test');
     const pageId = await pageIdFor(trx, principal.accountId, options.url, fingerprint);
-    const now = clock.now();
-    const test: TestRow = {
-      id: newId(),
-      account_id: principal.accountId,
-      url: options.url,
-      options: storeOptions(store.box, options),
-      fingerprint,
-      source,
-      state: 'queued',
-      error: null,
-      browser: options.browser,
-      location: options.location,
-      created: now,
-      queued_at: now,
-      started: null,
-      finished: null,
-      lease_owner: null,
-      lease_expires: null,
-      attempts: 0,
-      // What was charged (an unlimited plan pays nothing), so that a failure refunds exactly that.
-      credits_tenths: credits.chargedTenths,
-      report_id: null,
-      page_id: pageId ?? null,
-      events_pending: null,
-    };
+    // What was charged (an unlimited plan pays nothing), so that a failure refunds exactly that.
+    const test = newTestRow(store, principal.accountId, options, fingerprint, source, credits.chargedTenths, pageId ?? null);
     await insertTest(trx, test);
     // credits_used is the test's price even when the plan does not pay it (the client sees what it costs).
     return { test, creditsLeft: fromTenths(credits.leftTenths), creditsUsed: fromTenths(cost) };
   });
+}
+
+/** A queued test's row, as every way of queueing one stores it. */
+export function newTestRow(store: Store, accountId: string, options: AnalysisOptions, fingerprint: string, source: TestSource,
+  chargedTenths: number, pageId: string | null, scan?: { id: string; position: number }): TestRow {
+  const now = clock.now();
+  return {
+    id: newId(),
+    account_id: accountId,
+    url: options.url,
+    options: storeOptions(store.box, options),
+    fingerprint,
+    source,
+    state: 'queued',
+    error: null,
+    browser: options.browser,
+    location: options.location,
+    created: now,
+    queued_at: now,
+    started: null,
+    finished: null,
+    lease_owner: null,
+    lease_expires: null,
+    attempts: 0,
+    credits_tenths: chargedTenths,
+    report_id: null,
+    page_id: pageId,
+    events_pending: null,
+    scan_id: scan?.id ?? null,
+    scan_position: scan?.position ?? null,
+  };
 }
 
 /** A test of this account, if it exists and is within its 24 h retention. */
@@ -145,8 +153,8 @@ export function testNotFound(id: string): ApiError {
 }
 
 /** How many tests of its location are ahead of a queued test (0: it is next). */
-export function queuePosition(db: Db, test: Pick<TestRow, 'location' | 'queued_at' | 'created'>): Promise<number> {
-  return countQueuedBefore(db, test.location, test.queued_at ?? test.created);
+export function queuePosition(db: Db, test: Pick<TestRow, 'location' | 'queued_at' | 'created' | 'scan_id'>): Promise<number> {
+  return countQueuedBefore(db, test.location, test.queued_at ?? test.created, Boolean(test.scan_id));
 }
 
 /** Atomically take the oldest queued test of a location and give the agent a lease on it. */

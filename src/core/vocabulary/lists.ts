@@ -14,7 +14,7 @@ const FREQUENCY_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
 );
 
 const STATES = ['queued', 'started', 'error', 'completed'] as const;
-const SOURCES = ['api', 'on-demand', 'monitored'] as const;
+const SOURCES = ['api', 'on-demand', 'monitored', 'scan'] as const;
 const GRADES = ['A', 'B', 'C', 'D', 'E', 'F'] as const;
 
 const time = (sort: boolean, nullable = false): AttrSpec => ({ type: 'time', filter: true, sort, nullable });
@@ -33,6 +33,43 @@ export const TESTS_LIST: ListSpec<'tests'> = {
   },
   defaultSort: [{ attr: 'created', desc: false }],
   defaultPageSize: 50,
+};
+
+/** A scan's pages (docs/scans.md): sortable on every figure, the slowest first with `-largest_contentful_paint`. */
+export const SCAN_PAGE_STATES = ['queued', 'started', 'completed', 'failed', 'cancelled'] as const;
+export const SCAN_PAGES_LIST: ListSpec<'scan_pages'> = {
+  table: 'scan_pages',
+  attrs: {
+    position: { type: 'int', filter: false, sort: true },
+    url: { type: 'fuzzy', filter: true, sort: true },
+    template: { type: 'id', filter: true, sort: true },
+    state: { type: 'enum', values: SCAN_PAGE_STATES, filter: true, sort: true },
+    grade: { type: 'enum', values: GRADES, filter: true, sort: true, nullable: true },
+    performance_score: metric('int', true),
+    structure_score: metric('int', true),
+    largest_contentful_paint: metric('int', true),
+    total_blocking_time: metric('int', true),
+    cumulative_layout_shift: metric('number', true),
+    fully_loaded_time: metric('int', true),
+    page_bytes: metric('int', true),
+    page_requests: metric('int', true),
+  },
+  defaultSort: [{ attr: 'position', desc: false }],
+  defaultPageSize: 50,
+};
+
+export const SCAN_STATES = ['discovering', 'running', 'completed', 'cancelled', 'error'] as const;
+export const SCANS_LIST: ListSpec<'scans'> = {
+  table: 'scans',
+  attrs: {
+    state: { type: 'enum', values: SCAN_STATES, filter: true },
+    source: { type: 'enum', values: ['sitemap', 'crawl', 'list'], filter: true },
+    url: { type: 'fuzzy', filter: true },
+    created: time(true),
+    finished: time(true, true),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 20,
 };
 
 export const PAGES_LIST: ListSpec<'pages'> = {

@@ -10,6 +10,7 @@ import { m009AccountPasswords } from './009-account-passwords.js';
 import { m010Sessions } from './010-sessions.js';
 import { m011ReportJourneys } from './011-report-journeys.js';
 import { m012ReportLighthouseVersion } from './012-report-lighthouse-version.js';
+import { m013Scans } from './013-scans.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -140,4 +141,5 @@ export const migrations: Record<string, Migration> = {
   '010_sessions': m010Sessions,
   '011_report_journeys': m011ReportJourneys,
   '012_report_lighthouse_version': m012ReportLighthouseVersion,
+  '013_scans': m013Scans,
 };

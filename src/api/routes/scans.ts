@@ -1,0 +1,109 @@
+/** Site scans (docs/scans.md): start, read, list, cancel; a scan's pages as a list and as CSV and JSON downloads. */
+import type { FastifyRequest } from 'fastify';
+import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, type ScanRow } from '../../core/scans/scans.js';
+import { parseScanRequest, type ScanSettings } from '../../core/scans/scan-request.js';
+import type { ScanPageRow } from '../../store/scans.js';
+import { scanPageAttributes, scanPagesCsv, scanPagesJson } from '../../core/scans/scan-export.js';
+import { fromTenths } from '../../core/accounts/accounts.js';
+import { SCAN_PAGES_LIST, SCANS_LIST } from '../../core/vocabulary/lists.js';
+import { principalOf } from '../auth.js';
+import { jsonApiBody } from '../body.js';
+import type { AppContext } from '../../context/app-context.js';
+import type { Links } from '../../context/links.js';
+import { JSONAPI } from '../errors.js';
+import { parseListQuery } from '../query.js';
+import type { Router } from '../router.js';
+import { sendList } from './lists.js';
+import type { Db } from '../../store/db.js';
+
+const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
+
+export async function scanResource(db: Db, s: ScanRow, links: Links) {
+  const settings = JSON.parse(s.settings) as ScanSettings;
+  const pages = await scanProgress(db, s.id);
+  const self = `${links.api}/scans/${s.id}`;
+  return {
+    type: 'scan',
+    id: s.id,
+    attributes: {
+      url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
+      created: seconds(s.created), started: seconds(s.started), finished: seconds(s.finished),
+      location: s.location, browser: s.browser,
+      max_pages: settings.max_pages, sample: settings.sample, crawl_depth: settings.crawl_depth,
+      respect_robots: settings.respect_robots, keep_query: settings.keep_query,
+      include: settings.include, exclude: settings.exclude, templates: settings.templates, sitemaps: settings.sitemaps,
+      urls_given: settings.urls.length,
+      found: s.found, skipped: JSON.parse(s.skipped) as Record<string, number>, discovery_errors: JSON.parse(s.discovery_errors) as string[],
+      pages,
+      credits_reserved: fromTenths(s.reserved_tenths),
+      credits_used: fromTenths(s.cost_tenths * (pages.total - pages.cancelled - pages.failed)),
+      figures: s.figures === null ? null : JSON.parse(s.figures) as unknown,
+    },
+    links: { self, pages: `${self}/pages`, csv: `${self}/pages.csv`, json: `${self}/pages.json` },
+  };
+}
+
+function scanPageResource(p: ScanPageRow, links: Links) {
+  return {
+    type: 'scan-page', id: p.id, attributes: scanPageAttributes(p),
+    links: { test: links.test(p.id), ...(p.report_id ? { report: links.report(p.report_id) } : {}) },
+  };
+}
+
+const idOf = (req: FastifyRequest): string => (req.params as { id: string }).id;
+
+export function registerScanRoutes(r: Router, ctx: AppContext): void {
+  r.post('/scans', async (req, reply, links) => {
+    const principal = principalOf(req);
+    const { options, settings } = jsonApiBody(req, (body) => {
+      const attrs = (body as { data?: { attributes?: Record<string, unknown> } })?.data?.attributes;
+      return parseScanRequest(typeof attrs === 'object' && attrs !== null ? attrs : {}, {
+        plan: principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation, defaultBrowser: ctx.catalog.defaultBrowser,
+      });
+    });
+    const started = await requestScan(ctx.intake, principal, options, settings);
+    const data = await scanResource(ctx.store.db, started.scan, links);
+    return reply.code(202).header('Location', data.links.self).type(JSONAPI).send({
+      data, meta: { credits_left: started.creditsLeft, credits_reserved: started.creditsReserved }, links: { self: data.links.self },
+    });
+  });
+
+  r.get('/scans', async (req, reply, links) => {
+    const q = parseListQuery(SCANS_LIST, (req.query ?? {}) as Record<string, string | string[]>);
+    const page = await listScans(ctx.store.db, principalOf(req).accountId, q);
+    const data = [];
+    for (const s of page.rows) data.push(await scanResource(ctx.store.db, s, links));
+    return sendList(reply, req, links, q, data, page.hasNext);
+  });
+
+  r.get('/scans/:id', async (req, reply, links) => {
+    const scan = await getScan(ctx.store.db, principalOf(req).accountId, idOf(req));
+    const data = await scanResource(ctx.store.db, scan, links);
+    if (scan.state === 'discovering' || scan.state === 'running') reply.header('Retry-After', '3');
+    return reply.type(JSONAPI).send({ data, links: { self: data.links.self } });
+  });
+
+  r.delete('/scans/:id', async (req, reply, links) => {
+    const scan = await cancelScan(ctx.intake, principalOf(req), idOf(req));
+    const data = await scanResource(ctx.store.db, scan, links);
+    return reply.type(JSONAPI).send({ data, links: { self: data.links.self } });
+  });
+
+  r.get('/scans/:id/pages', async (req, reply, links) => {
+    const q = parseListQuery(SCAN_PAGES_LIST, (req.query ?? {}) as Record<string, string | string[]>);
+    const page = await listScanPages(ctx.store.db, principalOf(req).accountId, idOf(req), q);
+    return sendList(reply, req, links, q, page.rows.map((p) => scanPageResource(p, links)), page.hasNext);
+  });
+
+  r.get('/scans/:id/pages.csv', async (req, reply) => {
+    const { scan, pages } = await scanPages(ctx.store.db, principalOf(req).accountId, idOf(req));
+    return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="scan-${scan.id}.csv"`)
+      .send(scanPagesCsv(pages));
+  });
+
+  r.get('/scans/:id/pages.json', async (req, reply) => {
+    const { scan, pages } = await scanPages(ctx.store.db, principalOf(req).accountId, idOf(req));
+    return reply.type('application/json; charset=utf-8').header('Content-Disposition', `attachment; filename="scan-${scan.id}.json"`)
+      .send(scanPagesJson(scan, pages));
+  });
+}

@@ -1,0 +1,148 @@
+/** Site scans (docs/scans.md): POST /scans, the scan, its pages, their downloads, and the cancel. */
+import { SCAN_PAGES_LIST, SCAN_PAGE_STATES, SCAN_STATES, SCANS_LIST } from '../../core/vocabulary/lists.js';
+import { SKIP_REASONS } from '../../discovery/types.js';
+import { parseListQuery } from '../query.js';
+import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str, strings } from './common.js';
+import { TestAttributesInput } from './tests.js';
+import type { JsonSchema, RouteSchema } from './types.js';
+
+const nullableInt = (description: string): JsonSchema => ({ type: 'integer', nullable: true, description });
+const nullableNum = (description: string): JsonSchema => ({ type: 'number', nullable: true, description });
+const patterns = (description: string): JsonSchema => ({ type: 'array', maxItems: 50, items: { type: 'string' }, description });
+
+const ScanAttributesInput = obj(
+  {
+    ...(TestAttributesInput.properties as Record<string, JsonSchema>),
+    url: str('the site: its start page (http or https)', { minLength: 1, example: 'https://example.com/' }),
+    source: str('sitemap (default: robots.txt\'s Sitemap lines, else /sitemap.xml), crawl (same-site links from url) or list (urls)',
+      { enum: ['sitemap', 'crawl', 'list'] }),
+    sitemaps: { type: 'array', maxItems: 20, items: { type: 'string' }, description: 'source sitemap: sitemap URLs of the site to read instead' },
+    urls: { type: 'array', maxItems: 50_000, items: { type: 'string' }, description: 'source list: the pages (absolute URLs of the site, or paths)' },
+    crawl_depth: { anyOf: [{ type: 'integer', minimum: 0, maximum: 10 }, { type: 'string' }], description: 'source crawl: links deep from url, 0-10, default 3' },
+    include: patterns('path patterns (* = any characters): only pages matching one are tested'),
+    exclude: patterns('path patterns: pages matching one are not tested'),
+    templates: patterns('URL shapes to group pages by (/p/:id, /docs/*), tried before the automatic shape'),
+    max_pages: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string' }], description: 'pages tested at most: 1 to the plan\'s max_scan_pages; default 50 or the cap' },
+    sample: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string' }], description: 'pages per template, default 5, 0 = all; the same pages from one scan to the next' },
+    respect_robots: { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'string' }], description: 'default true' },
+    keep_query: { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'string' }], description: 'default false: query strings dropped' },
+  },
+  [],
+  { description: 'The scan\'s own attributes and every option of POST /tests (not journey), applied to each page\'s test.' },
+);
+
+const vital = (what: string) => obj({
+  good: int(), needs_improvement: int(), poor: int(), median: nullableNum(`median ${what}`), p75: nullableNum(`75th percentile ${what}`),
+});
+
+const ScanFigures = obj({
+  pages_measured: int('completed pages the figures are made of'),
+  largest_contentful_paint: vital('LCP (ms); good ≤ 2500, poor > 4000'),
+  cumulative_layout_shift: vital('CLS; good ≤ 0.1, poor > 0.25'),
+  total_blocking_time: vital('TBT (ms); good ≤ 200, poor > 600'),
+  fully_loaded_time: obj({ median: nullableNum('median ms'), p75: nullableNum('75th percentile ms') }),
+  performance_score: obj({ median: nullableNum('median score'), p75: nullableNum('the score 75 % of pages reach') }),
+  grades: { type: 'object', additionalProperties: { type: 'integer' }, description: 'pages per grade' },
+  worst_pages: { type: 'array', items: { type: 'object' }, description: 'lowest performance score first (then highest LCP)' },
+  worst_templates: { type: 'array', items: { type: 'object' } },
+  structure: { type: 'array', items: obj({ id: str(), title: str(), impact: str(), failing_pages: int(), pages_measured: int(),
+    savings_ms: int(), savings_bytes: int() }), description: 'structure audits failing on the most pages, savings added up' },
+  third_parties: { type: 'array', items: obj({ origin: str(), pages: int(), requests: int(), bytes: int(), time_ms: int() }) },
+}, [], { nullable: true, description: 'site figures, once no page is left to run' });
+
+const Scan = resource('scan', obj({
+  url: str('the start page'), site: str('the site\'s origin, once discovery began', { nullable: true }),
+  source: str(undefined, { enum: ['sitemap', 'crawl', 'list'] }),
+  state: str(undefined, { enum: [...SCAN_STATES] }),
+  error: str('why the scan ended in error', { nullable: true }),
+  created: int('Unix time'), started: nullableInt('Unix time discovery began'), finished: nullableInt('Unix time'),
+  location: str(), browser: str(),
+  max_pages: int(), sample: int(), crawl_depth: int(), respect_robots: bool(), keep_query: bool(),
+  include: strings(), exclude: strings(), templates: strings(), sitemaps: strings(), urls_given: int(),
+  found: int('distinct URLs found'),
+  skipped: obj(Object.fromEntries(SKIP_REASONS.map((r) => [r, int()]))),
+  discovery_errors: strings('what went wrong where (at most 20)'),
+  pages: obj({ total: int(), queued: int(), started: int(), completed: int(), failed: int(), cancelled: int() }),
+  credits_reserved: num('credits held for pages not yet queued'), credits_used: num('credits of the pages queued'),
+  figures: ScanFigures,
+}, ['url', 'source', 'state', 'created']), obj({ self: link(), pages: link(), csv: link(), json: link() }, ['self']));
+
+const ScanPage = resource('scan-page', obj({
+  url: str(), template: str(), position: int('its turn in the scan'), state: str(undefined, { enum: [...SCAN_PAGE_STATES] }),
+  error: str(undefined, { nullable: true }), test: str('test ID'), report: str('report ID', { nullable: true }),
+  grade: str(undefined, { nullable: true }), performance_score: nullableInt(''), structure_score: nullableInt(''),
+  largest_contentful_paint: nullableInt('ms'), total_blocking_time: nullableInt('ms'), cumulative_layout_shift: nullableNum(''),
+  fully_loaded_time: nullableInt('ms'), page_bytes: nullableInt(''), page_requests: nullableInt(''),
+}, ['url', 'template', 'state']), obj({ test: link(), report: link() }));
+
+export const SCAN_SCHEMAS: Record<string, JsonSchema> = {
+  ScanAttributesInput,
+  ScanStartRequest: obj({ data: obj({ type: str(undefined, { enum: ['scan'] }), attributes: ref('ScanAttributesInput') }, ['type', 'attributes']) }, ['data']),
+  Scan,
+  ScanDocument: document(ref('Scan')),
+  ScanStartDocument: obj({
+    data: ref('Scan'),
+    meta: obj({ credits_left: num('credits after the reservation'), credits_reserved: num('max_pages tests\' credits, the unused given back after discovery') }),
+    links: obj({ self: link() }, ['self']),
+  }, ['data', 'meta', 'links']),
+  ScanList: obj({ data: { type: 'array', items: ref('Scan') }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']),
+  ScanPage,
+  ScanPageList: obj({ data: { type: 'array', items: ref('ScanPage') }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']),
+};
+
+const scanId = idParams('scan ID');
+
+export const SCAN_ROUTES: Record<string, RouteSchema> = {
+  'POST /scans': {
+    operationId: 'startScan',
+    summary: 'Start a site scan',
+    description: 'Discovers the site\'s pages (sitemap, crawl or a list), then tests each as an ordinary test (source scan). ' +
+      'Reserves max_pages tests\' credits up front and gives back the unused after discovery (docs/scans.md).',
+    tags: ['Scans'],
+    validationErrorCode: 'E40000',
+    body: {
+      schema: ref('ScanStartRequest'), errorCode: 'E40002', attributesPath: '/data/attributes', attributesErrorCode: 'E40004',
+      hint: 'the body must be {"data":{"type":"scan","attributes":{"url":"https://example.com/", "source":"sitemap", ...}}}',
+    },
+    responses: {
+      '202': ok('Scan started; poll the Location.', ref('ScanStartDocument'), { location: true }),
+      ...errors('E40002', 'E40003', 'E40004', 'E40201', 'E40301', 'E41500'),
+    },
+  },
+  'GET /scans': {
+    operationId: 'listScans', summary: 'List scans', description: 'The account\'s scans, newest first.', tags: ['Scans'],
+    querystring: listQuerySchema(SCANS_LIST, 'created descending'),
+    validationErrorCode: 'E40005',
+    explainQuery: (q) => void parseListQuery(SCANS_LIST, q),
+    responses: { '200': ok('A page of scans.', ref('ScanList')), ...errors('E40005', 'E40006', 'E40007', 'E40008') },
+  },
+  'GET /scans/:id': {
+    operationId: 'getScan', summary: 'A scan', description: 'State and counts while it runs; site figures when done.', tags: ['Scans'],
+    params: scanId, validationErrorCode: 'E40000', paramsErrorCode: 'E40400',
+    responses: { '200': ok('The scan (with Retry-After while it runs).', ref('ScanDocument'), { retryAfter: true }), ...errors('E40400') },
+  },
+  'DELETE /scans/:id': {
+    operationId: 'cancelScan', summary: 'Cancel a scan',
+    description: 'Queued pages are dropped and refunded; the page loading now finishes; the reports made so far stay.', tags: ['Scans'],
+    params: scanId, validationErrorCode: 'E40000', paramsErrorCode: 'E40400',
+    responses: { '200': ok('The scan, cancelled (or as it was, when it had finished).', ref('ScanDocument')), ...errors('E40301', 'E40400') },
+  },
+  'GET /scans/:id/pages': {
+    operationId: 'listScanPages', summary: 'A scan\'s pages', description: 'Sortable on every figure, filterable by state, template and grade.',
+    tags: ['Scans'], params: scanId, paramsErrorCode: 'E40400',
+    querystring: listQuerySchema(SCAN_PAGES_LIST, 'position ascending'),
+    validationErrorCode: 'E40005',
+    explainQuery: (q) => void parseListQuery(SCAN_PAGES_LIST, q),
+    responses: { '200': ok('A page of the scan\'s pages.', ref('ScanPageList')), ...errors('E40005', 'E40006', 'E40007', 'E40008', 'E40400') },
+  },
+  'GET /scans/:id/pages.csv': {
+    operationId: 'downloadScanPagesCsv', summary: 'A scan\'s pages as CSV', description: 'Every page, a header row first.', tags: ['Scans'],
+    params: scanId, validationErrorCode: 'E40000', paramsErrorCode: 'E40400',
+    responses: { '200': { description: 'text/csv', content: { 'text/csv': { type: 'string' } } }, ...errors('E40400') },
+  },
+  'GET /scans/:id/pages.json': {
+    operationId: 'downloadScanPagesJson', summary: 'A scan\'s pages as JSON', description: '{"scan", "site", "pages": [...]}', tags: ['Scans'],
+    params: scanId, validationErrorCode: 'E40000', paramsErrorCode: 'E40400',
+    responses: { '200': { description: 'application/json', content: { 'application/json': { type: 'object' } } }, ...errors('E40400') },
+  },
+};

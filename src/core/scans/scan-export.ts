@@ -1,0 +1,90 @@
+/**
+ * A scan as the API and the web app present it (docs/scans.md): the scan's own record read back (settings, what
+ * discovery found and skipped, progress, credits, site figures), a page's attributes, and every page as the CSV and
+ * JSON downloads. Pure: the callers read the rows.
+ */
+import type { SiteFigures } from '../../analysis/site-figures.js';
+import type { ScanPageRow, ScanRow } from '../../store/scans.js';
+import { fromTenths } from '../accounts/accounts.js';
+import type { ScanSettings } from './scan-request.js';
+import type { scanProgress } from './scans.js';
+
+export type ScanProgress = Awaited<ReturnType<typeof scanProgress>>;
+
+/** A scan read back: its stored JSON parsed, its progress and credits; times in milliseconds. */
+export interface ScanView {
+  id: string;
+  url: string;
+  site: string | null;
+  source: string;
+  state: string;
+  error: string | null;
+  created: number;
+  started: number | null;
+  finished: number | null;
+  location: string;
+  browser: string;
+  settings: ScanSettings;
+  found: number;
+  /** URLs skipped, by reason (docs/scans.md `skipped`). */
+  skipped: Record<string, number>;
+  discoveryErrors: string[];
+  pages: ScanProgress;
+  creditsReserved: number;
+  creditsUsed: number;
+  figures: SiteFigures | null;
+}
+
+export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
+  return {
+    id: s.id, url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
+    created: s.created, started: s.started, finished: s.finished, location: s.location, browser: s.browser,
+    settings: JSON.parse(s.settings) as ScanSettings,
+    found: s.found,
+    skipped: JSON.parse(s.skipped) as Record<string, number>,
+    discoveryErrors: JSON.parse(s.discovery_errors) as string[],
+    pages,
+    creditsReserved: fromTenths(s.reserved_tenths),
+    creditsUsed: fromTenths(s.cost_tenths * (pages.total - pages.cancelled - pages.failed)),
+    figures: s.figures === null ? null : JSON.parse(s.figures) as SiteFigures,
+  };
+}
+
+/** A page of a scan, as the list, the downloads and the app show it. */
+export function scanPageAttributes(p: ScanPageRow) {
+  return {
+    url: p.url, template: p.template, position: p.position, state: p.state, error: p.error, test: p.id, report: p.report_id,
+    grade: p.grade, performance_score: p.performance_score, structure_score: p.structure_score,
+    largest_contentful_paint: p.largest_contentful_paint, total_blocking_time: p.total_blocking_time,
+    cumulative_layout_shift: p.cumulative_layout_shift, fully_loaded_time: p.fully_loaded_time,
+    page_bytes: p.page_bytes === null ? null : Number(p.page_bytes), page_requests: p.page_requests,
+  };
+}
+
+const CSV_COLUMNS = Object.keys(scanPageAttributes({} as ScanPageRow)) as (keyof ReturnType<typeof scanPageAttributes>)[];
+
+/** One CSV cell: quoted when it must be, and never a formula a spreadsheet would run (=, +, -, @ first). */
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  let s = String(v);
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Every page of a scan as CSV: a header row (the page attributes' names), then one row a page. */
+export function scanPagesCsv(pages: readonly ScanPageRow[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const p of pages) {
+    const a = scanPageAttributes(p);
+    lines.push(CSV_COLUMNS.map((c) => csvCell(a[c])).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Every page of a scan as the JSON download: `{scan, site, url, state, pages}`. */
+export function scanPagesJson(scan: ScanRow, pages: readonly ScanPageRow[]) {
+  return { scan: scan.id, site: scan.site, url: scan.url, state: scan.state, pages: pages.map(scanPageAttributes) };
+}
+
+/** The downloads' file names. */
+export const scanFileName = (scan: Pick<ScanRow, 'id'>, ext: 'csv' | 'json'): string => `scan-${scan.id}.${ext}`;

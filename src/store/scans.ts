@@ -1,0 +1,103 @@
+/** The scans repository: a scan's record, its pages, and the discovery lease (docs/scans.md). */
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Db, Engine } from './db.js';
+import type { ScanPagesTable, ScansTable } from './schema.js';
+
+export type ScanRow = Selectable<ScansTable>;
+export type ScanPageRow = Selectable<ScanPagesTable>;
+
+export async function insertScan(db: Db, scan: Insertable<ScansTable>): Promise<void> {
+  await db.insertInto('scans').values(scan).execute();
+}
+
+/** The account's scan (any state) that has not expired at `now`. */
+export function getScanRow(db: Db, accountId: string, id: string, now: number): Promise<ScanRow | undefined> {
+  return db.selectFrom('scans').selectAll().where('id', '=', id).where('account_id', '=', accountId)
+    .where('expires', '>', now).executeTakeFirst();
+}
+
+export function scanById(db: Db, id: string): Promise<ScanRow | undefined> {
+  return db.selectFrom('scans').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Take the oldest scan waiting for discovery whose lease is free (never taken, or its owner stopped renewing: a
+ * crashed process), for `owner` until `leaseExpires`.
+ */
+export async function claimDiscovery(db: Db, engine: Engine, owner: string, now: number, leaseExpires: number): Promise<ScanRow | undefined> {
+  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<ScanRow>`
+    update scans set lease_owner = ${owner}, lease_expires = ${leaseExpires}, started = coalesce(started, ${now})
+    where id = (
+      select id from scans where state = 'discovering' and (lease_expires is null or lease_expires < ${now})
+      order by created, id limit 1 ${lock}
+    ) and state = 'discovering'
+    returning *`.execute(db);
+  return result.rows[0];
+}
+
+export async function renewDiscoveryLease(db: Db, id: string, owner: string, leaseExpires: number): Promise<boolean> {
+  const res = await db.updateTable('scans').set({ lease_expires: leaseExpires }).where('id', '=', id)
+    .where('state', '=', 'discovering').where('lease_owner', '=', owner).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Set what changed of a scan, only while it is in one of `states` (and held by `owner`, when given); false otherwise. */
+export async function updateScan(db: Db, id: string, states: readonly string[], set: Partial<ScansTable>, owner?: string): Promise<boolean> {
+  let q = db.updateTable('scans').set(set).where('id', '=', id).where('state', 'in', [...states]);
+  if (owner !== undefined) q = q.where('lease_owner', '=', owner);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function insertScanPages(db: Db, pages: Insertable<ScanPagesTable>[]): Promise<void> {
+  // Chunks keep each statement under SQLite's bound-parameter limit.
+  for (let i = 0; i < pages.length; i += 400) await db.insertInto('scan_pages').values(pages.slice(i, i + 400)).execute();
+}
+
+/** Scans whose pages may still change: running, or cancelled with a page still loading. */
+export function activeScanIds(db: Db): Promise<{ id: string }[]> {
+  return db.selectFrom('scans').select('id').where('state', 'in', ['running', 'cancelled']).where('figures', 'is', null).execute();
+}
+
+/** A scan's pages that have not finished, with their test's state now (null: the test is gone). */
+export function unfinishedScanPages(db: Db, scanId: string) {
+  return db.selectFrom('scan_pages').leftJoin('tests', 'tests.id', 'scan_pages.id')
+    .select(['scan_pages.id', 'scan_pages.position', 'scan_pages.state', 'tests.state as test_state', 'tests.error as test_error',
+      'tests.report_id as test_report_id'])
+    .where('scan_pages.scan_id', '=', scanId).where('scan_pages.state', 'in', ['queued', 'started']).execute();
+}
+
+export async function updateScanPage(db: Db, id: string, set: Partial<ScanPagesTable>): Promise<void> {
+  await db.updateTable('scan_pages').set(set).where('id', '=', id).execute();
+}
+
+/** How many pages of a scan are in each state. */
+export async function scanPageCounts(db: Db, scanId: string): Promise<Record<string, number>> {
+  const rows = await db.selectFrom('scan_pages').select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('scan_id', '=', scanId).groupBy('state').execute();
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+}
+
+/** Every page of a scan, in test order. */
+export function allScanPages(db: Db, scanId: string): Promise<ScanPageRow[]> {
+  return db.selectFrom('scan_pages').selectAll().where('scan_id', '=', scanId).orderBy('position').execute();
+}
+
+/** The scan's queued tests (a cancel drops them). */
+export async function queuedScanTestIds(db: Db, scanId: string): Promise<string[]> {
+  const rows = await db.selectFrom('tests').select('id').where('scan_id', '=', scanId).where('state', '=', 'queued').execute();
+  return rows.map((r) => r.id);
+}
+
+/** Scans expired before `now` (their reports' retention), oldest first. */
+export async function expiredScanIds(db: Db, now: number, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('scans').select('id').where('expires', '<=', now).orderBy('expires').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function deleteScans(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('scan_pages').where('scan_id', 'in', ids).execute();
+  await db.deleteFrom('scans').where('id', 'in', ids).execute();
+}

@@ -1,0 +1,269 @@
+/**
+ * Site scans through HTTP on both engines, without a page load (the pages' tests are completed with a stub result
+ * and figures written into their reports; the browser scan is in scan-browser.test.ts): discovery from the fixture
+ * site, the credits reserved and given back, the queue's order (a scan's tests wait behind everyone's and scans take
+ * turns), the account's concurrency left alone, cancel, 404 for another account, bad input refused with nothing
+ * created, the site figures once the pages are done, the pages list sorted and filtered, the downloads.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { claimTest } from '../../src/core/tests/tests.js';
+import { completeTest } from '../../src/core/reports/reports.js';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
+import { SCAN_SITE } from '../fixtures/site/scan-site.js';
+import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
+import { creditsOf } from '../helpers/assertions.js';
+import { stubResult } from '../helpers/stub-result.js';
+
+const scanBody = (attributes: Record<string, unknown>) => ({ data: { type: 'scan', attributes } });
+
+async function waitForScan(server: TestServer, key: string, id: string, until: (state: string) => boolean, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call(server, 'GET', `/scans/${id}`, { key });
+    assert.equal(res.status, 200, res.text);
+    if (until(res.body.data.attributes.state)) return res.body.data;
+    if (Date.now() > deadline) throw new Error(`scan ${id} still ${res.body.data.attributes.state}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let site: FixtureSite;
+before(async () => {
+  site = await startFixtureSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+for (const engine of engines()) {
+  describe(`site scans through the API, no page load (${engine})`, () => {
+    let server: TestServer;
+
+    before(async () => {
+      server = await startServer({ engine, agentSlots: 0 });
+    });
+    after(async () => {
+      await server?.close();
+    });
+
+    test('discovery of the fixture site: robots.txt, a sitemap index, a nested index, a .xml.gz and a text sitemap; or a crawl', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url(SCAN_SITE.start), report: 'none' }) });
+      assert.equal(res.status, 202, res.text);
+      const scan = await waitForScan(server, key, res.body.data.id, (s) => s !== 'discovering');
+      assert.equal(scan.attributes.state, 'running', JSON.stringify(scan.attributes));
+      assert.deepEqual(scan.attributes.discovery_errors, []);
+      assert.equal(scan.attributes.skipped.robots_txt, 1);
+      const pages = (await call(server, 'GET', `/scans/${scan.id}/pages?page[size]=100`, { key })).body.data;
+      const byTemplate: Record<string, string[]> = {};
+      for (const p of pages) (byTemplate[p.attributes.template] ??= []).push(new URL(p.attributes.url).pathname);
+      for (const paths of Object.values(byTemplate)) paths.sort();
+      const expected = Object.fromEntries(Object.entries(SCAN_SITE.templates).map(([t, paths]) => [t, [...paths].sort()]));
+      assert.deepEqual(byTemplate, expected);
+
+      const crawl = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url(SCAN_SITE.start), source: 'crawl', crawl_depth: 3, sample: 2, report: 'none' }) });
+      const crawled = await waitForScan(server, key, crawl.body.data.id, (s) => s !== 'discovering');
+      assert.equal(crawled.attributes.state, 'running', JSON.stringify(crawled.attributes));
+      assert.equal(crawled.attributes.skipped.robots_txt, 1);
+      assert.ok(crawled.attributes.skipped.other_host >= 1);
+      // Two of each template (the start page's template has one): 1 + 2 + 2 + 2.
+      assert.equal(crawled.attributes.pages.total, 7);
+      // The same pages from one scan to the next.
+      const again = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url(SCAN_SITE.start), source: 'crawl', crawl_depth: 3, sample: 2, report: 'none' }) });
+      await waitForScan(server, key, again.body.data.id, (s) => s !== 'discovering');
+      const urls = async (id: string) => (await call(server, 'GET', `/scans/${id}/pages?sort=url`, { key })).body.data.map((p: any) => p.attributes.url);
+      assert.deepEqual(await urls(again.body.data.id), await urls(crawled.id));
+      // Cancelled so that later tests' claims see only their own queued pages first.
+      for (const id of [scan.id, crawled.id, again.body.data.id]) await call(server, 'DELETE', `/scans/${id}`, { key });
+    });
+
+    test('a list scan discovers its pages, queues them as ordinary tests of source scan and gives back the unused credits', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const before = await creditsOf(server, key);
+      const res = await call(server, 'POST', '/scans', { key, body: scanBody({
+        url: site.url('/'), source: 'list', max_pages: 10, report: 'none', sample: 0,
+        urls: ['/', '/faulty', site.url('/gallery'), 'http://127.0.0.2:9/elsewhere', '/faulty#again'],
+      }) });
+      assert.equal(res.status, 202, res.text);
+      assert.equal(res.headers.get('location'), res.body.data.links.self);
+      assert.equal(res.body.meta.credits_reserved, 6);
+      assert.equal(res.body.meta.credits_left, before - 6);
+      const scan = await waitForScan(server, key, res.body.data.id, (s) => s !== 'discovering');
+      assert.equal(scan.attributes.state, 'running', JSON.stringify(scan.attributes));
+      assert.equal(scan.attributes.pages.total, 3);
+      assert.equal(scan.attributes.pages.queued, 3);
+      assert.equal(scan.attributes.skipped.other_host, 1);
+      assert.equal(scan.attributes.skipped.duplicate, 1);
+      assert.equal(scan.attributes.site, site.origin);
+      // Three tests (0.6 credits each: report none) paid from the reservation, the other seven tests' credits given back.
+      assert.equal(await creditsOf(server, key), Math.round((before - 3 * 0.6) * 10) / 10);
+      const tests = await call(server, 'GET', '/tests?filter[source]=scan', { key });
+      assert.equal(tests.body.data.length, 3);
+      for (const t of tests.body.data) {
+        assert.equal(t.attributes.source, 'scan');
+        assert.equal(t.attributes.scan, scan.id);
+        assert.equal(t.attributes.state, 'queued');
+      }
+      // The account's own tests are not held back by the scan's: the basic plan's two at once still start.
+      const basic = await server.account({ plan: 'basic' });
+      const small = await call(server, 'POST', '/scans', { key: basic, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/faulty'], max_pages: 2, report: 'none' }) });
+      assert.equal(small.status, 202, small.text);
+      await waitForScan(server, basic, small.body.data.id, (s) => s === 'running');
+      for (let i = 0; i < 2; i++) {
+        const t = await call(server, 'POST', '/tests', { key: basic, body: { data: { type: 'test', attributes: { url: site.url('/'), report: 'none' } } } });
+        assert.equal(t.status, 202, t.text);
+      }
+    });
+
+    test('a test posted while scans wait is taken first; scans take turns page by page', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const a = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/faulty', '/gallery'], report: 'none', location: '1' }) });
+      const scanA = await waitForScan(server, key, a.body.data.id, (s) => s === 'running');
+      const b = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/paint', '/switchable'], report: 'none' }) });
+      const scanB = await waitForScan(server, key, b.body.data.id, (s) => s === 'running');
+      const posted = await call(server, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url: site.url('/'), report: 'none' } } } });
+      assert.equal(posted.status, 202);
+      const order: string[] = [];
+      for (;;) {
+        const t = await claimTest(server.app.store, '1', 'order-check', 60_000);
+        if (!t) break;
+        order.push(t.scan_id ? `${t.scan_id === scanA.id ? 'A' : t.scan_id === scanB.id ? 'B' : 'other scan'}${t.scan_position}` : `test ${t.id}`);
+      }
+      // Earlier tests of this file are queued too (they come first, being no scan's, or are scans' of their own turn).
+      const mine = order.filter((o) => o === `test ${posted.body.data.id}` || /^[AB]\d$/.test(o));
+      assert.deepEqual(mine, [`test ${posted.body.data.id}`, 'A0', 'B0', 'A1', 'B1', 'A2']);
+      assert.ok(order.indexOf(`test ${posted.body.data.id}`) < order.findIndex((o) => /^(A|B|other scan)\d/.test(o)),
+        `a test that is no scan's is claimed before every scan's: ${order.join(', ')}`);
+    });
+
+    test('cancel drops the queued pages and refunds them; another account sees 404; a finished scan stays as it was', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const before = await creditsOf(server, key);
+      const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/faulty'], max_pages: 5, report: 'none' }) });
+      const scan = await waitForScan(server, key, res.body.data.id, (s) => s === 'running');
+      const stranger = await server.account({ plan: 'pro' });
+      for (const [method, path] of [['GET', `/scans/${scan.id}`], ['GET', `/scans/${scan.id}/pages`], ['DELETE', `/scans/${scan.id}`],
+        ['GET', `/scans/${scan.id}/pages.csv`]] as const) {
+        const r = await call(server, method, path, { key: stranger });
+        assert.equal(r.status, 404, `${method} ${path}`);
+        assert.equal(errorOf(r).code, 'E40400');
+      }
+      const cancelled = await call(server, 'DELETE', `/scans/${scan.id}`, { key });
+      assert.equal(cancelled.status, 200, cancelled.text);
+      assert.equal(cancelled.body.data.attributes.state, 'cancelled');
+      assert.equal(cancelled.body.data.attributes.pages.cancelled, 2);
+      assert.equal(await creditsOf(server, key), before);
+      const tests = await call(server, 'GET', '/tests?filter[source]=scan', { key });
+      assert.ok(tests.body.data.every((t: any) => t.attributes.state === 'error'));
+      const again = await call(server, 'DELETE', `/scans/${scan.id}`, { key });
+      assert.equal(again.body.data.attributes.state, 'cancelled');
+    });
+
+    test('bad input is refused with the spec\'s error and creates nothing', async () => {
+      const key = await server.account({ plan: 'basic' });
+      const before = await creditsOf(server, key);
+      const cases: [Record<string, unknown>, number, string, RegExp][] = [
+        [{ url: site.url('/'), source: 'spider' }, 400, 'E40004', /source must be one of/],
+        [{ url: site.url('/'), source: 'list' }, 400, 'E40004', /needs urls/],
+        [{ url: site.url('/'), urls: ['/a'] }, 400, 'E40004', /source "list"/],
+        [{ url: site.url('/'), max_pages: 101 }, 400, 'E40004', /allows 1 to 100 pages/],
+        [{ url: site.url('/'), max_pages: 0 }, 400, 'E40004', /max_pages/],
+        [{ url: site.url('/'), crawl_depth: 2 }, 400, 'E40004', /crawl_depth is for source "crawl"/],
+        [{ url: site.url('/'), source: 'crawl', crawl_depth: 11 }, 400, 'E40004', /crawl_depth/],
+        [{ url: site.url('/'), include: 'blog' }, 400, 'E40004', /include must be an array/],
+        [{ url: 'ftp://example.com/' }, 400, 'E40004', /url/],
+        [{ url: site.url('/'), journey: { title: 'x', steps: [] } }, 400, 'E40004', /journey cannot be scanned/],
+        [{ url: site.url('/'), location: 'nowhere' }, 400, 'E40003', /location/],
+        // 10 pages of a lighthouse test (1 credit each) is more than the basic plan's 5 credits.
+        [{ url: site.url('/'), max_pages: 10 }, 402, 'E40201', /This scan/],
+      ];
+      for (const [attributes, status, code, detail] of cases) {
+        const r = await call(server, 'POST', '/scans', { key, body: scanBody(attributes) });
+        assert.equal(r.status, status, `${JSON.stringify(attributes)}: ${r.text}`);
+        assert.equal(errorOf(r).code, code);
+        assert.match(errorOf(r).detail ?? '', detail);
+      }
+      const wrongType = await call(server, 'POST', '/scans', { key, body: { data: { type: 'test', attributes: { url: site.url('/') } } } });
+      assert.equal(wrongType.status, 400);
+      const list = await call(server, 'GET', '/scans', { key });
+      assert.equal(list.body.data.length, 0);
+      assert.equal(await creditsOf(server, key), before);
+    });
+
+    test('a start page that answers 404 ends the scan in error, saying why, every credit given back', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const before = await creditsOf(server, key);
+      const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/no-such-page'), report: 'none', max_pages: 4 }) });
+      assert.equal(res.status, 202, res.text);
+      const scan = await waitForScan(server, key, res.body.data.id, (s) => s === 'error' || s === 'running');
+      assert.equal(scan.attributes.state, 'error');
+      assert.match(scan.attributes.error, /404/);
+      assert.equal(await creditsOf(server, key), before);
+    });
+
+    test('when its pages are done the scan has site figures; its pages sort, filter and download', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/faulty', '/gallery', '/paint'], report: 'none', location: '1' }) });
+      const scan = await waitForScan(server, key, res.body.data.id, (s) => s === 'running');
+      const { store, artifacts } = server.app;
+      // Complete this scan's tests as an agent would (a stub result: no page load), the others back in the queue.
+      const lcp: Record<string, number> = { '/': 1800, '/faulty': 4600, '/gallery': 3100, '/paint': 900 };
+      const held = [];
+      for (;;) {
+        const t = await claimTest(store, '1', 'stub-agent', 60_000);
+        if (!t) break;
+        held.push(t);
+      }
+      let failedOne = false;
+      for (const t of held) {
+        if (t.scan_id !== scan.id) {
+          await store.db.updateTable('tests').set({ state: 'queued', lease_owner: null, lease_expires: null, started: null }).where('id', '=', t.id).execute();
+          continue;
+        }
+        const path = new URL(t.url).pathname;
+        if (path === '/paint' && !failedOne) {
+          failedOne = true;
+          await store.db.updateTable('tests').set({ state: 'error', error: 'The page crashed the browser.', finished: Date.now() }).where('id', '=', t.id).execute();
+          continue;
+        }
+        assert.ok(await completeTest(store, artifacts, t.id, 'stub-agent', stubResult(t.url)));
+        await store.db.updateTable('reports').set({ largest_contentful_paint: lcp[path]!, total_blocking_time: path === '/faulty' ? 700 : 50,
+          cumulative_layout_shift: 0.02, performance_score: path === '/faulty' ? 40 : 90, service_grade: path === '/faulty' ? 'E' : 'A' })
+          .where('id', '=', t.id).execute();
+      }
+      await server.app.scanFollow.drain();
+      const done = await waitForScan(server, key, scan.id, (s) => s === 'completed');
+      const a = done.attributes;
+      assert.deepEqual(a.pages, { total: 4, queued: 0, started: 0, completed: 3, failed: 1, cancelled: 0 });
+      assert.equal(a.figures.pages_measured, 3);
+      assert.deepEqual(a.figures.largest_contentful_paint, { good: 1, needs_improvement: 1, poor: 1, median: 3100, p75: 4600 });
+      assert.equal(a.figures.total_blocking_time.poor, 1);
+      assert.deepEqual(a.figures.grades, { A: 2, E: 1 });
+      assert.equal(a.figures.worst_pages[0].url, site.url('/faulty'));
+      assert.ok(a.finished >= a.created);
+
+      const slowest = await call(server, 'GET', `/scans/${scan.id}/pages?sort=-largest_contentful_paint`, { key });
+      assert.equal(slowest.status, 200, slowest.text);
+      assert.deepEqual(slowest.body.data.map((p: any) => new URL(p.attributes.url).pathname), ['/faulty', '/gallery', '/', '/paint']);
+      assert.equal(slowest.body.data[0].attributes.report, slowest.body.data[0].id);
+      const failed = await call(server, 'GET', `/scans/${scan.id}/pages?filter[state]=failed`, { key });
+      assert.equal(failed.body.data.length, 1);
+      assert.match(failed.body.data[0].attributes.error, /crashed/);
+      const badSort = await call(server, 'GET', `/scans/${scan.id}/pages?sort=colour`, { key });
+      assert.equal(badSort.status, 400);
+
+      const csv = await call(server, 'GET', `/scans/${scan.id}/pages.csv`, { key });
+      assert.equal(csv.status, 200);
+      assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
+      const lines = csv.text.trim().split('\r\n');
+      assert.equal(lines.length, 5);
+      assert.match(lines[0]!, /^url,template,position,state,error,test,report,grade,performance_score/);
+      const json = await call(server, 'GET', `/scans/${scan.id}/pages.json`, { key });
+      assert.equal(json.body.pages.length, 4);
+      assert.equal(json.body.site, site.origin);
+      const list = await call(server, 'GET', '/scans?filter[state]=completed', { key });
+      assert.deepEqual(list.body.data.map((s: any) => s.id), [scan.id]);
+    });
+  });
+}
