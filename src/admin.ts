@@ -18,6 +18,7 @@ import { TrustStoreError } from './runner/trust-store.js';
 const USAGE = `Usage:
   webgauge serve [--host H] [--port P] [--no-agent]
   webgauge test URL [--server URL] [--key KEY] [--budget FILE] [--compare-history] ... (webgauge test --help)
+  webgauge scan URL [--sitemap|--crawl|--urls FILE] [--max-pages N] [--budget NAME=VALUE]... (webgauge scan --help)
   webgauge account create --email E --plan PLAN [--credits N] [--role owner|viewer --team-of EMAIL] [--password-stdin]
   webgauge account list
   webgauge account update --email E [--plan PLAN] [--credits N]

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `webgauge` command. `webgauge test` is the CI gate (gate/): a client of the API that loads nothing of the
- * service, so a pipeline's machine needs neither a database nor a browser. Everything else is admin.ts.
+ * The `webgauge` command. `webgauge test` and `webgauge scan` are the CI gate (gate/): a client of the API that loads
+ * nothing of the service, so a pipeline's machine needs neither a database nor a browser. Everything else is admin.ts.
  */
 // Lighthouse 13 and its puppeteer-core need Node.js 22.19 or newer: say so before anything of theirs is loaded.
 const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
@@ -14,6 +14,9 @@ const [command, ...args] = process.argv.slice(2);
 if (command === 'test') {
   const { gateMain } = await import('./gate/cli.js');
   process.exitCode = await gateMain(args, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+} else if (command === 'scan') {
+  const { runScanGate } = await import('./gate/scan.js');
+  process.exitCode = await runScanGate(args, { stdout: process.stdout, stderr: process.stderr, env: process.env });
 } else {
   await import('./admin.js');
 }

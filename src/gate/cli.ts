@@ -2,13 +2,14 @@
  * `webgauge test URL`: a performance gate for CI pipelines. Starts a test through API 2.0, shows its progress,
  * prints the report's figures, checks budgets against the median of the runs and, with --compare-history, the
  * runs against the page's earlier reports. Exit codes: 0 all passed, 1 a check failed, 2 the test could not be run.
+ * Its progress, polling, test options and output files serve `webgauge scan` (scan.ts) as well.
  */
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { median } from '../analysis/statistics.js';
 import { METRIC_NAMES } from '../core/vocabulary/metrics.js';
 import { plural } from '../lib/words.js';
-import { ApiClient, apiErrorText, GateError, resourceOf, type Resource } from './api-client.js';
+import { ApiClient, apiErrorText, GateError, resourceOf, type Reply, type Resource } from './api-client.js';
 import { checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseBudget, type Budget, type Check } from './checks.js';
 import { jsonDocument, junitXml, markdownSummary, textSummary, type GateResult } from './outputs.js';
 
@@ -75,6 +76,19 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
   } else if (values.secret || values['measured-step'] !== undefined) {
     throw new GateError('--secret and --measured-step belong to --journey');
   }
+  Object.assign(attributes, testOptionAttributes(values));
+  const budget = values.budget === undefined ? undefined : parseBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
+    throw new GateError(`cannot read the budget file: ${err.message}`);
+  }), values.budget);
+  return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget,
+    compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
+    pollMs: pollMsOf(env) };
+}
+
+/** The test options both gates pass on (`webgauge scan` applies them to each page's test), as API attributes. */
+export function testOptionAttributes(values: { location?: string; browser?: string; throttle?: string; report?: string; runs?: string }):
+Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
   for (const name of ['location', 'browser', 'throttle', 'report'] as const) {
     if (values[name] !== undefined) attributes[name] = values[name];
   }
@@ -84,13 +98,13 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
     // A Webgauge extension; servers without it ignore the attribute (one load).
     if (runs > 1) attributes.runs = runs;
   }
-  const budget = values.budget === undefined ? undefined : parseBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
-    throw new GateError(`cannot read the budget file: ${err.message}`);
-  }), values.budget);
+  return attributes;
+}
+
+/** WEBGAUGE_POLL_MS when it is a positive number (tests and impatient pipelines), else undefined: the server's Retry-After. */
+export function pollMsOf(env: GateIo['env']): number | undefined {
   const pollMs = env.WEBGAUGE_POLL_MS ? Number(env.WEBGAUGE_POLL_MS) : undefined;
-  return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget,
-    compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
-    pollMs: pollMs !== undefined && Number.isFinite(pollMs) && pollMs > 0 ? pollMs : undefined };
+  return pollMs !== undefined && Number.isFinite(pollMs) && pollMs > 0 ? pollMs : undefined;
 }
 
 /**
@@ -130,7 +144,7 @@ Promise<{ attributes: Record<string, unknown>; title: string }> {
 }
 
 /** Progress on standard error: a line redrawn every second on a terminal, else one line per change of state. */
-class Progress {
+export class Progress {
   private last = '';
   private timer: NodeJS.Timeout | undefined;
   private readonly started = Date.now();
@@ -140,10 +154,8 @@ class Progress {
     if (out.isTTY) this.timer = setInterval(() => this.draw(), 1000);
   }
 
-  update(test: Resource): void {
-    const a = test.attributes;
-    const ahead = typeof a.queue_position === 'number' ? `, ${plural(a.queue_position, 'test')} ahead` : '';
-    this.state = `${String(a.state)}${a.state === 'queued' ? ahead : ''}`;
+  update(state: string): void {
+    this.state = state;
     this.draw();
   }
 
@@ -163,19 +175,31 @@ class Progress {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A test's state as its progress shows it: queued with the tests ahead, started... */
+function testState(test: Resource): string {
+  const a = test.attributes;
+  const ahead = typeof a.queue_position === 'number' ? `, ${plural(a.queue_position, 'test')} ahead` : '';
+  return `${String(a.state)}${a.state === 'queued' ? ahead : ''}`;
+}
+
+/** Waits before the next poll: `pollMs` when given, else the reply's Retry-After seconds (3 s without one). */
+export function pollPause(reply: Reply, pollMs: number | undefined): Promise<void> {
+  const retryAfter = Number(reply.headers.get('retry-after') ?? 3);
+  const ms = pollMs ?? (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 3000);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** Starts the test and waits for its report; a test that ends in error is a GateError with its message. */
 async function runTest(api: ApiClient, o: GateOptions, progress: Progress): Promise<{ test: string; report: string }> {
   const started = await api.expect('POST', '/tests', { data: { type: 'test', attributes: o.attributes } });
   let test = resourceOf(started.body);
-  progress.update(test);
+  progress.update(testState(test));
   const poll = started.headers.get('location') ?? `/tests/${encodeURIComponent(test.id)}`;
   for (;;) {
     const reply = await api.request('GET', poll);
     if (reply.status >= 400) throw new GateError(`GET /tests/${test.id}: ${apiErrorText(reply)}`);
     test = resourceOf(reply.body);
-    progress.update(test);
+    progress.update(testState(test));
     if (reply.status === 303 || test.attributes.state === 'completed') {
       const report = test.attributes.report;
       if (typeof report !== 'string') throw new GateError(`test ${test.id} completed without a report ID`);
@@ -184,8 +208,7 @@ async function runTest(api: ApiClient, o: GateOptions, progress: Progress): Prom
     if (test.attributes.state === 'error') {
       throw new GateError(`the test failed: ${String(test.attributes.error ?? 'no reason given')}`);
     }
-    const retryAfter = Number(reply.headers.get('retry-after') ?? 3);
-    await sleep(o.pollMs ?? (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 3000));
+    await pollPause(reply, o.pollMs);
   }
 }
 
@@ -224,15 +247,28 @@ async function history(api: ApiClient, report: Resource): Promise<Record<string,
   return items.filter((r) => r.id !== report.id).slice(0, COMPARISON.historyMax).map((r) => r.attributes ?? {});
 }
 
-async function writeOutputs(o: GateOptions, result: GateResult, io: GateIo): Promise<void> {
-  const written = (what: string, file: string, write: Promise<void>) => write.catch((err: Error) => {
+/** Writes (or appends to) an output file; a failure is a GateError naming the option and the file. */
+export function writeOutput(what: string, file: string, text: string, append = false): Promise<void> {
+  return (append ? appendFile(file, text) : writeFile(file, text)).catch((err: Error) => {
     throw new GateError(`cannot write ${what} ${file}: ${err.message}`);
   });
-  if (o.junit) await written('--junit', o.junit, writeFile(o.junit, junitXml(result)));
-  const summary = markdownSummary(result);
-  if (o.markdown) await written('--markdown', o.markdown, writeFile(o.markdown, summary));
-  if (io.env.GITHUB_STEP_SUMMARY) await written('GITHUB_STEP_SUMMARY', io.env.GITHUB_STEP_SUMMARY, appendFile(io.env.GITHUB_STEP_SUMMARY, summary));
+}
+
+/** The Markdown summary to --markdown FILE and, on GitHub Actions, appended to the job's summary. */
+export async function writeMarkdown(file: string | undefined, summary: string, env: GateIo['env']): Promise<void> {
+  if (file) await writeOutput('--markdown', file, summary);
+  if (env.GITHUB_STEP_SUMMARY) await writeOutput('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY, summary, true);
+}
+
+async function writeOutputs(o: GateOptions, result: GateResult, io: GateIo): Promise<void> {
+  if (o.junit) await writeOutput('--junit', o.junit, junitXml(result));
+  await writeMarkdown(o.markdown, markdownSummary(result), io.env);
   io.stdout.write(o.json ? jsonDocument(result) : textSummary(result));
+}
+
+/** What a gate says when it reached no verdict: a GateError's message; a fault of the gate's own with its stack. */
+export function failureMessage(err: unknown): string {
+  return err instanceof GateError ? err.message : `unexpected error: ${(err as Error).stack ?? String(err)}`;
 }
 
 /** The gate from its arguments (after `webgauge test`); the exit code. */
@@ -282,7 +318,7 @@ export async function gateMain(args: string[], io: GateIo): Promise<number> {
     progress?.end();
     // Whatever went wrong, no verdict was reached: exit 2, never the 1 of a failed check. A fault of the gate's
     // own shows its stack.
-    const message = err instanceof GateError ? err.message : `unexpected error: ${(err as Error).stack ?? String(err)}`;
+    const message = failureMessage(err);
     io.stderr.write(`webgauge test: ${message}\n`);
     // --json promises one JSON document on standard output, whatever happened.
     if (args.includes('--json')) io.stdout.write(`${JSON.stringify({ passed: false, exitCode: 2, error: message }, null, 2)}\n`);

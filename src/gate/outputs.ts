@@ -50,7 +50,7 @@ export const SUMMARY_FIGURES = [
   'page_requests',
 ] as const;
 
-const OUTCOME_WORD: Record<Check['outcome'], string> = { pass: 'pass', fail: 'FAIL', improved: 'better', skipped: 'skipped' };
+export const OUTCOME_WORD: Record<Check['outcome'], string> = { pass: 'pass', fail: 'FAIL', improved: 'better', skipped: 'skipped' };
 
 function figureRows(r: GateResult): [string, string][] {
   return SUMMARY_FIGURES.filter((a) => r.figures[a] !== undefined)
@@ -75,7 +75,8 @@ export function textSummary(r: GateResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&${({ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' })[c]};`)
+/** Text for XML content and attribute values. */
+export const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&${({ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' })[c]};`)
   // XML 1.0 allows no control characters but tab, line feed and carriage return.
   // eslint-disable-next-line no-control-regex
   .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
@@ -98,7 +99,8 @@ export function junitXml(r: GateResult): string {
     `${body.join('\n')}\n  </testsuite>\n</testsuites>\n`;
 }
 
-const md = (s: string) => s.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+/** Text for a Markdown table cell. */
+export const md = (s: string) => s.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
 
 /** A Markdown summary: the verdict, the report link, the checks and the figures. */
 export function markdownSummary(r: GateResult): string {

@@ -1,0 +1,262 @@
+/**
+ * What `webgauge scan` writes: the site's figures for a person, JUnit XML (one test case per page and one per site
+ * budget), a Markdown summary (a CI job's summary) and one JSON document of the scan and its pages.
+ *
+ * A page's JUnit case fails exactly when the page is part of a site budget that failed (its LCP over `lcp_p75`'s
+ * limit, a poor CLS when `poor_cls_pages` failed, its test failed when `failed_pages` failed...), so the test report
+ * is red exactly when the gate's exit code is 1 and names the pages to look at. A page that failed without a budget on
+ * it, or that the scan never measured, is a skipped case with its reason; a poor page under no failed budget passes,
+ * its ratings in its system-out.
+ */
+import { byteSize, plural } from '../lib/words.js';
+import type { Check } from './checks.js';
+import { md, OUTCOME_WORD, xml } from './outputs.js';
+import { formatSite, pageBlame, VITALS, type ScanAttributes, type ScanFigures, type ScanPage, type VitalName } from './scan-budgets.js';
+
+export interface ScanResult {
+  id: string;
+  scan: ScanAttributes;
+  /** The scan resource's links (self, pages, csv, json). */
+  links: Record<string, string>;
+  /** The server's web origin (with its path prefix): a report's page is `${web}/reports/ID`. */
+  web: string;
+  pages: ScanPage[];
+  checks: Check[];
+  /** Why no verdict was reached (the scan was cancelled, or no page measured): exit code 2. */
+  error?: string;
+  exitCode: 0 | 1 | 2;
+}
+
+/** The worst pages, templates and structure audits a summary lists at most. */
+const WORST_PAGES = 10;
+const WORST_TEMPLATES = 5;
+const STRUCTURE_AUDITS = 5;
+const FAILED_PAGES = 10;
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const dash = '–';
+const time = (v: number | null | undefined) => (isNumber(v) ? formatSite('time', v) : dash);
+const cls = (v: number | null | undefined) => (isNumber(v) ? formatSite('cls', v) : dash);
+const score = (v: number | null | undefined) => (isNumber(v) ? formatSite('score', v) : dash);
+const reportLink = (r: ScanResult, report: string | null | undefined) => (report ? `${r.web}/reports/${encodeURIComponent(report)}` : undefined);
+
+/** Why URLs were not tested, as a sentence reads them. */
+const SKIP_WORDS: Record<string, string> = {
+  other_host: 'on another host', robots_txt: 'disallowed by robots.txt', excluded: 'excluded by --include/--exclude',
+  not_html: 'not HTML', duplicate: 'repeated', sitemap_error: 'in sitemaps that could not be read',
+  fetch_error: 'could not be fetched', crawl_limit: 'beyond the crawl\'s limits', sampled_out: 'sampled out (--sample per template)',
+  over_max_pages: 'over --max-pages',
+};
+
+/** "1435 skipped: 1180 sampled out (...), 240 over --max-pages", biggest first; undefined when none was. */
+function skippedText(scan: ScanAttributes): string | undefined {
+  const counts = Object.entries(scan.skipped ?? {}).filter(([, n]) => isNumber(n) && n > 0).sort((a, b) => b[1] - a[1]);
+  if (counts.length === 0) return undefined;
+  const total = counts.reduce((s, [, n]) => s + n, 0);
+  return `${total} skipped: ${counts.map(([reason, n]) => `${n} ${SKIP_WORDS[reason] ?? reason}`).join(', ')}`;
+}
+
+/** What was found and tested: "1420 URLs found, 50 pages tested: 48 completed, 2 failed". */
+function pagesText(r: ScanResult): string {
+  const p = r.scan.pages;
+  const counts = p ? (['completed', 'failed', 'cancelled', 'queued', 'started'] as const)
+    .filter((k) => isNumber(p[k]) && p[k]! > 0).map((k) => `${p[k]} ${k}`) : [];
+  const found = isNumber(r.scan.found) ? `${plural(r.scan.found, 'URL')} found, ` : '';
+  return `${found}${plural(p?.total ?? r.pages.length, 'page')} tested${counts.length ? `: ${counts.join(', ')}` : ''}`;
+}
+
+function duration(scan: ScanAttributes): string {
+  if (!isNumber(scan.started) || !isNumber(scan.finished)) return '';
+  const s = Math.max(0, Math.round(scan.finished - scan.started));
+  return ` in ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** The site's rows: [label, good, needs improvement, poor, median, p75] (empty cells for the figures without ratings). */
+function figureRows(f: ScanFigures): string[][] {
+  const rows: string[][] = [];
+  for (const [name, v] of Object.entries(VITALS) as [VitalName, (typeof VITALS)[VitalName]][]) {
+    const x = f[name];
+    if (!x) continue;
+    const shown = v.unit === 'cls' ? cls : time;
+    rows.push([`${v.label} (${v.short})`, String(x.good), String(x.needs_improvement), String(x.poor), shown(x.median), shown(x.p75)]);
+  }
+  if (f.fully_loaded_time) rows.push(['Fully loaded', '', '', '', time(f.fully_loaded_time.median), time(f.fully_loaded_time.p75)]);
+  if (f.performance_score) rows.push(['Performance score', '', '', '', score(f.performance_score.median), score(f.performance_score.p75)]);
+  return rows;
+}
+const FIGURE_HEADER = ['', 'good', 'needs improvement', 'poor', 'median', 'p75'];
+
+const gradesText = (f: ScanFigures) => Object.entries(f.grades ?? {}).filter(([, n]) => n > 0).map(([g, n]) => `${g} ${n}`).join(' · ');
+
+/** "Document request latency fails on 38 of 48 pages (high impact); 1.2 MiB and 9.1 s to save". */
+function structureLines(f: ScanFigures): string[] {
+  return [...(f.structure ?? [])].sort((a, b) => b.failing_pages - a.failing_pages).slice(0, STRUCTURE_AUDITS).map((a) => {
+    const savings = [isNumber(a.savings_bytes) && a.savings_bytes > 0 ? byteSize(a.savings_bytes) : '',
+      isNumber(a.savings_ms) && a.savings_ms > 0 ? `${(a.savings_ms / 1000).toFixed(1)} s` : ''].filter(Boolean);
+    return `${a.title} fails on ${a.failing_pages} of ${plural(f.pages_measured, 'page')}${a.impact ? ` (${a.impact} impact)` : ''}` +
+      `${savings.length ? `; ${savings.join(' and ')} to save` : ''}`;
+  });
+}
+
+const worstPages = (f: ScanFigures) => (f.worst_pages ?? []).slice(0, WORST_PAGES);
+const failedPages = (r: ScanResult) => r.pages.filter((p) => p.state === 'failed');
+
+/** Columns padded to their widest cell: numbers right-aligned, the columns in `left` (default the first) left-aligned. */
+function columns(rows: string[][], left: readonly number[] = [0]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  return rows.map((row) => `  ${row.map((c, i) => (left.includes(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`.trimEnd());
+}
+
+function verdict(r: ScanResult): string {
+  const failed = r.checks.filter((c) => c.outcome === 'fail').length;
+  if (r.exitCode === 2) return `NOT JUDGED: ${r.error ?? 'the scan did not complete'}`;
+  return failed ? `FAILED: ${failed} of ${plural(r.checks.length, 'budget')}` : `PASSED${r.checks.length ? `: ${plural(r.checks.length, 'budget')}` : ''}`;
+}
+
+/** The terminal's summary: the scan, the site's figures, the worst of it, what was skipped, each budget, the verdict. */
+export function scanText(r: ScanResult): string {
+  const s = r.scan;
+  const lines = [`Scan ${r.id} of ${s.site ?? s.url}: ${s.state}${duration(s)}`, `  ${pagesText(r)}`];
+  const skipped = skippedText(s);
+  if (skipped) lines.push(`  ${skipped}`);
+  for (const e of s.discovery_errors ?? []) lines.push(`  discovery error: ${e}`);
+  const f = s.figures;
+  if (f) {
+    lines.push('', `Site figures of ${plural(f.pages_measured, 'measured page')}:`, ...columns([FIGURE_HEADER, ...figureRows(f)]));
+    const grades = gradesText(f);
+    if (grades) lines.push('', `Grades: ${grades}`);
+    const worst = worstPages(f);
+    if (worst.length) {
+      lines.push('', 'Worst pages:', ...columns(worst.map((p) => [p.grade ?? dash, score(p.performance_score),
+        `LCP ${time(p.largest_contentful_paint)}`, `TBT ${time(p.total_blocking_time)}`, `CLS ${cls(p.cumulative_layout_shift)}`,
+        p.url, reportLink(r, p.report) ?? '']), [0, 5, 6]));
+    }
+    const templates = (f.worst_templates ?? []).slice(0, WORST_TEMPLATES);
+    if (templates.length) {
+      lines.push('', 'Worst templates:', ...columns(templates.map((t) => [t.template, plural(t.pages, 'page'),
+        `performance ${score(t.performance_score)}`, `LCP ${time(t.largest_contentful_paint)}`])));
+    }
+    const structure = structureLines(f);
+    if (structure.length) lines.push('', 'Top failing structure audits:', ...structure.map((l) => `  ${l}`));
+  }
+  const failed = failedPages(r);
+  if (failed.length) {
+    lines.push('', `Failed pages${failed.length > FAILED_PAGES ? ` (the first ${FAILED_PAGES} of ${failed.length})` : ''}:`,
+      ...failed.slice(0, FAILED_PAGES).map((p) => `  ${p.url}: ${p.error ?? 'no reason given'}`));
+  }
+  if (r.checks.length) lines.push('', ...r.checks.map((c) => `  ${OUTCOME_WORD[c.outcome].padEnd(7)} ${c.message}`));
+  lines.push('', verdict(r));
+  return `${lines.join('\n')}\n`;
+}
+
+/** A page's figures in one line, and its report's page. */
+function pageFigures(r: ScanResult, p: ScanPage): string {
+  const parts = [
+    p.grade ? `grade ${p.grade}` : '', isNumber(p.performance_score) ? `performance ${p.performance_score}` : '',
+    isNumber(p.structure_score) ? `structure ${p.structure_score}` : '',
+    ...(Object.entries(VITALS) as [VitalName, (typeof VITALS)[VitalName]][]).map(([name, v]) => {
+      const x = p[name];
+      if (!isNumber(x)) return '';
+      const rating = x > v.poor ? 'poor' : x > v.good ? 'needs improvement' : 'good';
+      return `${v.short} ${formatSite(v.unit, x)} (${rating})`;
+    }),
+    isNumber(p.fully_loaded_time) ? `fully loaded ${time(p.fully_loaded_time)}` : '',
+    isNumber(p.page_bytes) ? `${p.page_bytes} bytes` : '', isNumber(p.page_requests) ? plural(p.page_requests, 'request') : '',
+  ].filter(Boolean);
+  const link = reportLink(r, p.report);
+  return `${parts.join(', ')}${link ? `\nreport: ${link}` : ''}`;
+}
+
+interface Case { classname: string; name: string; failure?: string; skipped?: string; error?: string; out?: string }
+
+function pageCase(r: ScanResult, p: ScanPage): Case {
+  const base = { classname: p.template || 'page', name: p.url };
+  const blame = pageBlame(p, r.checks);
+  if (blame.length) return { ...base, failure: blame.join('; '), out: p.state === 'completed' ? pageFigures(r, p) : undefined };
+  if (p.state === 'failed') return { ...base, skipped: `not measured: the page failed: ${p.error ?? 'no reason given'}` };
+  if (p.state !== 'completed') return { ...base, skipped: `not measured: ${p.state}${r.scan.state === 'cancelled' ? ' when the scan was cancelled' : ''}` };
+  return { ...base, out: pageFigures(r, p) };
+}
+
+/** JUnit XML: a suite of the pages (one case each) and a suite of the site budgets (and of the scan's own end, when it did not complete). */
+export function scanJunit(r: ScanResult): string {
+  const pages = r.pages.map((p) => pageCase(r, p));
+  const site: Case[] = r.checks.map((c) => ({ classname: 'webgauge.budget', name: c.attribute,
+    ...(c.outcome === 'fail' ? { failure: c.message } : { out: c.message }) }));
+  if (r.exitCode === 2) site.push({ classname: 'webgauge.scan', name: 'the scan completed', error: r.error ?? 'the scan did not complete' });
+  else if (site.length === 0) site.push({ classname: 'webgauge.scan', name: 'the scan completed', out: pagesText(r) });
+  const suite = (name: string, cases: Case[]) => {
+    const count = (k: 'failure' | 'skipped' | 'error') => cases.filter((c) => c[k] !== undefined).length;
+    const body = cases.map((c) => {
+      const inner = [
+        c.failure !== undefined ? `<failure message="${xml(c.failure)}" type="budget">${xml(c.failure)}</failure>` : '',
+        c.error !== undefined ? `<error message="${xml(c.error)}" type="scan">${xml(c.error)}</error>` : '',
+        c.skipped !== undefined ? `<skipped message="${xml(c.skipped)}"/>` : '',
+        c.out !== undefined ? `<system-out>${xml(c.out)}</system-out>` : '',
+      ].filter(Boolean).map((x) => `\n      ${x}`).join('');
+      return `    <testcase classname="${xml(c.classname)}" name="${xml(c.name)}">${inner}\n    </testcase>`;
+    });
+    return `  <testsuite name="${xml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" ` +
+      `skipped="${count('skipped')}">\n${body.join('\n')}${body.length ? '\n' : ''}  </testsuite>`;
+  };
+  const all = [...pages, ...site];
+  const n = (k: 'failure' | 'skipped' | 'error') => all.filter((c) => c[k] !== undefined).length;
+  const name = r.scan.site ?? r.scan.url;
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<testsuites name="webgauge scan" tests="${all.length}" failures="${n('failure')}" errors="${n('error')}" skipped="${n('skipped')}">\n` +
+    `${suite(`webgauge scan ${name} pages`, pages)}\n${suite(`webgauge scan ${name} site`, site)}\n</testsuites>\n`;
+}
+
+/** A Markdown summary for a CI job's summary page: the verdict, the budgets, the site's figures, the worst pages. */
+export function scanMarkdown(r: ScanResult): string {
+  const s = r.scan;
+  const failed = r.checks.filter((c) => c.outcome === 'fail').length;
+  const head = r.exitCode === 2 ? `⚠️ not judged: ${md(r.error ?? 'the scan did not complete')}`
+    : failed ? `❌ ${failed} of ${plural(r.checks.length, 'budget')} failed` : '✅ passed';
+  const lines = [`### Webgauge scan: ${head}`, '', `${md(s.site ?? s.url)}: ${s.state}${duration(s)}; ${md(pagesText(r))}`, ''];
+  const skipped = skippedText(s);
+  if (skipped) lines.push(md(skipped), '');
+  if (r.checks.length) {
+    lines.push('| Budget | Result | Detail |', '| --- | --- | --- |',
+      ...r.checks.map((c) => `| ${md(c.attribute)} | ${OUTCOME_WORD[c.outcome]} | ${md(c.message)} |`), '');
+  }
+  const f = s.figures;
+  if (f) {
+    const row = (cells: string[]) => `| ${cells.map(md).join(' | ')} |`;
+    lines.push(`#### ${plural(f.pages_measured, 'measured page')}`, '', row(['Figure', ...FIGURE_HEADER.slice(1)]),
+      `|${' --- |'.repeat(FIGURE_HEADER.length)}`, ...figureRows(f).map(row), '');
+    const grades = gradesText(f);
+    if (grades) lines.push(`Grades: ${grades}`, '');
+    const worst = worstPages(f);
+    if (worst.length) {
+      lines.push('#### Worst pages', '', '| Page | Grade | Performance | LCP | TBT | CLS |', '| --- | --- | --- | --- | --- | --- |');
+      for (const p of worst) {
+        const link = reportLink(r, p.report);
+        lines.push(`| ${link ? `[${md(p.url)}](${link})` : md(p.url)} | ${md(p.grade ?? dash)} | ${score(p.performance_score)} | ` +
+          `${time(p.largest_contentful_paint)} | ${time(p.total_blocking_time)} | ${cls(p.cumulative_layout_shift)} |`);
+      }
+      lines.push('');
+    }
+    const templates = (f.worst_templates ?? []).slice(0, WORST_TEMPLATES);
+    if (templates.length) {
+      lines.push('#### Worst templates', '', '| Template | Pages | Performance | LCP |', '| --- | --- | --- | --- |',
+        ...templates.map((t) => `| ${md(t.template)} | ${t.pages} | ${score(t.performance_score)} | ${time(t.largest_contentful_paint)} |`), '');
+    }
+    const structure = structureLines(f);
+    if (structure.length) lines.push('#### Top failing structure audits', '', ...structure.map((l) => `- ${md(l)}`), '');
+  }
+  const failedList = failedPages(r);
+  if (failedList.length) {
+    lines.push(`#### ${plural(failedList.length, 'failed page')}`, '',
+      ...failedList.slice(0, FAILED_PAGES).map((p) => `- ${md(p.url)}: ${md(p.error ?? 'no reason given')}`), '');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The one JSON document of `--json`: the verdict, the scan (its attributes and links), its pages, the budgets. */
+export function scanJson(r: ScanResult): string {
+  return `${JSON.stringify({
+    passed: r.exitCode === 0, exitCode: r.exitCode, ...(r.error ? { error: r.error } : {}),
+    scan: { id: r.id, ...r.scan, links: r.links }, pages: r.pages, checks: r.checks,
+  }, null, 2)}\n`;
+}

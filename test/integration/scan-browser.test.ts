@@ -1,0 +1,98 @@
+/**
+ * A site scan as a CI job runs it, against the real service with real page loads (SQLite; the store's rules of
+ * scans are proven on both engines without a browser in scans.test.ts): `webgauge scan` of the fixture site's scan
+ * pages from its robots.txt (a sitemap index, a nested index, a .xml.gz and a text sitemap), one page of each of its
+ * four templates, Lighthouse on each, two agent slots sharing the scan. The scan completes with site figures from the
+ * pages' real reports; each page is an ordinary report of source scan with its page; the JUnit file has a case per
+ * page and per budget; a budget the site cannot meet exits 1.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runScanGate } from '../../src/gate/scan.js';
+import type { GateIo } from '../../src/gate/cli.js';
+import { SCAN_SITE } from '../fixtures/site/scan-site.js';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
+import { call, startServer, type TestServer } from '../helpers/server.js';
+
+function io(env: Record<string, string>): GateIo & { out: string; err: string } {
+  const o = {
+    out: '', err: '',
+    stdout: { write: (s: string) => { o.out += s; } },
+    stderr: { write: (s: string) => { o.err += s; } },
+    env,
+  };
+  return o;
+}
+
+describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
+  let site: FixtureSite;
+  let server: TestServer;
+  let dir: string;
+
+  before(async () => {
+    site = await startFixtureSite();
+    server = await startServer({ engine: 'sqlite', agentSlots: 2 });
+    dir = await mkdtemp(join(tmpdir(), 'webgauge-scan-'));
+  });
+  after(async () => {
+    await server?.close();
+    await site?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('one page of each template is tested with Lighthouse; the site figures come from their reports', async () => {
+    const junit = join(dir, 'scan.xml');
+    const json = join(dir, 'scan.json');
+    const out = io({ WEBGAUGE_SERVER: server.base, WEBGAUGE_KEY: server.key, WEBGAUGE_POLL_MS: '200' });
+    const code = await runScanGate([site.url(SCAN_SITE.start), '--sitemap', '--sample', '1', '--max-pages', '10',
+      '--budget', 'poor_lcp_pages=0', '--budget', 'fully_loaded_p75=1', '--junit', junit, `--json=${json}`], out);
+    // fully_loaded_p75=1 (ms) cannot be met: the exit code says a budget failed (1), not that the scan failed (2).
+    assert.equal(code, 1, `${out.err}\n${out.out}`);
+    assert.match(out.out, /poor_lcp_pages/);
+
+    const doc = JSON.parse(await readFile(json, 'utf8'));
+    assert.equal(doc.exitCode, 1);
+    assert.equal(doc.pages.length, 4);
+    const scan = (await call(server, 'GET', `/scans/${doc.scan.id}`, { key: server.key })).body.data.attributes;
+    assert.equal(scan.state, 'completed');
+    assert.equal(scan.site, site.origin);
+    // Four templates, one page each; robots.txt's disallowed page is skipped and said to be.
+    assert.equal(scan.pages.total, 4, JSON.stringify(scan));
+    assert.equal(scan.pages.completed, 4, JSON.stringify(scan));
+    assert.equal(scan.skipped.robots_txt, 1);
+    assert.equal(scan.skipped.sampled_out, SCAN_SITE.pages.length - 4);
+    assert.deepEqual(scan.discovery_errors, []);
+    const f = scan.figures;
+    assert.equal(f.pages_measured, 4);
+    // Tiny pages of no subresource: every one good on each vital, its LCP a measured value.
+    assert.equal(f.largest_contentful_paint.good, 4);
+    assert.ok(f.largest_contentful_paint.median > 0 && f.largest_contentful_paint.p75 >= f.largest_contentful_paint.median);
+    assert.equal(f.cumulative_layout_shift.poor, 0);
+    assert.equal(Object.values(f.grades as Record<string, number>).reduce((a, b) => a + b, 0), 4);
+    assert.equal(f.worst_pages.length, 4);
+    assert.equal(f.worst_templates.length, 4);
+    assert.ok(Array.isArray(f.structure));
+
+    const pages = (await call(server, 'GET', `/scans/${doc.scan.id}/pages?sort=template`, { key: server.key })).body.data;
+    assert.deepEqual(pages.map((p: any) => p.attributes.template).sort(), Object.keys(SCAN_SITE.templates).sort());
+    for (const p of pages) {
+      assert.equal(p.attributes.state, 'completed');
+      assert.ok(p.attributes.largest_contentful_paint > 0);
+      assert.ok(SCAN_SITE.templates[p.attributes.template]!.includes(new URL(p.attributes.url).pathname));
+      // An ordinary report of an ordinary page: source scan, the scan's test.
+      const report = await call(server, 'GET', `/reports/${p.attributes.report}`, { key: server.key });
+      assert.equal(report.status, 200);
+      assert.equal(report.body.data.attributes.source, 'scan');
+      const test = await call(server, 'GET', `/tests/${p.attributes.test}`, { key: server.key });
+      assert.equal(test.body.data.attributes.scan, doc.scan.id);
+      assert.ok(test.body.data.attributes.page);
+    }
+
+    const xml = await readFile(junit, 'utf8');
+    assert.equal((xml.match(/<testcase /g) ?? []).length, 4 + 2, xml);
+    assert.match(xml, /fully_loaded_p75/);
+  });
+});
