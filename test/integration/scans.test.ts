@@ -14,6 +14,7 @@ import { SCAN_SITE } from '../fixtures/site/scan-site.js';
 import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { creditsOf } from '../helpers/assertions.js';
 import { stubResult } from '../helpers/stub-result.js';
+import { newId } from '../../src/core/ids.js';
 
 const scanBody = (attributes: Record<string, unknown>) => ({ data: { type: 'scan', attributes } });
 
@@ -158,6 +159,25 @@ for (const engine of engines()) {
       assert.ok(tests.body.data.every((t: any) => t.attributes.state === 'error'));
       const again = await call(server, 'DELETE', `/scans/${scan.id}`, { key });
       assert.equal(again.body.data.attributes.state, 'cancelled');
+    });
+
+    test('a discovery whose process died (its lease ran out) is taken up again by a live process', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const first = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/faulty'], report: 'none' }) });
+      await waitForScan(server, key, first.body.data.id, (s) => s === 'running');
+      const { store } = server.app;
+      const row = await store.db.selectFrom('scans').selectAll().where('id', '=', first.body.data.id).executeTakeFirstOrThrow();
+      // A scan a killed process was discovering: its lease ran out a second ago.
+      const orphan = { ...row, id: newId(), state: 'discovering', site: null, found: 0, skipped: '{}', started: Date.now() - 60_000,
+        lease_owner: 'scan-killed-process', lease_expires: Date.now() - 1000, reserved_tenths: 6 };
+      await store.db.insertInto('scans').values(orphan).execute();
+      // Any new scan wakes the discovery; the orphan, older, is taken first.
+      const next = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/gallery'], report: 'none' }) });
+      await waitForScan(server, key, next.body.data.id, (s) => s === 'running');
+      const taken = await waitForScan(server, key, orphan.id, (s) => s !== 'discovering');
+      assert.equal(taken.attributes.state, 'running');
+      assert.equal(taken.attributes.pages.total, 1);
+      for (const id of [first.body.data.id, next.body.data.id, orphan.id]) await call(server, 'DELETE', `/scans/${id}`, { key });
     });
 
     test('bad input is refused with the spec\'s error and creates nothing', async () => {
