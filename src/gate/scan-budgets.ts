@@ -6,15 +6,9 @@
 import { orList } from '../lib/words.js';
 import { GateError } from './api-client.js';
 import type { Budget, Check, Limit } from './checks.js';
+import { VITALS as THRESHOLDS, type Vital, type VitalFigures } from '../analysis/site-figures.js';
 
-/** A Web Vital's page counts by rating, and its median and 75th percentile over the measured pages. */
-export interface VitalFigures {
-  good: number;
-  needs_improvement: number;
-  poor: number;
-  median: number | null;
-  p75: number | null;
-}
+export type { VitalFigures };
 
 export interface WorstPage {
   url: string;
@@ -83,13 +77,13 @@ export interface ScanPage {
   page_requests?: number | null;
 }
 
-export type VitalName = 'largest_contentful_paint' | 'cumulative_layout_shift' | 'total_blocking_time';
+export type VitalName = Vital;
 
-/** The Web Vitals a scan rates each page by (docs/scans.md): good at or under `good`, poor over `poor`. */
+/** The Web Vitals a scan rates each page by, with the service's thresholds (good at or under `good`, poor over `poor`). */
 export const VITALS: Record<VitalName, { short: string; label: string; unit: 'time' | 'cls'; good: number; poor: number }> = {
-  largest_contentful_paint: { short: 'LCP', label: 'Largest contentful paint', unit: 'time', good: 2500, poor: 4000 },
-  cumulative_layout_shift: { short: 'CLS', label: 'Cumulative layout shift', unit: 'cls', good: 0.1, poor: 0.25 },
-  total_blocking_time: { short: 'TBT', label: 'Total blocking time', unit: 'time', good: 200, poor: 600 },
+  largest_contentful_paint: { short: 'LCP', label: 'Largest contentful paint', unit: 'time', ...THRESHOLDS.largest_contentful_paint },
+  cumulative_layout_shift: { short: 'CLS', label: 'Cumulative layout shift', unit: 'cls', ...THRESHOLDS.cumulative_layout_shift },
+  total_blocking_time: { short: 'TBT', label: 'Total blocking time', unit: 'time', ...THRESHOLDS.total_blocking_time },
 };
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
