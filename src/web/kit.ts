@@ -12,10 +12,10 @@ import { csrfValid, FormFields, newNonce, sameOrigin, secureHeaders, visitorOf, 
 import { CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from './assets.js';
 
 export { esc };
-export type NavItem = 'analyze' | 'pages' | 'tags' | 'account';
+export type NavItem = 'analyze' | 'pages' | 'scans' | 'tags' | 'account';
 
 const NAV: [NavItem, string, string][] = [
-  ['analyze', 'Analyze', '/'], ['pages', 'Pages', '/pages'], ['tags', 'Tags', '/tags'], ['account', 'Account', '/account'],
+  ['analyze', 'Analyze', '/'], ['pages', 'Pages', '/pages'], ['scans', 'Scans', '/scans'], ['tags', 'Tags', '/tags'], ['account', 'Account', '/account'],
 ];
 
 export interface Shell {

@@ -1,7 +1,7 @@
 /**
  * The web app, served at `/` by the API's process: a client of the same core as the API (no rule of its own
  * beyond presentation). Screens: sign in, Analyze, a test's progress, the report, Pages, a page's history,
- * Compare, Tags, Account.
+ * Compare, Scans and a scan's site report, Tags, Account.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context/app-context.js';
@@ -15,6 +15,7 @@ import { registerProgress } from './screens/progress.js';
 import { registerReportScreens } from './screens/report.js';
 import { registerPageScreens } from './screens/pages.js';
 import { registerCompare } from './screens/compare.js';
+import { registerScanScreens } from './screens/scans.js';
 import { registerTagScreens } from './screens/tags.js';
 import { registerAccountScreen } from './screens/account.js';
 import { registerReportPage } from './report-page.js';
@@ -32,6 +33,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): (reply: F
   registerProgress(kit);
   registerPageScreens(kit);
   registerCompare(kit);
+  registerScanScreens(kit);
   registerTagScreens(kit);
   registerAccountScreen(kit);
   registerReportPage(app, ctx, registerReportScreens(kit));

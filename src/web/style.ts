@@ -174,6 +174,48 @@ details.journey input[type=file]{font:inherit;max-width:100%}details.journey tex
 table.recent-tests td{vertical-align:top}table.recent-tests td.url{min-width:120px;width:55%}
 table.list td.recent-state{white-space:normal;min-width:120px;overflow-wrap:anywhere}
 .recent-when{display:block;color:var(--muted);font-size:12px;margin-top:2px;white-space:nowrap}
+/* Scans (screens/scans.ts, scan-view.ts) */
+.scan-new,.scan-list{margin:0 0 26px}.scan-new h2,.scan-list h2,.scan-section>h2{font-size:18px;margin:0 0 10px}
+.scan-form .row>.field{flex:1 1 170px}
+.scan-form textarea{font:13px/1.4 "Liberation Mono",monospace}
+.scan-checks{display:flex;flex-wrap:wrap;gap:8px 24px;margin:0 0 14px}
+.scan-form details.card{margin:0 0 14px;box-shadow:none;border:1px solid var(--line)}
+.scan-submit{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:center}.scan-submit .hint{flex:1 1 260px}
+.scan-empty{margin:0}
+table.scans-list td.url{min-width:180px}
+.scan-title{overflow-wrap:anywhere}.scan-title .url{font-weight:600}
+.scan-facts{margin:-6px 0 14px}
+.scan-status{margin:0 0 16px}.scan-status .state{margin:0}.scan-status .muted{margin:6px 0 0}
+.scan-cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:14px;margin:0 0 24px}
+.scan-card{margin:0}.scan-card h2{font-size:17px;margin:0 0 10px}.scan-card h3{font-size:14px;margin:14px 0 6px}
+.scan-card dl.facts{grid-template-columns:minmax(0,max-content) minmax(0,1fr);overflow-wrap:anywhere}
+.scan-card>p:last-child{margin-bottom:0}
+.scan-bar{display:flex;height:10px;border-radius:5px;background:#e3e7ee;overflow:hidden;margin:0 0 12px}
+.scan-bar-good{background:var(--good)}.scan-bar-poor{background:var(--poor)}
+.scan-skipped{list-style:none;margin:0;padding:0}.scan-skipped li{display:flex;justify-content:space-between;gap:12px;padding:3px 0;border-bottom:1px solid var(--line)}
+.scan-errors{margin:0;padding-left:18px;font-size:13px;overflow-wrap:anywhere}.scan-errors li{margin:0 0 4px}
+.scan-section{margin:0 0 26px}.scan-section>p.muted{margin:-4px 0 10px}
+.scan-keys{margin:0 0 14px}.scan-keys dl.facts{grid-template-columns:minmax(0,max-content) minmax(0,1fr)}
+.scan-vitals{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,280px),1fr));gap:14px}
+.scan-vital h3{font-size:15px;margin:0 0 10px}.scan-vital dl.facts{margin:10px 0 0}.scan-vital .hint{margin:8px 0 0}
+.dist{display:flex;height:16px;border-radius:4px;overflow:hidden;background:#e3e7ee}
+.dist-good{background:var(--good)}.dist-ni{background:#e6a700}.dist-poor{background:var(--poor)}
+.dist-legend{list-style:none;margin:10px 0 0;padding:0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:13px}
+.dist-legend li{display:flex;align-items:center;gap:5px}
+.dist-key{display:inline-block;width:11px;height:11px;border-radius:3px}
+.scan-grades{list-style:none;margin:0;padding:0;display:grid;gap:6px;max-width:620px}
+.scan-grades li{display:grid;grid-template-columns:34px 1fr 90px;align-items:center;gap:10px}
+.grade-bar{display:block;height:14px;background:#eef1f5;border-radius:4px;overflow:hidden}.grade-bar span{display:block;height:100%}
+.grade-count{font-variant-numeric:tabular-nums;text-align:right}
+td.scan-template{font:12px/1.4 "Liberation Mono",monospace;white-space:normal;overflow-wrap:anywhere;min-width:90px}
+.scan-audits{margin:0;padding-left:22px}.scan-audits li{padding:5px 0;border-bottom:1px solid var(--line)}.scan-audits li:last-child{border-bottom:0}
+.scan-impact{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:8px;padding:0 6px;color:var(--muted);white-space:nowrap}
+.scan-impact-high{border-color:#f5c2bd;color:#8a1c12;background:#fdecea}
+th a.sort{color:inherit;text-decoration:none;border-bottom:1px dotted currentColor}th a.sort:hover{color:var(--brand)}
+th[aria-sort] a.sort{color:var(--ink)}
+table.scan-pages td,table.scan-worst td,table.scan-worst-templates td,table.scan-third td{vertical-align:middle}
+td.scan-page-state{white-space:normal;min-width:90px;max-width:200px}
+.scan-page-error{display:block;color:#8a1c12;font-size:12px;overflow-wrap:anywhere}
 /* Webhooks on Account (screens/webhooks.ts) */
 .account-webhooks{margin-top:16px}.wh-add .field{max-width:760px}
 .wh-url{word-break:break-all;overflow-wrap:anywhere}

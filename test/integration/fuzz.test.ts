@@ -23,13 +23,15 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 700);
 const WEB_RUNS = Number(process.env.FUZZ_WEB_RUNS ?? 400);
 
 /** The app's screens and forms (not sign-out, the key's regeneration or the endless progress stream). */
-const WEB_GETS = ['/', '/tests/{id}', '/reports/{id}', '/reports/{id}/download/{name}', '/pages', '/pages/{id}', '/compare', '/tags', '/tags/{id}', '/account'];
+const WEB_GETS = ['/', '/tests/{id}', '/reports/{id}', '/reports/{id}/download/{name}', '/pages', '/pages/{id}', '/compare', '/tags', '/tags/{id}', '/account', '/scans',
+  '/scans/{id}', '/scans/{id}/pages.csv', '/scans/{id}/pages.json'];
 const WEB_POSTS = ['/analyze', '/reports/{id}/retest', '/reports/{id}/delete', '/pages/{id}/retest', '/pages/{id}/delete', '/pages/{id}/monitoring',
-  '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in'];
+  '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in', '/scans', '/scans/{id}/cancel'];
 const WEB_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'connection', 'down', 'up', 'latency', 'adblock', 'video', 'cookies',
   'allow_url', 'block_url', 'dns', 'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
   'httpauth_username', 'httpauth_password', 'name', 'color', 'description', 'monitoring', 'frequency', 'tags', 'tag', 'confirm', 'reports',
-  'next', 'sort', 'page', 'email', 'password'];
+  'next', 'sort', 'page', 'email', 'password', 'source', 'max_pages', 'sample', 'crawl_depth', 'urls', 'include', 'exclude', 'templates',
+  'respect_robots', 'keep_query'];
 
 /** Percent-encodes every byte of the UTF-8 form but the unreserved characters (lone surrogates included). */
 const pct = (s: string) =>

@@ -15,7 +15,7 @@ import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { creditsOf } from '../helpers/assertions.js';
-import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { accountIdOf, completeSeededScanPage, seedPage, seedScan, type ScanPageSeed, type SeededScan } from '../helpers/seed.js';
 import { stubResult } from '../helpers/stub-result.js';
 import { journeySteps } from './web-app-journeys.js';
 import {
@@ -33,6 +33,27 @@ const ANALYZE_FIELDS = ['URL', 'Recording', 'Recording file', 'Secrets', 'Measur
   'Keep the report', 'Connection speed', 'Download (custom)', 'Upload (custom)', 'Latency (custom)', 'Block ads', 'Record a video (extra credits)',
   'Stop the test at onload', 'HTTP user name', 'HTTP password', 'Cookies', 'Only load URLs matching', 'Block URLs matching'];
 const PRO_FIELDS = ['Simulated device', 'User agent', 'Viewport width', 'Viewport height', 'Pixel ratio', 'Rotate (swap width and height)', 'DNS overrides'];
+/** "New scan"'s fields: the scan's own, then Analyze's "Analysis options" (each page's test gets them). */
+const SCAN_FIELDS = ['URL', 'Source', 'Max pages', 'Pages per template', 'Crawl depth', 'URLs', 'Include', 'Exclude', 'Templates',
+  'Respect robots.txt', 'Keep query strings', ...ANALYZE_FIELDS.slice(ANALYZE_FIELDS.indexOf('Location')), ...PRO_FIELDS];
+
+/** The pages of the finished scan seeded in step 21a: known figures, so the site report's numbers are known. */
+const SCAN_SITE = 'https://shop.example';
+const LATENCY = { id: 'document-latency-insight', title: 'Document request latency', impact: 'high', score: 0, savings: { ms: 300, bytes: 400_000 } };
+const CDN = [{ origin: 'https://cdn.example.net', requests: 3, bytes: 20_000, time_ms: 100 }];
+const SCAN_PAGES: ScanPageSeed[] = [
+  { url: `${SCAN_SITE}/`, template: '/', grade: 'A', performance_score: 95, largest_contentful_paint: 1200, total_blocking_time: 50,
+    cumulative_layout_shift: 0.01, fully_loaded_time: 1800, audits: [{ ...LATENCY, score: 1 }], thirdParties: CDN },
+  { url: `${SCAN_SITE}/p/1`, template: '/p/:id', grade: 'B', performance_score: 82, largest_contentful_paint: 2300, total_blocking_time: 150,
+    cumulative_layout_shift: 0.05, fully_loaded_time: 2600, audits: [LATENCY], thirdParties: CDN },
+  { url: `${SCAN_SITE}/p/2`, template: '/p/:id', grade: 'C', performance_score: 71, largest_contentful_paint: 3100, total_blocking_time: 320,
+    cumulative_layout_shift: 0.12, fully_loaded_time: 3300, audits: [LATENCY], thirdParties: CDN },
+  { url: `${SCAN_SITE}/p/3`, template: '/p/:id', grade: 'D', performance_score: 58, largest_contentful_paint: 4600, total_blocking_time: 700,
+    cumulative_layout_shift: 0.3, fully_loaded_time: 5200, audits: [LATENCY], thirdParties: CDN },
+  { url: `${SCAN_SITE}/blog/a`, template: '/blog/:slug', grade: 'B', performance_score: 88, largest_contentful_paint: 1900, total_blocking_time: 90,
+    cumulative_layout_shift: 0.02, fully_loaded_time: 2100, audits: [{ ...LATENCY, score: 0.95 }], thirdParties: CDN },
+  { url: `${SCAN_SITE}/p/4`, template: '/p/:id', state: 'failed', error: 'The page answered 500 Internal Server Error.' },
+];
 
 describe('the web app in a real browser (sqlite)', () => {
   let site: FixtureSite;
@@ -878,6 +899,216 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.ok(await rowWith(page, otherPagePath), 'the other page still is');
     assert.equal((await call(server, 'GET', `/pages/${pageIdOf()}`, { key: ownerKey })).status, 404, 'the API no longer has the page');
     for (const id of reports) assert.equal((await call(server, 'GET', `/reports/${id}`, { key: ownerKey })).status, 404, `nor its report ${id}`);
+  });
+
+  /* Scans (docs/scans.md): a finished and a running scan seeded in the store (21a), then one started with the form (21d). */
+  let finishedScan: SeededScan;
+  let runningScan: SeededScan;
+  /** The cells' text of the rows of a table (by CSS). */
+  const tableRows = (p: Page, css: string) => p.evaluate(`[...document.querySelectorAll(${JSON.stringify(`${css} tbody tr`)})]
+    .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.replace(/\\s+/g, ' ').trim()))`) as Promise<string[][]>;
+  /** Fetched in the page, with its session (as a download link would be). */
+  const fetchIn = (p: Page, href: string) => p.evaluate(`fetch(${JSON.stringify(href)}, { credentials: 'same-origin' })
+    .then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), disposition: r.headers.get('content-disposition'), text: await r.text() }))`) as
+    Promise<{ status: number; type: string; disposition: string | null; text: string }>;
+  /** The status line, read until it matches (across the reloads the scan's script makes); its text. */
+  async function waitForStatus(p: Page, re: RegExp, what: string, ms = 30_000): Promise<string> {
+    const deadline = Date.now() + ms;
+    let text = '';
+    for (;;) {
+      text = await textOf(p, '[role=status]').catch(() => '');
+      if (re.test(text)) return text;
+      if (Date.now() > deadline) assert.fail(`${what}: the status still says "${text}" after ${ms} ms (${p.url()})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('21a. "Scans" lists the scans newest first (site, source, state, pages done, median performance); another account\'s scan is a 404', async () => {
+    const store = server.app.store;
+    const accountId = await accountIdOf(store, ownerKey);
+    finishedScan = await seedScan(store, accountId, { url: `${SCAN_SITE}/`, state: 'completed', source: 'sitemap', pages: SCAN_PAGES, found: 14,
+      skipped: { sampled_out: 6, robots_txt: 2 }, errors: [`sitemap ${SCAN_SITE}/news.xml: line 3: not a sitemap`], created: Date.now() - 3_600_000 });
+    runningScan = await seedScan(store, accountId, { url: `${SCAN_SITE}/shop/`, state: 'running', source: 'crawl', pages: [
+      { ...SCAN_PAGES[0]!, url: `${SCAN_SITE}/shop/` }, { url: `${SCAN_SITE}/shop/1`, template: '/shop/:id', state: 'started' }, { url: `${SCAN_SITE}/shop/2`, template: '/shop/:id', state: 'started' },
+    ] });
+    await goto(page, `${server.base}/pages`);
+    const res = await clickAndWait(page, aria('Scans', 'link'));
+    assert.equal(res.status(), 200);
+    assert.equal(await heading(page), 'Scans');
+    assert.equal(await page.$eval('nav a[aria-current=page]', (e) => e.textContent), 'Scans', 'Scans is the current screen');
+    const rows = await tableRows(page, 'table.scans-list');
+    assert.equal(rows.length, 2, `both scans are listed: ${JSON.stringify(rows)}`);
+    assert.deepEqual(rows.map((r) => r[0]), [`${SCAN_SITE}/shop/`, `${SCAN_SITE}/`], 'newest first');
+    assert.deepEqual(rows[0]!.filter((_, i) => i !== 4), [`${SCAN_SITE}/shop/`, 'Crawl', 'Running', '1 of 3', '–']);
+    assert.deepEqual(rows[1]!.filter((_, i) => i !== 4), [`${SCAN_SITE}/`, 'Sitemap', 'Completed', '6 of 6 (1 failed)', '82%'], 'the median performance of its 5 pages');
+    assert.match(rows[1]![4]!, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'when it started');
+    assert.equal(await page.$eval(aria(`${SCAN_SITE}/`, 'link'), (e) => e.getAttribute('href')), `/scans/${finishedScan.scanId}`, 'the site links to its scan');
+    await checkScreen(page, 'scans');
+
+    const theirs = await goto(other, `${server.base}/scans/${finishedScan.scanId}`);
+    assert.equal(theirs.status(), 404, "another account's scan is not found");
+    assert.equal(await heading(other), 'Scan not found');
+    assert.ok(!(await textOf(other, 'main')).includes(SCAN_SITE), 'and shows nothing of it');
+    await checkScreen(other, 'scan not found');
+    for (const ext of ['csv', 'json']) {
+      assert.equal((await fetchIn(other, `/scans/${finishedScan.scanId}/pages.${ext}`)).status, 404, `nor its pages.${ext}`);
+    }
+    await goto(other, `${server.base}/scans`);
+    assert.equal(await other.$(`main a[href="/scans/${finishedScan.scanId}"]`), null, 'nor lists it');
+  });
+
+  it("21b. a finished scan: its Core Web Vitals as distributions with their numbers, grades, worst pages and templates, failing audits, third parties; its pages sort by a column, link their reports and download as CSV and JSON", async () => {
+    await clickAndWait(page, aria(`${SCAN_SITE}/`, 'link'));
+    assert.equal(new URL(page.url()).pathname, `/scans/${finishedScan.scanId}`);
+    assert.equal(await heading(page), `Scan of ${SCAN_SITE}/`);
+    assert.equal(await textOf(page, '[role=status]'), 'Completed: 5 pages measured, 1 failed');
+    assert.equal(await page.$(aria('Cancel scan', 'button')), null, 'a finished scan has no "Cancel scan"');
+    const discovery = await textOf(page, 'section[aria-labelledby=scan-discovery-h]');
+    for (const said of ['Found14 URLs', 'Skipped: 8 URLs', 'Sampled out (enough pages of their template)6', 'Disallowed by robots.txt2',
+      `sitemap ${SCAN_SITE}/news.xml: line 3: not a sitemap`]) assert.ok(discovery.includes(said), `Discovery says "${said}": ${discovery}`);
+
+    const vitals = (await page.$$eval('.scan-vital', (cards) => cards.map((c) => ({
+      title: c.querySelector('h3')?.textContent ?? '',
+      legend: [...c.querySelectorAll('.dist-legend li')].map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim()),
+      widths: [...c.querySelectorAll('.dist span')].map((s) => (s as HTMLElement).style.width),
+      figures: [...c.querySelectorAll('dd')].map((d) => d.textContent),
+    }))));
+    const legend = ['3 good (60%)', '1 needs improvement (20%)', '1 poor (20%)'];
+    assert.deepEqual(vitals, [
+      { title: 'Largest Contentful Paint (LCP)', legend, widths: ['60%', '20%', '20%'], figures: ['2.30 s', '3.10 s'] },
+      { title: 'Cumulative Layout Shift (CLS)', legend, widths: ['60%', '20%', '20%'], figures: ['0.05', '0.12'] },
+      { title: 'Total Blocking Time (TBT)', legend, widths: ['60%', '20%', '20%'], figures: ['150 ms', '320 ms'] },
+    ], 'each vital: good, needs improvement and poor as bar widths and as numbers; its median and 75th percentile');
+    assert.ok(await page.$(aria('Pages by grade', 'list')), 'a list named "Pages by grade"');
+    assert.deepEqual(await page.$$eval('.scan-grades li', (lis) => lis.map((li) => (li.textContent ?? '').trim())),
+      ['A1 page', 'B2 pages', 'C1 page', 'D1 page', 'E0 pages', 'F0 pages']);
+    const worst = await tableRows(page, 'table.scan-worst');
+    assert.deepEqual(worst[0], ['/p/3', '/p/:id', 'D', '58%', '4.60 s', '700 ms', '0.30'], 'the worst page first, by its path on the site');
+    assert.equal(await page.$eval(`table.scan-worst ${aria('/p/3', 'link')}`, (e) => e.getAttribute('href')),
+      `/reports/${finishedScan.pages[3]!.reportId}`, 'and it opens its report');
+    assert.deepEqual(await tableRows(page, 'table.scan-worst-templates'),
+      [['/p/:id', '3', '71%', '3.10 s'], ['/blog/:slug', '1', '88%', '1.90 s'], ['/', '1', '95%', '1.20 s']], 'templates, the worst first');
+    assert.deepEqual(await page.$$eval('.scan-audits li', (lis) => lis.map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim())),
+      ['Document request latency fails on 3 of 5 pages; 900 ms and 1.14 MB to save high impact'], 'the failing audit, on how many pages, what it saves');
+    assert.deepEqual(await tableRows(page, 'table.scan-third'), [['https://cdn.example.net', '5', '15', '97.7 KB', '500 ms']]);
+
+    // The pages: each completed one links its report; the failed one says why.
+    const table = await tableRows(page, 'table.scan-pages');
+    const paths = (urls: string[]) => urls.map((u) => u.slice(SCAN_SITE.length));
+    assert.deepEqual(table.map((r) => r[1]), paths(SCAN_PAGES.map((p) => p.url)), 'in test order, by their paths on the site');
+    assert.deepEqual(table[5]!.slice(3, 5), ['FailedThe page answered 500 Internal Server Error.', '–']);
+    for (const p of finishedScan.pages.filter((x) => x.reportId)) {
+      assert.equal(await page.$eval(`table.scan-pages ${aria(paths([p.url])[0]!, 'link')}`, (e) => e.getAttribute('href')), `/reports/${p.reportId}`, `${p.url} links its report`);
+    }
+    await checkScreen(page, 'scan, finished');
+
+    await clickAndWait(page, aria('LCP', 'link'));
+    assert.equal(new URL(page.url()).searchParams.get('sort'), '-largest_contentful_paint', '"LCP" sorts the slowest first');
+    assert.deepEqual((await tableRows(page, 'table.scan-pages')).map((r) => r[1]),
+      ['/p/3', '/p/2', '/p/1', '/blog/a', '/', '/p/4'], 'the slowest first, a page without LCP last');
+    assert.equal(await page.$eval('table.scan-pages th[aria-sort]', (th) => `${th.textContent?.trim()} ${th.getAttribute('aria-sort')}`), 'LCP ▼ descending');
+    await clickAndWait(page, aria('LCP', 'link'));
+    assert.equal(new URL(page.url()).searchParams.get('sort'), 'largest_contentful_paint', 'again, the other way');
+    assert.deepEqual((await tableRows(page, 'table.scan-pages')).map((r) => r[1]),
+      ['/', '/blog/a', '/p/1', '/p/2', '/p/3', '/p/4'], 'the fastest first, a page without LCP still last');
+
+    const csvHref = await page.$eval(aria('Download CSV', 'link'), (e) => e.getAttribute('href'));
+    assert.equal(csvHref, `/scans/${finishedScan.scanId}/pages.csv`);
+    const csv = await fetchIn(page, csvHref!);
+    assert.equal(csv.status, 200, csv.text.slice(0, 300));
+    assert.match(csv.type, /^text\/csv/);
+    assert.equal(csv.disposition, `attachment; filename="scan-${finishedScan.scanId}.csv"`);
+    const lines = csv.text.trimEnd().split('\r\n');
+    assert.equal(lines[0], 'url,template,position,state,error,test,report,grade,performance_score,structure_score,largest_contentful_paint,' +
+      'total_blocking_time,cumulative_layout_shift,fully_loaded_time,page_bytes,page_requests', 'the API\'s columns');
+    assert.equal(lines.length, 7, 'a header and a line per page');
+    assert.ok(lines[4]!.startsWith(`${SCAN_SITE}/p/3,/p/:id,3,completed,,${finishedScan.pages[3]!.id},${finishedScan.pages[3]!.reportId},D,58,`), lines[4]);
+    const jsonHref = await page.$eval(aria('Download JSON', 'link'), (e) => e.getAttribute('href'));
+    const json = await fetchIn(page, jsonHref!);
+    assert.equal(json.status, 200);
+    const doc = JSON.parse(json.text) as { scan: string; site: string; pages: { url: string; largest_contentful_paint: number | null }[] };
+    assert.deepEqual([doc.scan, doc.site, doc.pages.length], [finishedScan.scanId, SCAN_SITE, 6]);
+    assert.equal(doc.pages[3]!.largest_contentful_paint, 4600);
+  });
+
+  it('21c. a running scan: its pages done, and each page as it completes without a reload; "Cancel scan" asks, then the scan is cancelled', async () => {
+    await goto(page, `${server.base}/scans/${runningScan.scanId}`);
+    assert.equal(await heading(page), `Scan of ${SCAN_SITE}/shop/`);
+    assert.equal(await textOf(page, '[role=status]'), 'Running: 1 of 3 pages done');
+    assert.deepEqual((await tableRows(page, 'table.scan-pages')).map((r) => r[3]), ['Completed', 'Loading', 'Loading']);
+    assert.ok(await page.$(aria('Cancel scan', 'button')), 'a running scan has "Cancel scan"');
+    await checkScreen(page, 'scan, running');
+
+    await page.evaluate('window.__marker = "same document"');
+    const [, loading] = runningScan.pages;
+    const reportId = await completeSeededScanPage(server.app.store, await accountIdOf(server.app.store, ownerKey), loading!, {
+      url: loading!.url, template: '/shop/:id', grade: 'B', performance_score: 84, largest_contentful_paint: 2000, total_blocking_time: 100,
+      cumulative_layout_shift: 0.03, fully_loaded_time: 2500,
+    });
+    await waitForStatus(page, /^Running: 2 of 3 pages done$/, 'the status follows the scan', 15_000);
+    await page.waitForSelector(`table.scan-pages a[href="/reports/${reportId}"]`, { timeout: 15_000 });
+    const row = (await tableRows(page, 'table.scan-pages'))[1]!;
+    assert.deepEqual(row.slice(1, 8), ['/shop/1', '/shop/:id', 'Completed', 'B', '84%', '–', '2.00 s'], 'the page shows its figures as it completes');
+    assert.equal(await page.evaluate('window.__marker'), 'same document', 'in the same document: no reload');
+
+    const asked = nextDialog(page, true);
+    await clickAndWait(page, aria('Cancel scan', 'button'));
+    assert.match(await asked, /^Cancel this scan\?/);
+    await waitForStatus(page, /^Cancelled after 2 pages of 3$/, '"Cancel scan"', 10_000);
+    assert.equal(new URL(page.url()).pathname, `/scans/${runningScan.scanId}`);
+    assert.equal(await page.$(aria('Cancel scan', 'button')), null, 'no "Cancel scan" once cancelled');
+    assert.match(await textOf(page, '.scan-status'), /The page loading when the scan was cancelled finishes/, 'the page still loading is waited for');
+    const api = await call(server, 'GET', `/scans/${runningScan.scanId}`, { key: ownerKey });
+    assert.equal(api.body?.data?.attributes?.state, 'cancelled', api.text);
+  });
+
+  it('21d. "New scan": each field named by its label; a bad input gets the API\'s message and creates nothing; a list of URLs of the fixture site starts a scan that its screen follows to its site report', { timeout: 90_000 }, async () => {
+    await goto(page, `${server.base}/scans`);
+    assert.deepEqual((await fieldNames(page)).map((f) => f.name), SCAN_FIELDS, 'the scan\'s fields, then Analyze\'s options');
+    assert.equal(await page.$eval(aria('Respect robots.txt', 'checkbox'), (e) => (e as HTMLInputElement).checked), true, 'robots.txt is respected unless unchecked');
+    const url = site.url('/');
+    const credits = await creditsOf(server, ownerKey);
+    const scansBefore = (await call(server, 'GET', '/scans', { key: ownerKey })).body.data.length;
+    const api = await call(server, 'POST', '/scans', { key: ownerKey, body: { data: { type: 'scan', attributes: { url, source: 'list' } } } });
+    const apiError = errorOf(api);
+    assert.equal(api.status, 400, api.text);
+
+    await page.locator(aria('URL', 'textbox')).fill(url);
+    await page.locator(aria('Source', 'combobox')).fill('list');
+    const refused = await clickAndWait(page, aria('Start scan', 'button'));
+    assert.equal(refused.status(), 400, "the app answers with the API's status");
+    const shown = await textOf(page, '[role=alert]');
+    assert.ok(shown.includes(apiError.detail!), `the app shows the API's message "${apiError.detail}"; it showed "${shown}"`);
+    assert.equal(await page.$eval('#f-url', (e) => (e as HTMLInputElement).value), url, 'the form keeps what was typed');
+    assert.equal(await page.$eval('#f-source', (e) => (e as HTMLSelectElement).value), 'list');
+    await checkScreen(page, 'scans, refused', { reload: false });
+    assert.equal(await creditsOf(server, ownerKey), credits, 'a refused scan reserves nothing');
+    assert.equal((await call(server, 'GET', '/scans', { key: ownerKey })).body.data.length, scansBefore, 'and creates no scan');
+
+    await page.locator(aria('URLs', 'textbox')).fill(url);
+    await page.locator(aria('Max pages', 'spinbutton')).fill('1');
+    // Shown again after the refusal, the options are open already.
+    if (!(await page.$eval('.scan-form details', (d) => (d as HTMLDetailsElement).open))) await page.locator(aria('Analysis options')).click();
+    await page.waitForSelector(aria('Report type', 'combobox'), { visible: true });
+    const none = await optionValue(page, aria('Report type', 'combobox'), 'Metrics only (no report)');
+    assert.ok(none, 'the options offer "Metrics only"');
+    await page.locator(aria('Report type', 'combobox')).fill(none);
+    const started = await clickAndWait(page, aria('Start scan', 'button'));
+    assert.equal(started.status(), 200);
+    const m = /^\/scans\/([^/]+)$/.exec(new URL(page.url()).pathname);
+    assert.ok(m, `"Start scan" opens the scan's screen: ${page.url()}`);
+    assert.equal(await heading(page), `Scan of ${url}`);
+    assert.match(await textOf(page, '[role=status]'), /^(Discovering pages|Running|Completed)/);
+    const scan = await call(server, 'GET', `/scans/${m[1]}`, { key: ownerKey });
+    const a = scan.body?.data?.attributes;
+    assert.deepEqual([a?.url, a?.source, a?.max_pages, a?.urls_given], [url, 'list', 1, 1], `the API has the scan as the form gave it: ${scan.text}`);
+
+    // The agent's load is the stub here: the screen follows the scan to its end by itself.
+    await waitForStatus(page, /^Completed: 1 page measured$/, 'the new scan', 60_000);
+    assert.ok(await page.$(aria('Core Web Vitals', 'heading')), 'the site report opened');
+    const link = await page.$eval(`table.scan-pages ${aria('/', 'link')}`, (e) => e.getAttribute('href'));
+    assert.match(link ?? '', /^\/reports\/[^/]+$/, 'the page links its report');
+    await checkScreen(page, 'scan, started from the form');
   });
 
   journeySteps(() => ({ server, site, browser, page, other, ownerKey }));

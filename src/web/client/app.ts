@@ -1,7 +1,8 @@
 /**
  * The web app's only script (the screens work without it): asks before destructive forms are sent, follows
  * a running test live through server-sent events, opening its report when it completes (and showing a failed journey
- * again, with its steps), and reads a chosen recording file into the field it fills (data-fills: the textarea's id).
+ * again, with its steps), follows a running scan the same way (its changing parts fetched again, the site report
+ * opened when it is done), and reads a chosen recording file into the field it fills (data-fills: the textarea's id).
  */
 
 document.addEventListener('submit', (e) => {
@@ -40,6 +41,67 @@ function followTest(box: HTMLElement): void {
 }
 
 for (const box of document.querySelectorAll<HTMLElement>('[data-events]')) followTest(box);
+
+interface ScanEvent {
+  state: string;
+  label: string;
+  /** Changes whenever the screen would (state, URLs found, pages in each state). */
+  key: string;
+  /** The scan no longer changes: its screen now has the site report (or its end). */
+  done: boolean;
+}
+
+/**
+ * A running scan's screen: the status line follows the scan's events; when the scan moved, the screen is fetched
+ * again and its live parts (data-live, by id) take the new content; when it is done, the screen reloads.
+ */
+function followScan(box: HTMLElement): void {
+  const url = box.dataset.scanEvents;
+  if (!url) return;
+  const status = box.querySelector<HTMLElement>('[data-state]');
+  let fetching = false;
+  let again = false;
+  const refresh = async (): Promise<void> => {
+    if (fetching) {
+      again = true;
+      return;
+    }
+    fetching = true;
+    try {
+      const res = await fetch(window.location.href, { credentials: 'same-origin' });
+      if (!res.ok) return;
+      const fresh = new DOMParser().parseFromString(await res.text(), 'text/html');
+      for (const part of document.querySelectorAll<HTMLElement>('[data-live][id]')) {
+        const next = fresh.getElementById(part.id);
+        if (next) part.replaceChildren(...[...next.childNodes].map((n) => document.importNode(n, true)));
+      }
+    } catch {
+      // The next event tries again.
+    } finally {
+      fetching = false;
+      if (again) {
+        again = false;
+        void refresh();
+      }
+    }
+  };
+  const source = new EventSource(url);
+  source.addEventListener('state', (e) => {
+    const ev = JSON.parse((e as MessageEvent<string>).data) as ScanEvent;
+    if (status) status.textContent = ev.label;
+    if (ev.done) {
+      source.close();
+      window.location.reload();
+      return;
+    }
+    if (ev.key !== box.dataset.key) {
+      box.dataset.key = ev.key;
+      void refresh();
+    }
+  });
+}
+
+for (const box of document.querySelectorAll<HTMLElement>('[data-scan-events]')) followScan(box);
 
 /**
  * A recording file, read into its text field as soon as it is chosen: the person sees (and may edit) what will be

@@ -64,18 +64,25 @@ export function attributesFromForm(form: FormFields): Record<string, unknown> {
 }
 
 
-function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
+/** A text or number field named `name` (id f-NAME) showing the form's value; its hint is its description. */
+export function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
   return formField(`f-${name}`, label, (d) => `<input id="f-${name}" name="${name}" type="${o.type ?? 'text'}" value="${esc(form.get(name) ?? '')}"${o.attrs ?? ''}${d}>`, o.hint);
 }
 
-function textarea(form: FormFields, name: string, label: string, hint: string): string {
-  return formField(`f-${name}`, label, (d) => `<textarea id="f-${name}" name="${name}" rows="2" spellcheck="false"${d}>${esc(form.get(name) ?? '')}</textarea>`, hint);
+/** A textarea of one item per line. */
+export function textarea(form: FormFields, name: string, label: string, hint: string, rows = 2): string {
+  return formField(`f-${name}`, label, (d) => `<textarea id="f-${name}" name="${name}" rows="${rows}" spellcheck="false"${d}>${esc(form.get(name) ?? '')}</textarea>`, hint);
 }
 
-const checkbox = (form: FormFields, name: string, label: string) =>
-  `<label class="check"><input type="checkbox" name="${name}" value="1"${checked(form.has(name))}> ${label}</label>`;
+/** A checkbox named by its label; checked when the form has it (or, before any was sent, when `byDefault`). */
+export const checkbox = (form: FormFields, name: string, label: string, byDefault?: boolean) =>
+  `<label class="check"><input type="checkbox" name="${name}" value="1"${checked(byDefault !== undefined && !form.has('csrf') ? byDefault : form.has(name))}> ${label}</label>`;
 
-function optionsFields(p: Principal, catalog: Catalog, form: FormFields): string {
+/**
+ * "Analysis options": every option of POST /tests the plan allows, as the API's attributes (attributesFromForm reads
+ * them back). Analyze and a new scan (each page's test) share it.
+ */
+export function optionsFields(p: Principal, catalog: Catalog, form: FormFields): string {
   const plan = p.plan;
   const location = form.get('location') ?? catalog.defaultLocation;
   const locations = catalog.locations().map((l) => {

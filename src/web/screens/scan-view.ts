@@ -1,0 +1,355 @@
+/**
+ * A scan's screen (screens/scans.ts serves it): while it discovers or runs, what was found and skipped (and why),
+ * how many pages are done, and each page as it completes, kept current by the client script (the parts marked
+ * data-live are fetched again when the scan's events say it changed); once done, the site report (docs/scans.md
+ * "figures"): Core Web Vitals as distributions, grades, the worst pages and templates, the structure audits that fail
+ * on the most pages, third parties; and the pages as a table sorted by the same list query as the API's.
+ */
+import type { ScanPageRow } from '../../core/scans/scans.js';
+import type { ScanView } from '../../core/scans/scan-export.js';
+import type { SiteFigures, VitalFigures } from '../../analysis/site-figures.js';
+import { VITALS } from '../../analysis/site-figures.js';
+import type { ListQuery } from '../../store/list-query.js';
+import { bytes, ms } from '../../report/format.js';
+import { GRADE_COLOUR } from '../../report/page.js';
+import { actionButton, esc, type WebKit } from '../kit.js';
+import type { Visitor } from '../session.js';
+import { inkOn, plural, utcMinute } from './figures.js';
+
+export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
+export const STATE_NAMES: Record<string, string> = {
+  discovering: 'Discovering pages', running: 'Running', completed: 'Completed', cancelled: 'Cancelled', error: 'Ended in error',
+};
+const PAGE_STATE_NAMES: Record<string, string> = {
+  queued: 'Queued', started: 'Loading', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled',
+};
+/** Why discovery skipped URLs (discovery/types.ts SKIP_REASONS), as the screen says it. */
+const SKIP_NAMES: Record<string, string> = {
+  other_host: 'On another host',
+  robots_txt: 'Disallowed by robots.txt',
+  excluded: 'Left out by Include or Exclude',
+  not_html: 'Not an HTML page',
+  duplicate: 'Duplicates',
+  sitemap_error: 'Sitemaps that could not be read',
+  fetch_error: 'Pages that could not be fetched',
+  crawl_limit: 'Beyond the crawl’s depth or limits',
+  sampled_out: 'Sampled out (enough pages of their template)',
+  over_max_pages: 'Over Max pages',
+};
+
+export const isRunning = (state: string): boolean => state === 'discovering' || state === 'running';
+
+/** Whether the screen follows the scan: it runs, or it was cancelled while a page was loading (its figures come after). */
+export const isFollowed = (s: Pick<ScanView, 'state' | 'figures' | 'pages'>): boolean =>
+  isRunning(s.state) || (s.state === 'cancelled' && s.figures === null && s.pages.queued + s.pages.started > 0);
+
+/** What the status line says of a scan. */
+export function scanLabel(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figures'>): string {
+  const done = s.pages.completed + s.pages.failed;
+  switch (s.state) {
+    case 'discovering':
+      return s.found > 0 ? `Discovering pages: ${plural(s.found, 'URL')} found so far` : 'Discovering pages';
+    case 'running':
+      return `Running: ${done} of ${plural(s.pages.total, 'page')} done`;
+    case 'completed':
+      return `Completed: ${plural(s.pages.completed, 'page')} measured${s.pages.failed ? `, ${s.pages.failed} failed` : ''}`;
+    case 'cancelled':
+      return `Cancelled after ${plural(done, 'page')}${s.pages.total ? ` of ${s.pages.total}` : ''}`;
+    default:
+      return 'Ended in error';
+  }
+}
+
+/** "27 of 50 done", the scans list's and the progress part's count (failed pages count as done). */
+export const doneOf = (s: Pick<ScanView, 'pages'>): string => `${s.pages.completed + s.pages.failed} of ${s.pages.total}`;
+
+const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${Math.round(v)}%`);
+const cls = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
+const share = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 1000) / 10);
+const timeTag = (t: number) => `<time datetime="${new Date(t).toISOString()}">${esc(utcMinute(t))}</time>`;
+
+/** A grade letter in its colour (scan pages keep the grade, not its percentage). */
+export function gradeLetter(g: string | null): string {
+  if (!g) return '<span class="muted">–</span>';
+  const bg = GRADE_COLOUR[g] ?? '#667085';
+  return `<span class="gradebox" style="background:${bg};color:${inkOn(bg)}">${esc(g)}</span>`;
+}
+
+/* The pages table: sorted by the scan pages' list query (core listScanPages), 100 a page. */
+
+export const PAGES_PAGE_SIZE = 100;
+const MAX_PAGE_NUMBER = 100_000;
+
+interface Column {
+  attr: string;
+  label: string;
+  /** The first click sorts worst first: the highest times, the lowest scores, F before A. */
+  firstDesc: boolean;
+  num?: true;
+}
+const COLUMNS: Column[] = [
+  { attr: 'position', label: '#', firstDesc: false, num: true },
+  { attr: 'url', label: 'URL', firstDesc: false },
+  { attr: 'template', label: 'Template', firstDesc: false },
+  { attr: 'state', label: 'State', firstDesc: false },
+  { attr: 'grade', label: 'Grade', firstDesc: true },
+  { attr: 'performance_score', label: 'Performance', firstDesc: false, num: true },
+  { attr: 'structure_score', label: 'Structure', firstDesc: false, num: true },
+  { attr: 'largest_contentful_paint', label: 'LCP', firstDesc: true, num: true },
+  { attr: 'total_blocking_time', label: 'TBT', firstDesc: true, num: true },
+  { attr: 'cumulative_layout_shift', label: 'CLS', firstDesc: true, num: true },
+  { attr: 'fully_loaded_time', label: 'Fully loaded', firstDesc: true, num: true },
+];
+const SORTABLE = new Set(COLUMNS.map((c) => c.attr));
+
+export interface PagesView {
+  sort: { attr: string; desc: boolean };
+  page: number;
+}
+
+const first = (v: unknown): string => (Array.isArray(v) ? first(v[0]) : typeof v === 'string' ? v : '');
+
+/** The table's view from the query string (`sort=-largest_contentful_paint`, `page=2`); anything else is the default. */
+export function pagesViewOf(query: unknown): PagesView {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const s = first(q.sort);
+  const desc = s.startsWith('-');
+  const attr = desc ? s.slice(1) : s;
+  const n = Number(first(q.page));
+  return {
+    sort: SORTABLE.has(attr) ? { attr, desc } : { attr: 'position', desc: false },
+    page: Number.isInteger(n) && n >= 1 && n <= MAX_PAGE_NUMBER ? n : 1,
+  };
+}
+
+export const pagesQueryOf = (view: PagesView): ListQuery => ({
+  filters: [], bool: 'AND', sort: [view.sort], filteredOrSorted: view.sort.attr !== 'position' || view.sort.desc,
+  page: { size: PAGES_PAGE_SIZE, number: view.page },
+});
+
+function pagesHref(scanId: string, sort: PagesView['sort'], page = 1): string {
+  const p = new URLSearchParams();
+  if (sort.attr !== 'position' || sort.desc) p.set('sort', `${sort.desc ? '-' : ''}${sort.attr}`);
+  if (page > 1) p.set('page', String(page));
+  const s = p.toString();
+  return `/scans/${scanId}${s ? `?${s}` : ''}#pages`;
+}
+
+/** The scan's site (its origin once discovery has run). */
+const siteOf = (s: Pick<ScanView, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
+
+/** A page of the site as its path (the heading names the site), any other URL in full. */
+export const pathOn = (site: string, url: string): string => (url.startsWith(`${site}/`) ? url.slice(site.length) : url);
+
+function pageCells(site: string, p: ScanPageRow): string {
+  const href = p.report_id ? `/reports/${p.report_id}` : p.state === 'queued' || p.state === 'started' ? `/tests/${p.id}` : undefined;
+  const url = href ? `<a href="${esc(href)}">${esc(pathOn(site, p.url))}</a>` : esc(pathOn(site, p.url));
+  const state = esc(PAGE_STATE_NAMES[p.state] ?? p.state) + (p.error ? `<span class="scan-page-error">${esc(p.error)}</span>` : '');
+  return `<td class="num">${p.position + 1}</td><td class="url">${url}</td><td class="scan-template">${esc(p.template)}</td>` +
+    `<td class="scan-page-state">${state}</td><td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td>` +
+    `<td class="num">${pct(p.structure_score)}</td><td class="num">${ms(p.largest_contentful_paint)}</td>` +
+    `<td class="num">${ms(p.total_blocking_time)}</td><td class="num">${cls(p.cumulative_layout_shift)}</td><td class="num">${ms(p.fully_loaded_time)}</td>`;
+}
+
+/** The pages part: a header link per column sorts by it (again: the other way), a pager past 100 pages; data-live. */
+export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, view: PagesView): string {
+  let content: string;
+  if (s.pages.total === 0) {
+    content = `<div class="card"><p class="muted scan-empty">${s.state === 'discovering'
+      ? 'Discovery is looking for the pages to test; they are listed here as soon as they are queued.'
+      : 'This scan has no pages.'}</p></div>`;
+  } else if (rows.length === 0) {
+    content = `<div class="card"><p class="scan-empty">There are no pages this far into the list. <a href="${esc(pagesHref(s.id, view.sort))}">Go to the first page</a>.</p></div>`;
+  } else {
+    const head = COLUMNS.map((c) => {
+      const current = view.sort.attr === c.attr;
+      const next = { attr: c.attr, desc: current ? !view.sort.desc : c.firstDesc };
+      const arrow = current ? `<span aria-hidden="true">${view.sort.desc ? ' ▼' : ' ▲'}</span>` : '';
+      return `<th scope="col"${c.num ? ' class="num"' : ''}${current ? ` aria-sort="${view.sort.desc ? 'descending' : 'ascending'}"` : ''}>` +
+        `<a class="sort" href="${esc(pagesHref(s.id, next))}">${c.label}</a>${arrow}</th>`;
+    }).join('');
+    const from = (view.page - 1) * PAGES_PAGE_SIZE + 1;
+    content = `<div class="card tablewrap"><table class="list scan-pages"><caption class="visually-hidden">Pages ${from} to ${from + rows.length - 1} of ${s.pages.total}</caption>` +
+      `<thead><tr>${head}</tr></thead><tbody>${rows.map((p) => `<tr>${pageCells(siteOf(s), p)}</tr>`).join('')}</tbody></table></div>`;
+  }
+  const pager = view.page > 1 || hasNext
+    ? `<nav class="pager" aria-label="Pages of the list">` +
+      (view.page > 1 ? `<a class="btn secondary" href="${esc(pagesHref(s.id, view.sort, view.page - 1))}" rel="prev">Previous</a>` : '') +
+      `<span aria-current="page">Page ${view.page}</span>` +
+      (hasNext ? `<a class="btn secondary" href="${esc(pagesHref(s.id, view.sort, view.page + 1))}" rel="next">Next</a>` : '') + '</nav>'
+    : '';
+  const note = s.pages.total > 0
+    ? `<p class="muted">Pages of ${esc(siteOf(s))}. ${isRunning(s.state) ? 'Each shows its figures as soon as its test completes. ' : ''}` +
+      'A column’s name sorts by it; again, the other way.</p>'
+    : '';
+  return `<section id="pages" class="scan-section" aria-labelledby="scan-pages" data-live><h2 id="scan-pages">Pages</h2>${note}${content}${pager}</section>`;
+}
+
+/* Progress and discovery: found, skipped by reason, discovery errors, pages done. */
+
+export function progressPart(s: ScanView): string {
+  const { pages } = s;
+  const done = pages.completed + pages.failed;
+  const bar = pages.total > 0
+    ? `<div class="scan-bar" aria-hidden="true"><span class="scan-bar-good" style="width:${share(pages.completed, pages.total)}%"></span>` +
+      `<span class="scan-bar-poor" style="width:${share(pages.failed, pages.total)}%"></span></div>`
+    : '';
+  const counts = [
+    ['Pages done', pages.total > 0 ? `${doneOf(s)}` : (isRunning(s.state) ? 'none yet' : '0')],
+    ['Completed', String(pages.completed)],
+    ['Failed', String(pages.failed)],
+    ...(isRunning(s.state) || pages.queued + pages.started > 0 ? [['Queued', String(pages.queued)], ['Loading', String(pages.started)]] : []),
+    ...(pages.cancelled ? [['Cancelled', String(pages.cancelled)]] : []),
+    ['Credits', `${s.creditsUsed} used${s.creditsReserved ? `, ${s.creditsReserved} reserved` : ''}`],
+  ];
+  const progress = `<section class="card scan-card" aria-labelledby="scan-progress-h"><h2 id="scan-progress-h">Progress</h2>${bar}` +
+    `<dl class="facts">${counts.map(([k, val]) => `<dt>${k}</dt><dd>${val}</dd>`).join('')}</dl>` +
+    `${done < pages.total && isRunning(s.state) ? '<p class="muted">A scan’s tests wait behind every test that is not a scan’s.</p>' : ''}</section>`;
+
+  const skipped = Object.entries(s.skipped).filter(([, n]) => n > 0);
+  const skippedTotal = skipped.reduce((a, [, n]) => a + n, 0);
+  const skippedList = skipped.length
+    ? `<h3>Skipped: ${plural(skippedTotal, 'URL')}</h3><ul class="scan-skipped">${skipped.map(([k, n]) =>
+      `<li><span>${esc(SKIP_NAMES[k] ?? k)}</span><b>${n.toLocaleString('en')}</b></li>`).join('')}</ul>`
+    : s.state === 'discovering' ? '' : '<p class="muted">No URL was skipped.</p>';
+  const errors = s.discoveryErrors.length
+    ? `<h3>Discovery errors</h3><ul class="scan-errors">${s.discoveryErrors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
+    : '';
+  const settings = s.settings;
+  const found = s.state === 'discovering' && s.found === 0 ? 'counting…' : plural(s.found, 'URL');
+  const discovery = `<section class="card scan-card" aria-labelledby="scan-discovery-h"><h2 id="scan-discovery-h">Discovery</h2>` +
+    `<dl class="facts"><dt>Source</dt><dd>${esc(SOURCE_NAMES[s.source] ?? s.source)}${s.source === 'list' ? ` (${plural(settings.urls.length, 'URL')} given)` : ''}` +
+    `${s.source === 'crawl' ? ` (depth ${settings.crawl_depth})` : ''}</dd><dt>Found</dt><dd>${found}</dd>` +
+    `<dt>Tested</dt><dd>${s.state === 'discovering' ? 'not known yet' : plural(pages.total, 'page')} (at most ${settings.max_pages}, ` +
+    `${settings.sample === 0 ? 'every page of a template' : `${settings.sample} per template`})</dd></dl>` +
+    `${skippedList}${errors}</section>`;
+  const error = s.error ? `<div class="error" role="alert">${esc(s.error)}</div>` : '';
+  return `<div id="scan-progress" data-live>${error}<div class="scan-cards">${progress}${discovery}</div></div>`;
+}
+
+/* The site report. */
+
+const VITAL_PARTS: { key: keyof typeof VITALS; title: string; format: (v: number | null) => string; limits: string }[] = [
+  { key: 'largest_contentful_paint', title: 'Largest Contentful Paint (LCP)', format: ms, limits: 'good ≤ 2.5 s, poor > 4 s' },
+  { key: 'cumulative_layout_shift', title: 'Cumulative Layout Shift (CLS)', format: cls, limits: 'good ≤ 0.1, poor > 0.25' },
+  { key: 'total_blocking_time', title: 'Total Blocking Time (TBT)', format: ms, limits: 'good ≤ 200 ms, poor > 600 ms' },
+];
+
+function vitalCard(part: (typeof VITAL_PARTS)[number], f: VitalFigures): string {
+  const total = f.good + f.needs_improvement + f.poor;
+  const bands: [string, string, number][] = [['good', 'good', f.good], ['ni', 'needs improvement', f.needs_improvement], ['poor', 'poor', f.poor]];
+  const bar = `<div class="dist" aria-hidden="true">${bands.filter(([, , n]) => n > 0)
+    .map(([k, , n]) => `<span class="dist-${k}" style="width:${share(n, total)}%"></span>`).join('')}</div>`;
+  const legend = `<ul class="dist-legend">${bands.map(([k, name, n]) =>
+    `<li><span class="dist-key dist-${k}" aria-hidden="true"></span><b>${n}</b> ${name} <span class="muted">(${Math.round(share(n, total))}%)</span></li>`).join('')}</ul>`;
+  return `<div class="card scan-vital"><h3>${part.title}</h3>${total > 0 ? bar + legend : '<p class="muted">No page measured has this figure.</p>'}` +
+    `<dl class="facts"><dt>Median</dt><dd>${part.format(f.median)}</dd><dt>75th percentile</dt><dd>${part.format(f.p75)}</dd></dl>` +
+    `<p class="hint">${part.limits}</p></div>`;
+}
+
+function gradesCard(grades: Record<string, number>): string {
+  if (Object.values(grades).every((n) => n === 0)) return '<div class="card"><p class="muted">No page measured has a grade.</p></div>';
+  const letters = Object.keys(GRADE_COLOUR);
+  const max = Math.max(1, ...letters.map((g) => grades[g] ?? 0));
+  const rows = letters.map((g) => {
+    const n = grades[g] ?? 0;
+    return `<li>${gradeLetter(g)}<span class="grade-bar" aria-hidden="true"><span style="width:${share(n, max)}%;background:${GRADE_COLOUR[g]}"></span></span>` +
+      `<span class="grade-count">${plural(n, 'page')}</span></li>`;
+  }).join('');
+  return `<div class="card"><ul class="scan-grades" aria-label="Pages by grade">${rows}</ul></div>`;
+}
+
+const reportLink = (text: string, report: string | null) => (report ? `<a href="/reports/${esc(report)}">${esc(text)}</a>` : esc(text));
+
+function worstPages(site: string, f: SiteFigures): string {
+  if (f.worst_pages.length === 0) return '<div class="card"><p class="muted">No page was measured.</p></div>';
+  const rows = f.worst_pages.map((p) => `<tr><td class="url">${reportLink(pathOn(site, p.url), p.report)}</td><td class="scan-template">${esc(p.template)}</td>` +
+    `<td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td><td class="num">${ms(p.largest_contentful_paint)}</td>` +
+    `<td class="num">${ms(p.total_blocking_time)}</td><td class="num">${cls(p.cumulative_layout_shift)}</td></tr>`).join('');
+  return `<div class="card tablewrap"><table class="list scan-worst"><thead><tr><th scope="col">Page</th><th scope="col">Template</th><th scope="col">Grade</th>` +
+    `<th scope="col" class="num">Performance</th><th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th>` +
+    `</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function worstTemplates(f: SiteFigures): string {
+  if (f.worst_templates.length === 0) return '<div class="card"><p class="muted">No page was measured.</p></div>';
+  const rows = f.worst_templates.map((t) => `<tr><td class="scan-template">${esc(t.template)}</td><td class="num">${t.pages}</td>` +
+    `<td class="num">${pct(t.performance_score)}</td><td class="num">${ms(t.largest_contentful_paint)}</td></tr>`).join('');
+  return `<div class="card tablewrap"><table class="list scan-worst-templates"><thead><tr><th scope="col">Template</th><th scope="col" class="num">Pages</th>` +
+    `<th scope="col" class="num">Median performance</th><th scope="col" class="num">Median LCP</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** "Document request latency fails on 38 of 50 pages; 9.10 s and 1.15 MB to save". */
+export function auditLine(a: SiteFigures['structure'][number]): string {
+  const savings = [a.savings_ms > 0 ? ms(a.savings_ms) : '', a.savings_bytes > 0 ? bytes(a.savings_bytes) : ''].filter(Boolean).join(' and ');
+  return `${a.title} fails on ${a.failing_pages} of ${plural(a.pages_measured, 'page')}${savings ? `; ${savings} to save` : ''}`;
+}
+
+const TOP_AUDITS = 10;
+
+function structurePart(f: SiteFigures): string {
+  if (f.structure.length === 0) return '<div class="card"><p class="muted">No structure audit fails on any page (or no page ran Lighthouse).</p></div>';
+  const items = f.structure.slice(0, TOP_AUDITS).map((a) =>
+    `<li><span class="scan-audit">${esc(auditLine(a))}</span> <span class="scan-impact scan-impact-${esc(a.impact)}">${esc(a.impact)} impact</span></li>`).join('');
+  const more = f.structure.length > TOP_AUDITS ? `<p class="muted">And ${f.structure.length - TOP_AUDITS} more audits fail on fewer pages.</p>` : '';
+  return `<div class="card"><ol class="scan-audits">${items}</ol>${more}</div>`;
+}
+
+function thirdPartiesPart(f: SiteFigures): string {
+  if (f.third_parties.length === 0) return '<div class="card"><p class="muted">No page loaded anything from another site.</p></div>';
+  const rows = f.third_parties.map((t) => `<tr><td class="url">${esc(t.origin)}</td><td class="num">${t.pages}</td><td class="num">${t.requests}</td>` +
+    `<td class="num">${bytes(t.bytes)}</td><td class="num">${ms(t.time_ms)}</td></tr>`).join('');
+  return `<div class="card tablewrap"><table class="list scan-third"><thead><tr><th scope="col">Origin</th><th scope="col" class="num">Pages</th>` +
+    `<th scope="col" class="num">Requests</th><th scope="col" class="num">Transferred</th><th scope="col" class="num">Time</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table></div>`;
+}
+
+const section = (id: string, title: string, content: string, note = '') =>
+  `<section class="scan-section" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${note ? `<p class="muted">${note}</p>` : ''}${content}</section>`;
+
+export function siteReport(s: ScanView, f: SiteFigures): string {
+  const keys = `<div class="card scan-keys"><dl class="facts"><dt>Pages measured</dt><dd>${f.pages_measured}</dd>` +
+    `<dt>Performance score</dt><dd>${f.performance_score.median === null ? '– <span class="muted">(no page ran Lighthouse)</span>'
+      : `median ${pct(f.performance_score.median)}; three in four pages score at least ${pct(f.performance_score.p75)}`}</dd>` +
+    `<dt>Fully loaded</dt><dd>median ${ms(f.fully_loaded_time.median)}, 75th percentile ${ms(f.fully_loaded_time.p75)}</dd></dl></div>`;
+  const partial = s.state === 'cancelled' ? ' The scan was cancelled: these are the figures of the pages measured before.' : '';
+  return section('sr-vitals', 'Core Web Vitals',
+    `${keys}<div class="scan-vitals">${VITAL_PARTS.map((p) => vitalCard(p, f[p.key])).join('')}</div>`,
+    `Of the pages measured (${f.pages_measured}): how many are good, need improvement or are poor, as web.dev rates them (TBT stands in for INP, as in Lighthouse).${partial}`) +
+    section('sr-grades', 'Grades', gradesCard(f.grades)) +
+    section('sr-worst', 'Worst pages', worstPages(siteOf(s), f), 'The lowest performance scores, then the slowest LCP; each opens its report.') +
+    section('sr-templates', 'Worst templates', worstTemplates(f), 'Pages grouped by the shape of their URL, the lowest median performance first.') +
+    section('sr-structure', 'Structure audits failing most', structurePart(f), 'On how many pages each audit fails, with what fixing it would save on those pages together.') +
+    section('sr-third', 'Third parties', thirdPartiesPart(f), 'Origins of other sites the pages load, on the most pages first.');
+}
+
+/** The scan's heading, facts, actions and status card (the status follows the scan's events while it runs). */
+export function scanHead(kit: WebKit, v: Visitor, s: ScanView): string {
+  const { catalog } = kit.ctx;
+  const when = s.finished ? `started ${timeTag(s.started ?? s.created)}, finished ${timeTag(s.finished)} UTC` : `started ${timeTag(s.started ?? s.created)} UTC`;
+  const facts = `<p class="muted scan-facts">${esc(SOURCE_NAMES[s.source] ?? s.source)} · ${when} · ${esc(catalog.location(s.location)?.name ?? s.location)} · ` +
+    `${esc(catalog.browser(s.browser)?.name ?? s.browser)}</p>`;
+  const running = isRunning(s.state);
+  const followed = isFollowed(s);
+  const downloads = s.pages.total > 0
+    ? `<a class="btn secondary" href="/scans/${esc(s.id)}/pages.csv" download>Download CSV</a><a class="btn secondary" href="/scans/${esc(s.id)}/pages.json" download>Download JSON</a>`
+    : '';
+  const cancel = running && v.principal.role !== 'viewer'
+    ? actionButton(v, `/scans/${s.id}/cancel`, 'Cancel scan', {
+      style: 'danger', confirm: 'Cancel this scan? Its queued pages are dropped and their credits given back; the reports made so far stay.',
+    })
+    : '';
+  const actions = downloads || cancel ? `<div class="actions">${downloads}${cancel}<a class="btn secondary" href="/scans">All scans</a></div>` : '';
+  const key = scanKey(s);
+  const status = `<div class="card scan-status"${followed ? ` data-scan-events="/scans/${esc(s.id)}/events" data-key="${esc(key)}"` : ''}>` +
+    `<p class="state" role="status" aria-live="polite" data-state>${esc(scanLabel(s))}</p>` +
+    `${running ? '<p class="muted">This page follows the scan: pages are added as they complete, and the site report opens when the last one is done.</p>'
+      : followed ? '<p class="muted">The page loading when the scan was cancelled finishes; then the report of the pages measured opens here.</p>' : ''}</div>`;
+  return `<h1 class="scan-title">Scan of <span class="url">${esc(s.url)}</span></h1>${facts}${actions}${status}`;
+}
+
+/** What changes on the screen when the scan moves (the events send it; the script fetches the screen again when it differs). */
+export function scanKey(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figures'>): string {
+  const p = s.pages;
+  return [s.state, s.found, p.total, p.queued, p.started, p.completed, p.failed, p.cancelled, s.figures ? 'figures' : ''].join('.');
+}
