@@ -1,10 +1,9 @@
 /** Site scans (docs/scans.md): start, read, list, cancel; a scan's pages as a list and as CSV and JSON downloads. */
 import type { FastifyRequest } from 'fastify';
 import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, type ScanRow } from '../../core/scans/scans.js';
-import { parseScanRequest, type ScanSettings } from '../../core/scans/scan-request.js';
+import { parseScanRequest } from '../../core/scans/scan-request.js';
 import type { ScanPageRow } from '../../store/scans.js';
-import { scanPageAttributes, scanPagesCsv, scanPagesJson } from '../../core/scans/scan-export.js';
-import { fromTenths } from '../../core/accounts/accounts.js';
+import { scanPageAttributes, scanPagesCsv, scanPagesJson, scanView } from '../../core/scans/scan-export.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../../core/vocabulary/lists.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
@@ -19,25 +18,25 @@ import type { Db } from '../../store/db.js';
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
 export async function scanResource(db: Db, s: ScanRow, links: Links) {
-  const settings = JSON.parse(s.settings) as ScanSettings;
-  const pages = await scanProgress(db, s.id);
+  const v = scanView(s, await scanProgress(db, s.id));
+  const { settings } = v;
   const self = `${links.api}/scans/${s.id}`;
   return {
     type: 'scan',
     id: s.id,
     attributes: {
-      url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
-      created: seconds(s.created), started: seconds(s.started), finished: seconds(s.finished),
-      location: s.location, browser: s.browser,
+      url: v.url, site: v.site, source: v.source, state: v.state, error: v.error,
+      created: seconds(v.created), started: seconds(v.started), finished: seconds(v.finished),
+      location: v.location, browser: v.browser,
       max_pages: settings.max_pages, sample: settings.sample, crawl_depth: settings.crawl_depth,
       respect_robots: settings.respect_robots, keep_query: settings.keep_query,
       include: settings.include, exclude: settings.exclude, templates: settings.templates, sitemaps: settings.sitemaps,
       urls_given: settings.urls.length,
-      found: s.found, skipped: JSON.parse(s.skipped) as Record<string, number>, discovery_errors: JSON.parse(s.discovery_errors) as string[],
-      pages,
-      credits_reserved: fromTenths(s.reserved_tenths),
-      credits_used: fromTenths(s.cost_tenths * (pages.total - pages.cancelled - pages.failed)),
-      figures: s.figures === null ? null : JSON.parse(s.figures) as unknown,
+      found: v.found, skipped: v.skipped, discovery_errors: v.discoveryErrors,
+      pages: v.pages,
+      credits_reserved: v.creditsReserved,
+      credits_used: v.creditsUsed,
+      figures: v.figures,
     },
     links: { self, pages: `${self}/pages`, csv: `${self}/pages.csv`, json: `${self}/pages.json` },
   };
