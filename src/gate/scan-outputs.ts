@@ -6,12 +6,14 @@
  * limit, a poor CLS when `poor_cls_pages` failed, its test failed when `failed_pages` failed...), so the test report
  * is red exactly when the gate's exit code is 1 and names the pages to look at. A page that failed without a budget on
  * it, or that the scan never measured, is a skipped case with its reason; a poor page under no failed budget passes,
- * its ratings in its system-out.
+ * its ratings in its system-out. With --compare-to, a page that got significantly worse than the earlier scan fails too
+ * (what got worse, and whether a test or a threshold said so), and the site suite has a case for the comparison.
  */
 import { byteSize, plural } from '../lib/words.js';
 import type { Check } from './checks.js';
 import { md, OUTCOME_WORD, xml } from './outputs.js';
 import { formatSite, pageBlame, VITALS, type ScanAttributes, type ScanFigures, type ScanPage, type VitalName } from './scan-budgets.js';
+import { againstName, againstText, comparisonVerdict, countsText, reasonText, worsePages, worseText, type GateComparison } from './scan-compare.js';
 
 export interface ScanResult {
   id: string;
@@ -22,6 +24,8 @@ export interface ScanResult {
   web: string;
   pages: ScanPage[];
   checks: Check[];
+  /** --compare-to: the comparison with the earlier scan (or why none was made). */
+  comparison?: GateComparison;
   /** Why no verdict was reached (the scan was cancelled, or no page measured): exit code 2. */
   error?: string;
   exitCode: 0 | 1 | 2;
@@ -110,7 +114,29 @@ function columns(rows: string[][], left: readonly number[] = [0]): string[] {
 function verdict(r: ScanResult): string {
   const failed = r.checks.filter((c) => c.outcome === 'fail').length;
   if (r.exitCode === 2) return `NOT JUDGED: ${r.error ?? 'the scan did not complete'}`;
-  return failed ? `FAILED: ${failed} of ${plural(r.checks.length, 'budget')}` : `PASSED${r.checks.length ? `: ${plural(r.checks.length, 'budget')}` : ''}`;
+  const compared = comparisonVerdict(r.comparison);
+  if (failed || compared?.failed) {
+    return `FAILED: ${[failed ? `${failed} of ${plural(r.checks.length, 'budget')}` : '', compared?.failed ? compared.text : ''].filter(Boolean).join('; ')}`;
+  }
+  const passed = [r.checks.length ? plural(r.checks.length, 'budget') : '', compared?.text ?? ''].filter(Boolean).join('; ');
+  return `PASSED${passed ? `: ${passed}` : ''}`;
+}
+
+/** The comparison's lines of the text summary: against what, the counts, the notes, each worse page, worse templates. */
+function comparisonLines(r: ScanResult): string[] {
+  const c = r.comparison;
+  if (!c) return [];
+  if (!c.attributes) return ['', `Not compared (--compare-to ${c.to}): ${c.skipped ?? 'no comparison'}`];
+  const a = c.attributes;
+  const lines = ['', `Compared with ${againstText(c)}: ${countsText(a)}`, ...a.notes.map((n) => `  note: ${n}`)];
+  const worse = worsePages(c);
+  if (worse.length) lines.push('Pages significantly worse:', ...worse.map((p) => `  ${p.url}: ${worseText(p)}`));
+  const templates = a.templates.filter((t) => t.verdict === 'worse');
+  if (templates.length) {
+    lines.push('Templates worse as a whole:', ...templates.map((t) =>
+      `  ${t.template} (${plural(t.pages, 'page')}): ${t.reasons.filter((x) => x.direction === 'worse').map(reasonText).join('; ')}`));
+  }
+  return lines;
 }
 
 /** The terminal's summary: the scan, the site's figures, the worst of it, what was skipped, each budget, the verdict. */
@@ -145,6 +171,7 @@ export function scanText(r: ScanResult): string {
       ...failed.slice(0, FAILED_PAGES).map((p) => `  ${p.url}: ${p.error ?? 'no reason given'}`));
   }
   if (r.checks.length) lines.push('', ...r.checks.map((c) => `  ${OUTCOME_WORD[c.outcome].padEnd(7)} ${c.message}`));
+  lines.push(...comparisonLines(r));
   lines.push('', verdict(r));
   return `${lines.join('\n')}\n`;
 }
@@ -171,7 +198,8 @@ interface Case { classname: string; name: string; failure?: string; skipped?: st
 
 function pageCase(r: ScanResult, p: ScanPage): Case {
   const base = { classname: p.template || 'page', name: p.url };
-  const blame = pageBlame(p, r.checks);
+  const worse = worsePages(r.comparison).find((w) => w.url === p.url);
+  const blame = [...pageBlame(p, r.checks), ...(worse ? [`worse than ${againstName(r.comparison!)}: ${worseText(worse)}`] : [])];
   if (blame.length) return { ...base, failure: blame.join('; '), out: p.state === 'completed' ? pageFigures(r, p) : undefined };
   if (p.state === 'failed') return { ...base, skipped: `not measured: the page failed: ${p.error ?? 'no reason given'}` };
   if (p.state !== 'completed') return { ...base, skipped: `not measured: ${p.state}${r.scan.state === 'cancelled' ? ' when the scan was cancelled' : ''}` };
@@ -183,6 +211,14 @@ export function scanJunit(r: ScanResult): string {
   const pages = r.pages.map((p) => pageCase(r, p));
   const site: Case[] = r.checks.map((c) => ({ classname: 'webgauge.budget', name: c.attribute,
     ...(c.outcome === 'fail' ? { failure: c.message } : { out: c.message }) }));
+  const c = r.comparison;
+  if (c) {
+    const name = `compared with ${c.against ? `scan ${c.against}` : `--compare-to ${c.to}`}`;
+    const compared = comparisonVerdict(c);
+    site.push(!c.attributes ? { classname: 'webgauge.compare', name, skipped: c.skipped ?? 'not compared' }
+      : compared?.failed ? { classname: 'webgauge.compare', name, failure: `${compared.text}: ${countsText(c.attributes)}` }
+        : { classname: 'webgauge.compare', name, out: countsText(c.attributes) });
+  }
   if (r.exitCode === 2) site.push({ classname: 'webgauge.scan', name: 'the scan completed', error: r.error ?? 'the scan did not complete' });
   else if (site.length === 0) site.push({ classname: 'webgauge.scan', name: 'the scan completed', out: pagesText(r) });
   const suite = (name: string, cases: Case[]) => {
@@ -211,8 +247,10 @@ export function scanJunit(r: ScanResult): string {
 export function scanMarkdown(r: ScanResult): string {
   const s = r.scan;
   const failed = r.checks.filter((c) => c.outcome === 'fail').length;
+  const compared = comparisonVerdict(r.comparison);
+  const failures = [failed ? `${failed} of ${plural(r.checks.length, 'budget')} failed` : '', compared?.failed ? compared.text : ''].filter(Boolean);
   const head = r.exitCode === 2 ? `⚠️ not judged: ${md(r.error ?? 'the scan did not complete')}`
-    : failed ? `❌ ${failed} of ${plural(r.checks.length, 'budget')} failed` : '✅ passed';
+    : failures.length ? `❌ ${md(failures.join('; '))}` : '✅ passed';
   const lines = [`### Webgauge scan: ${head}`, '', `${md(s.site ?? s.url)}: ${s.state}${duration(s)}; ${md(pagesText(r))}`, ''];
   const skipped = skippedText(s);
   if (skipped) lines.push(md(skipped), '');
@@ -250,7 +288,29 @@ export function scanMarkdown(r: ScanResult): string {
     lines.push(`#### ${plural(failedList.length, 'failed page')}`, '',
       ...failedList.slice(0, FAILED_PAGES).map((p) => `- ${md(p.url)}: ${md(p.error ?? 'no reason given')}`), '');
   }
+  lines.push(...comparisonMarkdown(r));
   return `${lines.join('\n')}\n`;
+}
+
+/** The comparison's part of the Markdown summary: the counts, the notes, a table of the pages that got worse. */
+function comparisonMarkdown(r: ScanResult): string[] {
+  const c = r.comparison;
+  if (!c) return [];
+  if (!c.attributes) return [`#### Not compared`, '', md(`--compare-to ${c.to}: ${c.skipped ?? 'no comparison'}`), ''];
+  const lines = [`#### Compared with ${md(againstText(c))}`, '', md(countsText(c.attributes)), '', ...c.attributes.notes.map((n) => `> ${md(n)}`)];
+  if (c.attributes.notes.length) lines.push('');
+  const worse = worsePages(c);
+  if (worse.length) {
+    lines.push('| Page | What got worse | Basis |', '| --- | --- | --- |');
+    for (const p of worse) {
+      const reasons = p.reasons.filter((x) => x.direction === 'worse');
+      const link = reportLink(r, p.after.report);
+      lines.push(`| ${link ? `[${md(p.url)}](${link})` : md(p.url)} | ${reasons.map((x) => md(x.text)).join('; ')} | ` +
+        `${reasons.map((x) => md(`${x.basis === 'test' ? 'test' : 'threshold'}: ${x.why}`)).join('; ')} |`);
+    }
+    lines.push('');
+  }
+  return lines;
 }
 
 /** The one JSON document of `--json`: the verdict, the scan (its attributes and links), its pages, the budgets. */
@@ -258,5 +318,8 @@ export function scanJson(r: ScanResult): string {
   return `${JSON.stringify({
     passed: r.exitCode === 0, exitCode: r.exitCode, ...(r.error ? { error: r.error } : {}),
     scan: { id: r.id, ...r.scan, links: r.links }, pages: r.pages, checks: r.checks,
+    ...(r.comparison ? { comparison: { to: r.comparison.to, against: r.comparison.against ?? null,
+      ...(r.comparison.skipped ? { skipped: r.comparison.skipped } : {}), ...(r.comparison.attributes ?? {}),
+      ...(r.comparison.links ? { links: r.comparison.links } : {}) } } : {}),
   }, null, 2)}\n`;
 }

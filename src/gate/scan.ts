@@ -1,8 +1,10 @@
 /**
  * `webgauge scan URL`: the CI gate for a whole site. Starts a site scan through API 2.0 (Webgauge's extension,
  * docs/scans.md), shows discovery and the pages' progress, prints the site's figures and checks site budgets
- * (`--budget lcp_p75=2500`) when the scan completed. Exit codes as `webgauge test`: 0 all budgets passed, 1 a budget
- * failed, 2 the scan could not be run (refused, ended in error or cancelled, no page measured, server unreachable).
+ * (`--budget lcp_p75=2500`) when the scan completed, and with `--compare-to` compares it with an earlier scan of the site
+ * (scan-compare.ts). Exit codes as `webgauge test`: 0 all budgets passed and no page got worse, 1 a budget failed or a
+ * page got significantly worse, 2 the scan could not be run (refused, ended in error or cancelled, no page measured,
+ * server unreachable).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -12,12 +14,13 @@ import { exitCodeOf, type Budget, type Check } from './checks.js';
 import { failureMessage, pollMsOf, pollPause, Progress, testOptionAttributes, writeMarkdown, writeOutput, type GateIo } from './cli.js';
 import { checkSiteBudgets, parseSiteBudgets, siteBudgetTable, type ScanAttributes, type ScanPage } from './scan-budgets.js';
 import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from './scan-outputs.js';
+import { fetchComparison, parseCompareTo, worsePages } from './scan-compare.js';
 
 export const SCAN_USAGE = `Usage: webgauge scan URL [--sitemap | --crawl | --urls FILE] [--sitemap-url URL]... [--max-pages N] [--sample N]
          [--crawl-depth N] [--include PATTERN]... [--exclude PATTERN]... [--template PATTERN]... [--no-robots]
          [--keep-query] [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
-         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--budget NAME=VALUE]... [--junit FILE] [--json [FILE]]
-         [--markdown FILE]
+         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--budget NAME=VALUE]... [--compare-to last|SCAN_ID]
+         [--junit FILE] [--json [FILE]] [--markdown FILE]
   Tests the pages of the site at URL, found in its sitemaps (the default: robots.txt's Sitemap: lines, else
   /sitemap.xml, or each --sitemap-url), by following its links (--crawl, --crawl-depth links deep, 0-10, default
   3), or listed in FILE (--urls: one URL or path a line; blank lines and # comments ignored).
@@ -28,11 +31,16 @@ export const SCAN_USAGE = `Usage: webgauge scan URL [--sitemap | --crawl | --url
   --server and --key default to WEBGAUGE_SERVER and WEBGAUGE_KEY.
   Budgets on the site's figures (--budget NAME=VALUE, checked when the scan completed):
 ${siteBudgetTable('    ')}
-  --junit FILE: a test case per page (it fails when the page is part of a budget that failed) and per budget.
+  --compare-to last|SCAN_ID: once the scan completed, compare it with the site's previous completed scan (last; none
+  yet: nothing is compared) or with that scan; pages that got significantly worse fail the gate, each listed with
+  what got worse and on what basis (a test over the runs, or a threshold: docs/scans.md "Compare two scans").
+  --junit FILE: a test case per page (it fails when the page is part of a budget that failed, or got worse) and per
+  budget.
   --json [FILE]: the scan and its pages as one JSON document, on standard output without FILE (--json=FILE when
   FILE could be taken for the URL). --markdown FILE: a summary, also appended to $GITHUB_STEP_SUMMARY when set.
-  Exit codes: 0 all budgets passed, 1 a budget failed, 2 the scan could not be run (refused, ended in error or
-  cancelled, no page measured, server unreachable, bad arguments).`;
+  Exit codes: 0 all budgets passed (and no page got worse), 1 a budget failed or a page got significantly worse, 2 the
+  scan could not be run or compared (refused, ended in error or cancelled, no page measured, server unreachable, bad
+  arguments).`;
 
 export interface ScanOptions {
   url: string;
@@ -41,6 +49,8 @@ export interface ScanOptions {
   /** The POST /scans attributes. */
   attributes: Record<string, unknown>;
   budget: Budget;
+  /** --compare-to: last, or the ID of the scan to compare with. */
+  compareTo?: string;
   junit?: string;
   markdown?: string;
   /** --json: '-' for standard output, else its file. */
@@ -108,7 +118,7 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
         'no-robots': { type: 'boolean' }, 'keep-query': { type: 'boolean' },
         server: { type: 'string' }, key: { type: 'string' }, location: { type: 'string' }, browser: { type: 'string' },
         runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string', multiple: true },
-        junit: { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        'compare-to': { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
@@ -126,6 +136,7 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
   if (values['sitemap-url'] && source !== 'sitemap') throw new GateError('--sitemap-url belongs to --sitemap (the default), not --crawl or --urls');
   if (values['crawl-depth'] !== undefined && source !== 'crawl') throw new GateError('--crawl-depth belongs to --crawl');
   const budget = parseSiteBudgets(values.budget ?? []);
+  const compareTo = parseCompareTo(values['compare-to']);
   const server = values.server ?? env.WEBGAUGE_SERVER;
   if (!server) throw new GateError('no server: give --server or set WEBGAUGE_SERVER');
 
@@ -142,7 +153,7 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
   if (values['keep-query']) attributes.keep_query = true;
   Object.assign(attributes, testOptionAttributes(values));
   return { url: positionals[0]!, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes,
-    budget, junit: values.junit, markdown: values.markdown, json, pollMs: pollMsOf(env) };
+    budget, ...(compareTo === undefined ? {} : { compareTo }), junit: values.junit, markdown: values.markdown, json, pollMs: pollMsOf(env) };
 }
 
 const FINISHED = new Set(['completed', 'cancelled', 'error']);
@@ -242,7 +253,12 @@ export async function runScanGate(args: string[], io: GateIo): Promise<number> {
     progress.end();
     const attributes = scan.attributes as ScanAttributes;
     const pages = await scanPages(api, scan.id);
-    const result: ScanResult = { id: scan.id, scan: attributes, links: scan.links, web: webOrigin(scan, api), pages, ...judge(o, attributes) };
+    const judged = judge(o, attributes);
+    // The comparison is made of a completed scan only (a cancelled one, or one with no page measured, has no verdict).
+    const comparison = o.compareTo !== undefined && judged.exitCode !== 2 ? await fetchComparison(api, scan.id, o.compareTo) : undefined;
+    const exitCode = judged.exitCode === 0 && worsePages(comparison).length > 0 ? 1 : judged.exitCode;
+    const result: ScanResult = { id: scan.id, scan: attributes, links: scan.links, web: webOrigin(scan, api), pages, ...judged, exitCode,
+      ...(comparison ? { comparison } : {}) };
     await writeOutputs(o, result, io);
     if (result.error) io.stderr.write(`webgauge scan: ${result.error}\n`);
     return result.exitCode;

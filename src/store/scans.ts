@@ -84,6 +84,20 @@ export function allScanPages(db: Db, scanId: string): Promise<ScanPageRow[]> {
   return db.selectFrom('scan_pages').selectAll().where('scan_id', '=', scanId).orderBy('position').execute();
 }
 
+/**
+ * The account's completed scans of `site` (its origin) started before `before` (ms; ties broken by ID, below `beforeId`),
+ * newest first, still kept at `now`; of one source only when `source` is given. A comparison's "last" is the first.
+ */
+export function completedScansOfSite(db: Db, accountId: string, o: { site: string; source?: string; before?: { created: number; id: string };
+  now: number; limit: number }): Promise<ScanRow[]> {
+  let q = db.selectFrom('scans').selectAll().where('account_id', '=', accountId).where('state', '=', 'completed')
+    .where('site', '=', o.site).where('expires', '>', o.now);
+  if (o.source !== undefined) q = q.where('source', '=', o.source);
+  const before = o.before;
+  if (before) q = q.where((eb) => eb.or([eb('created', '<', before.created), eb.and([eb('created', '=', before.created), eb('id', '<', before.id)])]));
+  return q.orderBy('created', 'desc').orderBy('id', 'desc').limit(o.limit).execute();
+}
+
 /** The scan's queued tests (a cancel drops them). */
 export async function queuedScanTestIds(db: Db, scanId: string): Promise<string[]> {
   const rows = await db.selectFrom('tests').select('id').where('scan_id', '=', scanId).where('state', '=', 'queued').execute();

@@ -286,6 +286,10 @@ export interface ScanPagesTable {
   fully_loaded_time: number | null;
   page_bytes: number | null;
   page_requests: number | null;
+  /** JSON `{metric: number[]}`: each figure over the kept runs, when the page's test loaded it more than once (migration 014). */
+  run_values: string | null;
+  /** The Lighthouse that made the page's report (its reports.lighthouse_version; migration 014). */
+  lighthouse_version: string | null;
 }
 
 export interface Database {

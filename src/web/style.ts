@@ -213,6 +213,20 @@ td.scan-template{font:12px/1.4 "Liberation Mono",monospace;white-space:normal;ov
 .scan-impact-high{border-color:#f5c2bd;color:#8a1c12;background:#fdecea}
 th a.sort{color:inherit;text-decoration:none;border-bottom:1px dotted currentColor}th a.sort:hover{color:var(--brand)}
 th[aria-sort] a.sort{color:var(--ink)}
+/* Two scans compared (screens/scan-compare.ts) */
+.scan-compare-with{margin:0 0 16px}.scan-compare-with h2{font-size:17px;margin:0 0 10px}.scan-compare-with p{margin:0 0 10px}
+.scmp-pick{align-items:flex-end}.scmp-pick>.field:first-child{flex:1 1 260px;max-width:480px}.scmp-pick>.field:last-child{flex:0 0 auto}
+.scmp-notes{margin:0 0 16px;border-left:4px solid #e6a700}.scmp-notes h2{font-size:17px;margin:0 0 8px}.scmp-notes ul{margin:0;padding-left:20px}
+.scmp-notes li{margin:0 0 6px;overflow-wrap:anywhere}
+.scmp-counts h2{font-size:17px;margin:0 0 10px}.scmp-counts p{margin:10px 0 0;font-size:13px}
+.scmp-count-list{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:6px 18px}.scmp-count-list b{font-size:20px}
+table.list td.scmp-reasons{white-space:normal;min-width:200px;max-width:380px}
+table.scmp-pages td{vertical-align:top}table.scmp-pages td.num{white-space:normal;min-width:62px}.scmp-pages .nw{white-space:nowrap}
+.scmp-path{display:block;font-weight:600}.scmp-sub{display:block;font-size:12px}.scan-template-inline{font-family:"Liberation Mono",monospace;color:var(--muted)}
+table.list.scmp-site th[scope=row]{text-transform:none;letter-spacing:0;color:var(--ink);font-size:14px;font-weight:600;white-space:normal}
+table.list.scmp-site td{white-space:nowrap}
+.scmp-reasons ul{margin:0;padding:0;list-style:none}.scmp-reasons li{margin:0 0 3px}.scmp-reasons .muted{font-size:12px}
+td.scmp-verdict{font-weight:700}table.list td.scmp-state{white-space:normal;min-width:120px}
 table.scan-pages td,table.scan-worst td,table.scan-worst-templates td,table.scan-third td{vertical-align:middle}
 td.scan-page-state{white-space:normal;min-width:90px;max-width:200px}
 .scan-page-error{display:block;color:#8a1c12;font-size:12px;overflow-wrap:anywhere}

@@ -176,6 +176,8 @@ const scanFigureColumns = (p: ScanPageSeed) => ({
 export async function seedScan(store: Store, accountId: string, o: {
   url: string; state: 'completed' | 'running'; pages: ScanPageSeed[]; source?: 'sitemap' | 'crawl' | 'list';
   found?: number; skipped?: Record<string, number>; errors?: string[]; created?: number;
+  /** Each page's test's throttle (default none). */
+  throttle?: string;
 }): Promise<SeededScan> {
   const created = o.created ?? clock.now();
   const site = new URL(o.url).origin;
@@ -204,7 +206,7 @@ export async function seedScan(store: Store, accountId: string, o: {
   }
   const source = o.source ?? 'sitemap';
   const options = publicOptions({ url: o.url, location: '1', browser: '3', report: 'lighthouse', retention: 1, adblock: 0, cookies: [], video: 0,
-    stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0 });
+    stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0, ...(o.throttle ? { throttle: o.throttle } : {}) });
   const settings = { source, urls: source === 'list' ? o.pages.map((p) => p.url) : [], sitemaps: [], include: [], exclude: [], templates: [],
     max_pages: Math.max(1, o.pages.length), sample: 5, crawl_depth: 3, respect_robots: true, keep_query: false };
   await store.db.insertInto('scans').values({

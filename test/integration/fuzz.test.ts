@@ -24,7 +24,7 @@ const WEB_RUNS = Number(process.env.FUZZ_WEB_RUNS ?? 400);
 
 /** The app's screens and forms (not sign-out, the key's regeneration or the endless progress stream). */
 const WEB_GETS = ['/', '/tests/{id}', '/reports/{id}', '/reports/{id}/download/{name}', '/pages', '/pages/{id}', '/compare', '/tags', '/tags/{id}', '/account', '/scans',
-  '/scans/{id}', '/scans/{id}/pages.csv', '/scans/{id}/pages.json'];
+  '/scans/{id}', '/scans/{id}/pages.csv', '/scans/{id}/pages.json', '/scans/{id}/compare/{id}', '/scans/{id}/compare'];
 const WEB_POSTS = ['/analyze', '/reports/{id}/retest', '/reports/{id}/delete', '/pages/{id}/retest', '/pages/{id}/delete', '/pages/{id}/monitoring',
   '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in', '/scans', '/scans/{id}/cancel'];
 const WEB_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'connection', 'down', 'up', 'latency', 'adblock', 'video', 'cookies',

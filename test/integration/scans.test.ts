@@ -3,7 +3,9 @@
  * and figures written into their reports; the browser scan is in scan-browser.test.ts): discovery from the fixture
  * site, the credits reserved and given back, the queue's order (a scan's tests wait behind everyone's and scans take
  * turns), the account's concurrency left alone, cancel, 404 for another account, bad input refused with nothing
- * created, the site figures once the pages are done, the pages list sorted and filtered, the downloads.
+ * created, the site figures once the pages are done, the pages list sorted and filtered, the downloads; two scans of the
+ * same pages compared (a slower page worse by a threshold, a page tested over runs worse by the test, new and gone
+ * pages, a note for a different throttle, "last", 404 for another account, 400 for a scan still running).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +17,7 @@ import { call, engines, errorOf, startServer, type TestServer } from '../helpers
 import { creditsOf } from '../helpers/assertions.js';
 import { stubResult } from '../helpers/stub-result.js';
 import { newId } from '../../src/core/ids.js';
+import type { RunsFile } from '../../src/core/tests/runs.js';
 
 const scanBody = (attributes: Record<string, unknown>) => ({ data: { type: 'scan', attributes } });
 
@@ -27,6 +30,39 @@ async function waitForScan(server: TestServer, key: string, id: string, until: (
     if (Date.now() > deadline) throw new Error(`scan ${id} still ${res.body.data.attributes.state}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Five kept runs whose LCP starts at `lcp` (the report is the third). */
+const fiveRuns = (lcp: number): RunsFile => ({
+  count: 5, median_run: 3,
+  runs: [0, 1, 2, 3, 4].map((i) => ({ run: i + 1, discarded: false, discard_reason: null, benchmark_index: null, baseline_benchmark_index: null,
+    other_cpu_cores: null, attributes: { largest_contentful_paint: lcp + i * 20, total_blocking_time: 50, performance_score: 90, fully_loaded_time: 2000 } })),
+});
+
+/**
+ * Completes a running scan's tests as an agent would (a stub result: no page load; `runs` for the paths loaded several
+ * times), writes the figures into their reports, puts every other scan's claimed test back in the queue, and lets the
+ * scans' follower complete the scan.
+ */
+async function completeScan(server: TestServer, scanId: string, figures: Record<string, Record<string, number | string>>, runs: Record<string, RunsFile> = {}) {
+  const { store, artifacts } = server.app;
+  const held = [];
+  for (;;) {
+    const t = await claimTest(store, '1', 'stub-agent', 60_000);
+    if (!t) break;
+    held.push(t);
+  }
+  for (const t of held) {
+    if (t.scan_id !== scanId) {
+      await store.db.updateTable('tests').set({ state: 'queued', lease_owner: null, lease_expires: null, started: null }).where('id', '=', t.id).execute();
+      continue;
+    }
+    const path = new URL(t.url).pathname;
+    assert.ok(await completeTest(store, artifacts, t.id, 'stub-agent', stubResult(t.url), runs[path]));
+    await store.db.updateTable('reports').set({ cumulative_layout_shift: 0.02, performance_score: 90, service_grade: 'A', total_blocking_time: 50,
+      lighthouse_version: '13.5.0', ...figures[path] }).where('id', '=', t.id).execute();
+  }
+  await server.app.scanFollow.drain();
 }
 
 let site: FixtureSite;
@@ -284,6 +320,82 @@ for (const engine of engines()) {
       assert.equal(json.body.site, site.origin);
       const list = await call(server, 'GET', '/scans?filter[state]=completed', { key });
       assert.deepEqual(list.body.data.map((s: any) => s.id), [scan.id]);
+    });
+
+    test('two scans of the same pages compared: a slower page worse by a threshold, one tested over runs, new and gone pages, a note for the throttle; 404 for another account', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const start = async (urls: string[], extra: Record<string, unknown> = {}) => {
+        const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls, report: 'none', location: '1', ...extra }) });
+        assert.equal(res.status, 202, res.text);
+        return (await waitForScan(server, key, res.body.data.id, (s) => s === 'running')).id as string;
+      };
+      const first = await start(['/', '/gallery', '/paint', '/faulty']);
+      // The "last" of a scan still running: nothing to compare until it has completed.
+      const running = await call(server, 'GET', `/scans/${first}/compare/last`, { key });
+      assert.equal(running.status, 400, running.text);
+      assert.equal(errorOf(running).code, 'E40003');
+      assert.match(errorOf(running).detail!, /is still running \(0 of 4 pages finished\): compare it once it has completed/);
+      await completeScan(server, first, { '/': { largest_contentful_paint: 1000 }, '/gallery': { largest_contentful_paint: 1800 },
+        '/paint': { largest_contentful_paint: 900 }, '/faulty': { largest_contentful_paint: 2000 } }, { '/': fiveRuns(1000) });
+      await waitForScan(server, key, first, (s) => s === 'completed');
+      const rows = await server.app.store.db.selectFrom('scan_pages').select(['url', 'run_values', 'lighthouse_version']).where('scan_id', '=', first).execute();
+      const home = rows.find((r) => r.url === site.url('/'))!;
+      assert.deepEqual(JSON.parse(home.run_values!).largest_contentful_paint, [1000, 1020, 1040, 1060, 1080], 'the kept runs\' values are kept with the page');
+      assert.equal(home.lighthouse_version, '13.5.0');
+      assert.equal(rows.find((r) => r.url === site.url('/paint'))!.run_values, null, 'a page loaded once has none');
+
+      const second = await start(['/', '/gallery', '/paint', '/landing'], { throttle: '5000/1000/30' });
+      await completeScan(server, second, { '/': { largest_contentful_paint: 1400 }, '/gallery': { largest_contentful_paint: 2900, service_grade: 'D' },
+        '/paint': { largest_contentful_paint: 1100 }, '/landing': { largest_contentful_paint: 1200 } }, { '/': fiveRuns(1400) });
+      await waitForScan(server, key, second, (s) => s === 'completed');
+
+      const res = await call(server, 'GET', `/scans/${first}/compare/${second}`, { key });
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/vnd\.api\+json/);
+      const c = res.body.data;
+      assert.equal(c.type, 'scan-comparison');
+      assert.equal(c.links.before, `${server.api}/scans/${first}`);
+      const a = c.attributes;
+      assert.deepEqual([a.before.scan, a.after.scan, a.before.options.throttle, a.after.options.throttle], [first, second, null, '5000/1000/30']);
+      assert.equal(a.notes.length, 1, JSON.stringify(a.notes));
+      assert.match(a.notes[0], /different options: throttle not set → 5000\/1000\/30/);
+      assert.deepEqual(a.counts, { matched: 3, worse: 2, better: 0, unchanged: 1, new: 1, gone: 1, failed: 0 });
+      const byPath = Object.fromEntries(a.pages.map((p: any) => [new URL(p.url).pathname, p]));
+      assert.deepEqual(a.pages.map((p: any) => new URL(p.url).pathname), ['/gallery', '/', '/paint'], 'the most reasons first');
+      const gallery = byPath['/gallery'];
+      assert.equal(gallery.verdict, 'worse');
+      assert.equal(gallery.basis, 'threshold');
+      assert.deepEqual(gallery.reasons.map((r: any) => `${r.basis}: ${r.text} (${r.why})`),
+        ['threshold: grade A → D (3 letters down, threshold 2 letters)', 'threshold: LCP 1,800 → 2,900 ms (+1,100 ms, threshold 500 ms)']);
+      assert.ok(gallery.before.report && gallery.after.report && gallery.before.report !== gallery.after.report, 'each side links its report');
+      const home2 = byPath['/'];
+      assert.equal(home2.verdict, 'worse', 'LCP +400 ms: under the threshold, but five runs a side show it');
+      assert.equal(home2.basis, 'test');
+      assert.equal(home2.reasons[0].basis, 'test');
+      assert.ok(home2.reasons[0].p < 0.05);
+      assert.equal(byPath['/paint'].verdict, 'unchanged', '+200 ms of one run is under the threshold');
+      assert.deepEqual(a.new_pages.map((p: any) => new URL(p.url).pathname), ['/landing']);
+      assert.deepEqual(a.gone_pages.map((p: any) => new URL(p.url).pathname), ['/faulty']);
+      assert.equal(a.figures.before.pages_measured, 4);
+      assert.equal(a.figures.after.pages_measured, 4);
+      assert.ok(a.site_figures.some((r: any) => r.figure === 'lcp_median'));
+
+      // "last": the account's previous completed scan of the site and source; none before the first.
+      const last = await call(server, 'GET', `/scans/${second}/compare/last`, { key });
+      assert.equal(last.status, 200, last.text);
+      assert.deepEqual([last.body.data.attributes.before.scan, last.body.data.attributes.after.scan], [first, second]);
+      const none = await call(server, 'GET', `/scans/${first}/compare/last`, { key });
+      assert.equal(none.status, 404, none.text);
+      assert.match(errorOf(none).detail!, /No completed scan of .* started before scan/);
+
+      const stranger = await server.account({ plan: 'pro' });
+      for (const path of [`/scans/${first}/compare/${second}`, `/scans/${second}/compare/last`]) {
+        const r = await call(server, 'GET', path, { key: stranger });
+        assert.equal(r.status, 404, path);
+        assert.equal(errorOf(r).code, 'E40400');
+      }
+      const same = await call(server, 'GET', `/scans/${first}/compare/${first}`, { key });
+      assert.equal(same.status, 400);
     });
   });
 }

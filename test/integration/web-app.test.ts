@@ -1111,5 +1111,66 @@ describe('the web app in a real browser (sqlite)', () => {
     await checkScreen(page, 'scan, started from the form');
   });
 
+  it('21e. two scans of a site compared: "Compare with the previous scan" (or another picked in a form); the notes, the counts, both site figures, a template that got worse, the pages worse first linking both reports; another account\'s is a 404', async () => {
+    const store = server.app.store;
+    const accountId = await accountIdOf(store, ownerKey);
+    // A later scan of the first one's site (step 21a): /p/2 slower, /p/3 faster, /blog/a gone, /blog/b new, /p/4 measured this time.
+    const byPath = (path: string) => SCAN_PAGES.find((p) => p.url === `${SCAN_SITE}${path}`)!;
+    const later = await seedScan(store, accountId, { url: `${SCAN_SITE}/`, state: 'completed', source: 'sitemap', throttle: '5000/1000/30',
+      created: Date.now() - 1_800_000, pages: [
+        byPath('/'), byPath('/p/1'), { ...byPath('/p/2'), largest_contentful_paint: 4200, grade: 'E' }, { ...byPath('/p/3'), total_blocking_time: 200 },
+        { url: `${SCAN_SITE}/blog/b`, template: '/blog/:slug', grade: 'B', performance_score: 86, largest_contentful_paint: 2000, total_blocking_time: 100,
+          cumulative_layout_shift: 0.02, fully_loaded_time: 2200 },
+        { url: `${SCAN_SITE}/p/4`, template: '/p/:id', grade: 'C', performance_score: 75, largest_contentful_paint: 2600, total_blocking_time: 200,
+          cumulative_layout_shift: 0.05, fully_loaded_time: 2800 },
+      ] });
+    const compareUrl = `/scans/${finishedScan.scanId}/compare/${later.scanId}`;
+    await goto(page, `${server.base}/scans/${later.scanId}`);
+    assert.equal(await page.$eval(aria('Compare with the previous scan', 'link'), (e) => e.getAttribute('href')), compareUrl,
+      'a finished scan links its comparison with the previous scan of its site');
+    assert.deepEqual((await fieldNames(page)).map((f) => f.name), ['Scan to compare with'], 'and offers the others in a form');
+    await checkScreen(page, 'scan, with a comparison');
+
+    await clickAndWait(page, aria('Compare with the previous scan', 'link'));
+    assert.equal(new URL(page.url()).pathname, compareUrl);
+    assert.equal(await heading(page), `Scans of ${SCAN_SITE} compared`);
+    assert.match(await textOf(page, '.scmp-notes'), /different options: throttle not set → 5000\/1000\/30/, 'the notes say the throttle differs');
+    assert.deepEqual(await page.$$eval('.scmp-count-list li', (lis) => lis.map((li) => (li.textContent ?? '').trim())),
+      ['1 worse', '1 better', '2 unchanged', '1 new', '1 gone', '1 not measured']);
+    const site = Object.fromEntries((await page.$$eval('table.scmp-site tbody tr', (trs) => trs.map((tr) =>
+      [...tr.children].map((c) => (c.textContent ?? '').trim())))).map(([k, ...rest]) => [k, rest]));
+    assert.deepEqual(site['Pages measured'], ['5', '6', '+1']);
+    assert.deepEqual(site['LCP, median'], ['2.30 s', '2.45 s', '+150 ms'], 'both scans\' site figures side by side');
+    const templates = await tableRows(page, 'table.scmp-templates');
+    assert.equal(templates.length, 1);
+    assert.deepEqual(templates[0]!.slice(0, 2), ['/p/:id', '3'], 'its pages in both scans');
+    assert.match(templates[0]![2]!, /^LCP median 3,100 → 4,200 ms \(threshold: \+1,100 ms, threshold 500 ms; 3 and 3 pages are too few for a test\)$/);
+    const paths = (css: string) => page.$$eval(`${css} .scmp-path`, (els) => els.map((e) => e.textContent));
+    const rows = await tableRows(page, 'table.scmp-pages');
+    assert.deepEqual(await paths('table.scmp-pages'), ['/p/2', '/p/3', '/', '/p/1'], 'worse first');
+    assert.deepEqual(rows.map((r) => r[1]), ['Worse', 'Better', 'Unchanged', 'Unchanged']);
+    assert.match(rows[0]![2]!, /^grade C → E \(threshold: 2 letters down, threshold 2 letters\) ?LCP 3,100 → 4,200 ms \(threshold: \+1,100 ms, threshold 500 ms\)$/);
+    assert.deepEqual([rows[0]![3], rows[0]![5]], ['C → E', '3.10 s → 4.20 s'], 'each figure before → after');
+    const links = await page.$$eval('table.scmp-pages tbody tr:first-child .scmp-links a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+    assert.deepEqual(links, [['Before report of /p/2', `/reports/${finishedScan.pages[2]!.reportId}`], ['After report of /p/2', `/reports/${later.pages[2]!.reportId}`]],
+      'each side\'s report');
+    assert.deepEqual(await paths('table.scmp-other'), ['/blog/b', '/blog/a'], 'new, then gone');
+    assert.deepEqual(await paths('table.scmp-failed'), ['/p/4']);
+    assert.deepEqual((await tableRows(page, 'table.scmp-failed'))[0]!.slice(1), ['FailedThe page answered 500 Internal Server Error.', 'Completed']);
+    await checkScreen(page, 'scans compared');
+
+    // The form: the other scan picked, the earlier is the before side whichever way round.
+    await goto(page, `${server.base}/scans/${finishedScan.scanId}`);
+    assert.equal(await page.$(aria('Compare with the previous scan', 'link')), null, 'the first scan of the site has no previous one');
+    await page.locator(aria('Scan to compare with', 'combobox')).fill(later.scanId);
+    await clickAndWait(page, aria('Compare', 'button'));
+    assert.equal(new URL(page.url()).pathname, compareUrl);
+
+    const theirs = await goto(other, `${server.base}${compareUrl}`);
+    assert.equal(theirs.status(), 404, "another account's comparison is not found");
+    assert.equal(await heading(other), 'Scan not found');
+    assert.ok(!(await textOf(other, 'main')).includes(SCAN_SITE), 'and shows nothing of it');
+  });
+
   journeySteps(() => ({ server, site, browser, page, other, ownerKey }));
 });

@@ -17,6 +17,8 @@ import type { GateIo } from '../../src/gate/cli.js';
 import { parseScanArgs, runScanGate, SCAN_USAGE, type ScanOptions } from '../../src/gate/scan.js';
 import { checkSiteBudgets, pageBlame, parseSiteBudgets, SITE_BUDGET_NAMES, type ScanAttributes, type ScanPage } from '../../src/gate/scan-budgets.js';
 import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from '../../src/gate/scan-outputs.js';
+import type { GateComparison } from '../../src/gate/scan-compare.js';
+import { compareScans, type ComparePageInput } from '../../src/analysis/scan-compare.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'webgauge-scan-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,6 +81,27 @@ const result = (budgets: string[], over: Partial<ScanResult> = {}): ScanResult =
     exitCode: checks.some((c) => c.outcome === 'fail') ? 1 : 0, ...over };
 };
 
+/**
+ * The server's comparison of SCAN (after) with an earlier scan s0 (before), made by the service's own comparison: the
+ * same pages, /blog/c slower by 3,400 ms (a threshold's change), /about new, /old gone.
+ */
+function comparisonWith(before: Partial<Record<string, Partial<ComparePageInput>>>): GateComparison['attributes'] {
+  const input = (p: ScanPage, i: number): ComparePageInput => ({
+    url: p.url, template: p.template ?? '/', position: i, state: p.state, error: p.error ?? null, report_id: p.report ?? null, grade: p.grade ?? null,
+    performance_score: p.performance_score ?? null, largest_contentful_paint: p.largest_contentful_paint ?? null,
+    total_blocking_time: p.total_blocking_time ?? null, cumulative_layout_shift: p.cumulative_layout_shift ?? null,
+    fully_loaded_time: p.fully_loaded_time ?? null, lighthouse_version: '13.5.0', run_values: null,
+  });
+  const after = PAGES.map(input);
+  const earlier = after.filter((p) => !p.url.endsWith('/about')).map((p) => ({ ...p, report_id: `old-${p.report_id}`, ...before[p.url.slice('https://shop.example'.length)] }));
+  earlier.push({ ...after[0]!, url: 'https://shop.example/old', template: '/old', position: 99, report_id: 'old-x' });
+  const side = (id: string, pages: ComparePageInput[]) => ({ id, created: id === 's0' ? 1 : 2, url: SCAN.url, site: SCAN.site!, state: 'completed',
+    conditions: { throttle: null }, figures: null, pages });
+  return { before: { scan: 's0', created: 1764300000 }, ...compareScans(side('s0', earlier), side('s1', after), 0.05) };
+}
+const WORSE = comparisonWith({ '/blog/c': { largest_contentful_paint: 1800 } });
+const SAME = comparisonWith({});
+
 const env = { WEBGAUGE_SERVER: 'https://wg.example', WEBGAUGE_KEY: 'k' };
 const parse = async (args: string[]) => (await parseScanArgs(args, env)) as ScanOptions;
 const refused = async (args: string[], message: RegExp) =>
@@ -133,6 +156,9 @@ describe('scan arguments', () => {
     await refused(['https://shop.example/', '--sample', '2.5'], /--sample 2\.5/);
     await refused(['https://shop.example/', '--runs', '0'], /--runs 0: give a whole number of loads/);
     await refused(['https://shop.example/', '--frobnicate'], /Unknown option '--frobnicate'/);
+    await refused(['https://shop.example/', '--compare-to', 'a/b'], /--compare-to "a\/b": give last \(the site's previous completed scan\) or a scan's ID/);
+    assert.equal((await parse(['https://shop.example/', '--compare-to', 'last'])).compareTo, 'last');
+    assert.equal((await parse(['https://shop.example/'])).compareTo, undefined);
     await assert.rejects(parseScanArgs(['https://shop.example/'], {}), /no server: give --server or set WEBGAUGE_SERVER/);
   });
 });
@@ -274,6 +300,51 @@ describe('scan outputs', () => {
   });
 });
 
+describe('scan outputs with --compare-to', () => {
+  const compared = (attributes: GateComparison['attributes'], budgets: string[] = []): ScanResult => {
+    const r = result(budgets);
+    const comparison: GateComparison = { to: 'last', against: 's0', attributes, links: { self: 'https://wg.example/api/2.0/scans/s1/compare/last' } };
+    return { ...r, comparison, exitCode: r.exitCode === 0 && attributes!.counts.worse > 0 ? 1 : r.exitCode };
+  };
+
+  test('the text lists each page that got worse, what got worse and the basis; the verdict fails', () => {
+    const text = scanText(compared(WORSE, ['lcp_p75=9000']));
+    assert.match(text, /\nCompared with scan s0 \(started 2025-11-28 03:20 UTC\): 1 worse, 0 better, 5 unchanged, 1 new, 1 gone, 1 not measured\n/);
+    assert.match(text, /\nPages significantly worse:\n {2}https:\/\/shop\.example\/blog\/c: LCP 1,800 → 5,200 ms \(threshold, not a test: \+3,400 ms, threshold 500 ms\)\n/);
+    assert.match(text, /\nTemplates worse as a whole:\n {2}\/blog\/:slug \(3 pages\): LCP median 2,100 → 2,700 ms \(threshold, not a test: \+600 ms, threshold 500 ms; 3 and 3 pages are too few for a test\)\n/);
+    assert.match(text, /\nFAILED: 1 page significantly worse than scan s0\n$/);
+    assert.match(scanText(compared(SAME, ['lcp_p75=9000'])), /\nPASSED: 1 budget; no page significantly worse than scan s0\n$/);
+    assert.match(scanText(compared(WORSE, ['lcp_p75=2500'])), /\nFAILED: 1 of 1 budget; 1 page significantly worse than scan s0\n$/);
+    const skipped = scanText({ ...result([]), comparison: { to: 'last', skipped: 'No completed scan of https://shop.example before this one.' } });
+    assert.match(skipped, /\nNot compared \(--compare-to last\): No completed scan of https:\/\/shop\.example before this one\.\n\nPASSED\n$/);
+  });
+
+  test('JUnit: the worse page fails saying why, and the site suite has the comparison\'s case; Markdown and JSON carry it', () => {
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
+    const text = scanJunit(compared(WORSE));
+    assert.equal(XMLValidator.validate(text), true);
+    const doc = parser.parse(text);
+    const [pages, site] = doc.testsuites.testsuite as { testcase: { name: string; classname: string; failure?: { message: string } }[] | { name: string; classname: string; failure?: { message: string } } }[];
+    const failing = (pages!.testcase as { name: string; failure?: { message: string } }[]).filter((c) => c.failure);
+    assert.deepEqual(failing.map((c) => [c.name, c.failure!.message]), [['https://shop.example/blog/c',
+      'worse than scan s0: LCP 1,800 → 5,200 ms (threshold, not a test: +3,400 ms, threshold 500 ms)']]);
+    const siteCase = site!.testcase as { name: string; classname: string; failure?: { message: string } };
+    assert.deepEqual([siteCase.classname, siteCase.name, siteCase.failure?.message],
+      ['webgauge.compare', 'compared with scan s0', '1 page significantly worse than scan s0: 1 worse, 0 better, 5 unchanged, 1 new, 1 gone, 1 not measured']);
+    assert.equal(doc.testsuites.failures, '2');
+
+    const markdown = scanMarkdown(compared(WORSE));
+    assert.match(markdown, /^### Webgauge scan: ❌ 1 page significantly worse than scan s0\n/);
+    assert.match(markdown, /#### Compared with scan s0 \(started 2025-11-28 03:20 UTC\)\n\n1 worse, 0 better, 5 unchanged, 1 new, 1 gone, 1 not measured\n/);
+    assert.match(markdown, /\| \[https:\/\/shop\.example\/blog\/c\]\(https:\/\/wg\.example\/reports\/t4\) \| LCP 1,800 → 5,200 ms \| threshold: \+3,400 ms, threshold 500 ms \|/);
+    const json = JSON.parse(scanJson(compared(WORSE)));
+    assert.equal(json.exitCode, 1);
+    assert.equal(json.comparison.against, 's0');
+    assert.deepEqual(json.comparison.counts, { matched: 6, worse: 1, better: 0, unchanged: 5, new: 1, gone: 1, failed: 1 });
+    assert.equal(json.comparison.pages[0].reasons[0].basis, 'threshold');
+  });
+});
+
 /** A stub of the scans API (docs/scans.md) on 127.0.0.1: the scan walks through `states`, one per GET. */
 interface Stub {
   origin: string;
@@ -283,6 +354,8 @@ interface Stub {
   pages: ScanPage[];
   /** POST /scans answers this error instead. */
   refuse?: { status: number; code: string; title: string; detail: string };
+  /** GET /scans/{a}/compare/{b}: its answer (a comparison's attributes, or an error). */
+  comparison?: { status: number; attributes?: GateComparison['attributes']; code?: string; detail?: string };
   close(): Promise<void>;
 }
 
@@ -320,6 +393,11 @@ async function startStub(): Promise<Stub> {
           data: slice.map(({ id, ...attributes }) => ({ type: 'scan-page', id, attributes })),
           links: { self: at(number), ...(number * size < stub.pages.length ? { next: at(number + 1) } : {}) },
         });
+      }
+      if (req.method === 'GET' && /^\/api\/2\.0\/scans\/[^/]+\/compare\/[^/]+$/.test(url.pathname) && stub.comparison) {
+        const c = stub.comparison;
+        if (c.status >= 400) return send(c.status, { errors: [{ status: String(c.status), code: c.code, title: 'Test not found', detail: c.detail }] });
+        return send(200, { data: { type: 'scan-comparison', id: 's0..s1', attributes: c.attributes, links: { self: `${stub.origin}${url.pathname}` } } });
       }
       send(404, { errors: [{ code: 'E40400', title: 'Not found' }] });
     });
@@ -429,6 +507,48 @@ describe('webgauge scan against a stub of the scans API', () => {
     io = captureIo({ WEBGAUGE_SERVER: stub.origin });
     assert.equal(await runScanGate(['https://shop.example/', '--json'], io), 2);
     assert.equal(JSON.parse(io.out()).error, 'no page of the scan could be measured (8 of 8 pages failed)');
+  });
+
+  test('--compare-to last: a page significantly worse fails the gate though every budget passes, listed with what got worse', async () => {
+    walk(SCAN);
+    stub.comparison = { status: 200, attributes: WORSE };
+    let io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    assert.equal(await runScanGate(['https://shop.example/', '--budget', 'lcp_p75=9000', '--compare-to', 'last'], io), 1, io.err());
+    assert.equal(stub.requests.at(-1)!.url, '/api/2.0/scans/s1/compare/last', 'asked after the pages, once the scan completed');
+    assert.match(io.out(), /Pages significantly worse:\n {2}https:\/\/shop\.example\/blog\/c: LCP 1,800 → 5,200 ms \(threshold, not a test/);
+    assert.match(io.out(), /\nFAILED: 1 page significantly worse than scan s0\n$/);
+
+    // A scan's ID: that scan is the before side; nothing worse passes.
+    walk(SCAN);
+    stub.comparison = { status: 200, attributes: SAME };
+    io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    assert.equal(await runScanGate(['https://shop.example/', '--compare-to', 's0', '--json'], io), 0, io.err());
+    assert.equal(stub.requests.at(-1)!.url, '/api/2.0/scans/s0/compare/s1');
+    const doc = JSON.parse(io.out());
+    assert.equal(doc.passed, true);
+    assert.equal(doc.comparison.counts.worse, 0);
+
+    // last with no earlier scan of the site: nothing compared, no failure (the first scan of a pipeline).
+    walk(SCAN);
+    stub.comparison = { status: 404, code: 'E40400', detail: 'No completed scan of https://shop.example (source sitemap) started before scan s1 in this account.' };
+    io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    assert.equal(await runScanGate(['https://shop.example/', '--compare-to', 'last'], io), 0, io.err());
+    assert.match(io.out(), /Not compared \(--compare-to last\): No completed scan of https:\/\/shop\.example \(source sitemap\)/);
+
+    // A scan that cannot be compared (an ID of none, or one still running): no verdict, exit 2.
+    walk(SCAN);
+    stub.comparison = { status: 400, code: 'E40003', detail: 'Scan s0 is still running (3 of 8 pages finished): compare it once it has completed.' };
+    io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    assert.equal(await runScanGate(['https://shop.example/', '--compare-to', 's0'], io), 2);
+    assert.match(io.err(), /GET \/scans\/s0\/compare\/s1: 400 E40003: .*Scan s0 is still running/);
+
+    // A cancelled scan is not compared at all.
+    walk({ ...SCAN, state: 'cancelled', pages: { total: 8, completed: 3, failed: 1, cancelled: 4 } });
+    stub.comparison = { status: 200, attributes: WORSE };
+    io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    assert.equal(await runScanGate(['https://shop.example/', '--compare-to', 'last'], io), 2);
+    assert.ok(!stub.requests.some((r) => r.url.includes('/compare/')));
+    stub.comparison = undefined;
   });
 
   test('a refused scan, a bad budget and an unreachable server exit 2; --json is still one JSON document', async () => {

@@ -1,7 +1,8 @@
-/** Site scans (docs/scans.md): start, read, list, cancel; a scan's pages as a list and as CSV and JSON downloads. */
+/** Site scans (docs/scans.md): start, read, list, cancel; a scan's pages as a list and as CSV and JSON downloads; two scans compared. */
 import type { FastifyRequest } from 'fastify';
 import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, type ScanRow } from '../../core/scans/scans.js';
 import { parseScanRequest } from '../../core/scans/scan-request.js';
+import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/scan-compare.js';
 import type { ScanPageRow } from '../../store/scans.js';
 import { scanPageAttributes, scanPagesCsv, scanPagesJson, scanView } from '../../core/scans/scan-export.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../../core/vocabulary/lists.js';
@@ -49,6 +50,20 @@ function scanPageResource(p: ScanPageRow, links: Links) {
   };
 }
 
+const comparedSide = ({ scan, options }: ComparedScan) => ({
+  scan: scan.id, url: scan.url, site: scan.site, source: scan.source, state: scan.state,
+  created: seconds(scan.created), finished: seconds(scan.finished), options,
+});
+
+/** A comparison as the API gives it: both scans (times in Unix seconds), then the comparison's own parts. */
+function comparisonResource(c: ScanPairComparison, links: Links, self: string) {
+  return {
+    type: 'scan-comparison', id: `${c.before.scan.id}..${c.after.scan.id}`,
+    attributes: { before: comparedSide(c.before), after: comparedSide(c.after), ...c.comparison },
+    links: { self, before: `${links.api}/scans/${c.before.scan.id}`, after: `${links.api}/scans/${c.after.scan.id}` },
+  };
+}
+
 const idOf = (req: FastifyRequest): string => (req.params as { id: string }).id;
 
 export function registerScanRoutes(r: Router, ctx: AppContext): void {
@@ -92,6 +107,13 @@ export function registerScanRoutes(r: Router, ctx: AppContext): void {
     const q = parseListQuery(SCAN_PAGES_LIST, (req.query ?? {}) as Record<string, string | string[]>);
     const page = await listScanPages(ctx.store.db, principalOf(req).accountId, idOf(req), q);
     return sendList(reply, req, links, q, page.rows.map((p) => scanPageResource(p, links)), page.hasNext);
+  });
+
+  r.get('/scans/:id/compare/:other', async (req, reply, links) => {
+    const { other } = req.params as { other: string };
+    const c = await compareScanPair(ctx.store, principalOf(req).accountId, idOf(req), other);
+    const self = `${links.api}/scans/${encodeURIComponent(idOf(req))}/compare/${encodeURIComponent(other)}`;
+    return reply.type(JSONAPI).send({ data: comparisonResource(c, links, self), links: { self } });
   });
 
   r.get('/scans/:id/pages.csv', async (req, reply) => {

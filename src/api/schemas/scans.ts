@@ -1,6 +1,8 @@
 /** Site scans (docs/scans.md): POST /scans, the scan, its pages, their downloads, and the cancel. */
 import { SCAN_PAGES_LIST, SCAN_PAGE_STATES, SCAN_STATES, SCANS_LIST } from '../../core/vocabulary/lists.js';
 import { SKIP_REASONS } from '../../discovery/types.js';
+import { COMPARED_METRICS } from '../../analysis/scan-compare.js';
+import { ID_PATTERN, MAX_ID_LENGTH } from '../../core/ids.js';
 import { parseListQuery } from '../query.js';
 import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str, strings } from './common.js';
 import { TestAttributesInput } from './tests.js';
@@ -75,7 +77,61 @@ const ScanPage = resource('scan-page', obj({
   fully_loaded_time: nullableInt('ms'), page_bytes: nullableInt(''), page_requests: nullableInt(''),
 }, ['url', 'template', 'state']), obj({ test: link(), report: link() }));
 
+/* A comparison of two scans (docs/scans.md "Compare two scans"; analysis/scan-compare.ts). */
+
+const figureValues = {
+  grade: str(undefined, { nullable: true }), performance_score: nullableInt(''), largest_contentful_paint: nullableInt('ms'),
+  total_blocking_time: nullableInt('ms'), cumulative_layout_shift: nullableNum(''), fully_loaded_time: nullableInt('ms'),
+};
+const PageSide = obj({
+  report: str('report ID', { nullable: true }), ...figureValues,
+  lighthouse_version: str('the Lighthouse that made the report', { nullable: true }), runs: int('loads behind the figures'),
+});
+const CompareReason = obj({
+  metric: str(undefined, { enum: ['grade', ...COMPARED_METRICS] }),
+  direction: str(undefined, { enum: ['worse', 'better'] }),
+  basis: str('test: the Mann-Whitney test over the runs (of a template: over its pages); threshold: a change of at least the threshold', { enum: ['test', 'threshold'] }),
+  before: { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'the value compared (a median under a test; a grade\'s letter)' },
+  after: { anyOf: [{ type: 'number' }, { type: 'string' }] },
+  change: num('after − before; of a grade, letters fallen'), threshold: num('the least change that counted'),
+  p: num('the test\'s one-sided p'), n: { type: 'array', items: { type: 'integer' }, description: 'values on each side (runs, or pages of a template)' },
+  text: str('e.g. "LCP 1,800 → 2,900 ms"'), why: str('e.g. "+1,100 ms, threshold 500 ms" or "Mann-Whitney p = 0.004 over 5 and 5 runs; ..."'),
+}, ['metric', 'direction', 'basis', 'text', 'why']);
+const verdict = str(undefined, { enum: ['worse', 'better', 'unchanged'] });
+const ComparedPage = obj({
+  url: str(), template: str(), verdict, basis: str(undefined, { enum: ['test', 'threshold'] }), before: PageSide, after: PageSide,
+  changes: { type: 'object', additionalProperties: { type: 'number', nullable: true }, description: 'after − before of each figure; grade: letters fallen' },
+  reasons: { type: 'array', items: CompareReason },
+}, ['url', 'template', 'verdict', 'basis', 'before', 'after', 'reasons']);
+const OtherPage = obj({ url: str(), template: str(), state: str(), error: str(undefined, { nullable: true }), side: PageSide });
+const pageState = obj({ state: str(), error: str(undefined, { nullable: true }), report: str(undefined, { nullable: true }) });
+const ComparedScanSide = obj({
+  scan: str('scan ID'), url: str(), site: str(undefined, { nullable: true }), source: str(), state: str(),
+  created: int('Unix time'), finished: nullableInt('Unix time'),
+  options: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', nullable: true }, { type: 'number' }] },
+    description: 'the test options that change figures: location, browser, throttle, simulate_device, viewport, user_agent, report, runs' },
+});
+
+const ScanComparison = resource('scan-comparison', obj({
+  before: ComparedScanSide, after: ComparedScanSide,
+  notes: strings('what to know before the verdicts: different test options or Lighthouse versions, another site, a cancelled scan'),
+  grades_compared: bool('false when some pages\' reports read different structure audits (Lighthouse 12 and 13): their grades are left out'),
+  counts: obj({ matched: int(), worse: int(), better: int(), unchanged: int(), new: int(), gone: int(), failed: int() }),
+  figures: obj({ before: { ...ScanFigures, nullable: true }, after: { ...ScanFigures, nullable: true } }, [], { description: 'both scans\' site figures' }),
+  site_figures: { type: 'array', items: obj({ figure: str(), label: str(), unit: str(), better: str(), before: nullableNum(''), after: nullableNum(''),
+    change: nullableNum('') }), description: 'the main site figures side by side' },
+  pages: { type: 'array', items: ComparedPage, description: 'pages of both scans, matched by URL: worse first, then better, then unchanged' },
+  new_pages: { type: 'array', items: OtherPage, description: 'only in the after scan' },
+  gone_pages: { type: 'array', items: OtherPage, description: 'only in the before scan' },
+  failed_pages: { type: 'array', items: obj({ url: str(), template: str(), before: pageState, after: pageState }), description: 'in both, not measured in one' },
+  templates: { type: 'array', items: obj({ template: str(), pages: int('matched pages'), verdict, reasons: { type: 'array', items: CompareReason } }) },
+  rules: obj({ alpha: num('significance level of the tests'), thresholds: { type: 'object', additionalProperties: { type: 'number' } },
+    grade_letters: int(), tested_share: num('under a test, the least change that counts: this share of the threshold'), template_test_min_pages: int() }),
+}, ['before', 'after', 'notes', 'counts', 'pages']), obj({ self: link(), before: link(), after: link() }, ['self']));
+
 export const SCAN_SCHEMAS: Record<string, JsonSchema> = {
+  ScanComparison,
+  ScanComparisonDocument: document(ref('ScanComparison')),
   ScanAttributesInput,
   ScanStartRequest: obj({ data: obj({ type: str(undefined, { enum: ['scan'] }), attributes: ref('ScanAttributesInput') }, ['type', 'attributes']) }, ['data']),
   Scan,
@@ -134,6 +190,17 @@ export const SCAN_ROUTES: Record<string, RouteSchema> = {
     validationErrorCode: 'E40005',
     explainQuery: (q) => void parseListQuery(SCAN_PAGES_LIST, q),
     responses: { '200': ok('A page of the scan\'s pages.', ref('ScanPageList')), ...errors('E40005', 'E40006', 'E40007', 'E40008', 'E40400') },
+  },
+  'GET /scans/:id/compare/:other': {
+    operationId: 'compareScans', summary: 'Compare two scans',
+    description: 'Scan {id} (before) against scan {other} (after), pages matched by URL: each page\'s changes and whether it got ' +
+      'significantly worse or better (the Mann-Whitney test over the runs when both sides have enough, else thresholds), new, gone ' +
+      'and failed pages, templates, both scans\' site figures. {other} = last: scan {id} (after) against the account\'s previous ' +
+      'completed scan of the same site and source (before). Both scans must have finished (docs/scans.md).',
+    tags: ['Scans'],
+    params: idParams('scan ID', { other: str('the other scan\'s ID, or last', { minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN }) }),
+    validationErrorCode: 'E40000', paramsErrorCode: 'E40400',
+    responses: { '200': ok('The comparison.', ref('ScanComparisonDocument')), ...errors('E40003', 'E40400') },
   },
   'GET /scans/:id/pages.csv': {
     operationId: 'downloadScanPagesCsv', summary: 'A scan\'s pages as CSV', description: 'Every page, a header row first.', tags: ['Scans'],

@@ -9,6 +9,7 @@ import type { DiscoveryResult } from '../../discovery/types.js';
 import type { TargetPolicy } from '../../net/policy.js';
 import { dnsOverride } from '../../net/resolve.js';
 import { readStructureReport } from '../../analysis/structure/index.js';
+import { COMPARED_METRICS } from '../../analysis/scan-compare.js';
 import { siteFigures, thirdPartiesOf, type HarEntryOfPage, type PageAudit, type PageThirdParty, type SitePage } from '../../analysis/site-figures.js';
 import type { ArtifactStore } from '../../artifacts/store.js';
 import type { Store } from '../../store/db.js';
@@ -25,6 +26,7 @@ import { clock } from '../clock.js';
 import { readOptions, storedFingerprint } from '../options/stored-options.js';
 import { ARTIFACT, artifactKey } from '../reports/reports.js';
 import { newTestRow } from '../tests/tests.js';
+import { candidateRuns, readRunsMeta, type RunsFile } from '../tests/runs.js';
 import type { ScanSettings } from './scan-request.js';
 
 export interface ScanWorkContext {
@@ -164,6 +166,7 @@ export async function followScans(ctx: Pick<ScanWorkContext, 'store' | 'artifact
           structure_score: r.structure_score, largest_contentful_paint: r.largest_contentful_paint,
           total_blocking_time: r.total_blocking_time, cumulative_layout_shift: r.cumulative_layout_shift,
           fully_loaded_time: r.fully_loaded_time, page_bytes: r.page_bytes, page_requests: r.page_requests,
+          lighthouse_version: r.lighthouse_version, run_values: await runValuesOf(ctx.artifacts, r),
         } : { state: 'failed', error: 'The report of this page is no longer kept.' });
       } else {
         const error = p.test_state === 'error' ? p.test_error : 'The test of this page is no longer kept (tests are kept 24 hours).';
@@ -199,6 +202,23 @@ async function figuresOf(ctx: Pick<ScanWorkContext, 'artifacts' | 'store'>, scan
     cumulative_layout_shift: p.cumulative_layout_shift, fully_loaded_time: p.fully_loaded_time,
   }));
   return siteFigures(sitePages, audits, thirdParties);
+}
+
+/**
+ * The compared figures over the kept runs of a report whose test loaded the page more than once (its runs.json), as
+ * the page's run_values: `{metric: number[]}` with a figure only when every kept run has it; null for a single run.
+ */
+async function runValuesOf(artifacts: ArtifactStore, r: { id: string; runs: string | null }): Promise<string | null> {
+  if ((readRunsMeta(r.runs)?.count ?? 1) < 2) return null;
+  const file = await readJson(artifacts, artifactKey(r.id, ARTIFACT.runs)) as Partial<RunsFile> | undefined;
+  if (!Array.isArray(file?.runs)) return null;
+  const kept = candidateRuns(file.runs);
+  const values: Record<string, number[]> = {};
+  for (const metric of COMPARED_METRICS) {
+    const column = kept.map((run) => run.attributes?.[metric]);
+    if (column.length > 1 && column.every((v): v is number => typeof v === 'number' && Number.isFinite(v))) values[metric] = column;
+  }
+  return Object.keys(values).length ? JSON.stringify(values) : null;
 }
 
 async function readJson(artifacts: ArtifactStore, key: string): Promise<unknown> {

@@ -11,6 +11,7 @@ import { m010Sessions } from './010-sessions.js';
 import { m011ReportJourneys } from './011-report-journeys.js';
 import { m012ReportLighthouseVersion } from './012-report-lighthouse-version.js';
 import { m013Scans } from './013-scans.js';
+import { m014ScanRunValues } from './014-scan-run-values.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -142,4 +143,5 @@ export const migrations: Record<string, Migration> = {
   '011_report_journeys': m011ReportJourneys,
   '012_report_lighthouse_version': m012ReportLighthouseVersion,
   '013_scans': m013Scans,
+  '014_scan_run_values': m014ScanRunValues,
 };

@@ -2,7 +2,8 @@
  * Scans (docs/scans.md): the account's scans, newest first, and "New scan": the scan's own fields and, under
  * "Analysis options", Analyze's (each page's test gets them). The form's fields carry the API's attribute names and go
  * through the API's parser (core/scans/scan-request.ts), so the checks and messages are the API's own. A scan's screen
- * (scan-view.ts) follows it live while it runs, then shows the site report; its pages download as CSV and JSON.
+ * (scan-view.ts) follows it live while it runs, then shows the site report; its pages download as CSV and JSON. A finished
+ * scan compares with another of its site (scan-compare.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromTenths, refilledCredits } from '../../core/accounts/accounts.js';
@@ -14,12 +15,14 @@ import {
   cancelScan, getScan, listScanPages, listScans, requestScan, scanNotFound, scanPages, scanProgress, type ScanRow,
 } from '../../core/scans/scans.js';
 import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } from '../../core/scans/scan-export.js';
+import { scansToCompareWith } from '../../core/scans/scan-compare.js';
 import { testsChanged } from '../../core/tests/test-signal.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { csrfField, errorBox, errorScreen, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
 import { FormFields, newNonce, secureHeaders, visitorOf, type Visitor } from '../session.js';
 import { attributesFromForm, checkbox, input, optionsFields, textarea } from './analyze.js';
 import { utcMinute } from './figures.js';
+import { comparePart, registerScanCompareScreens } from './scan-compare.js';
 import {
   doneOf, isFollowed, pagesPart, pagesQueryOf, pagesViewOf, progressPart, scanHead, scanKey, scanLabel, siteReport, SOURCE_NAMES, STATE_NAMES,
 } from './scan-view.js';
@@ -133,7 +136,9 @@ async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow,
   const s = await viewOf(kit, scan);
   const view = pagesViewOf(query);
   const list = await listScanPages(kit.ctx.store.db, v.principal.accountId, scan.id, pagesQueryOf(view));
-  const body = `${scanHead(kit, v, s)}${progressPart(s)}${s.figures ? siteReport(s, s.figures) : ''}${pagesPart(s, list.rows, list.hasNext, view)}`;
+  const compare = await scansToCompareWith(kit.ctx.store, v.principal.accountId, scan);
+  const body = `${scanHead(kit, v, s)}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
+    `${s.figures ? siteReport(s, s.figures) : ''}${pagesPart(s, list.rows, list.hasNext, view)}`;
   return shell(v, nonce, { title: `Scan of ${s.url}`, active: 'scans', body,
     head: isFollowed(s) ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
 }
@@ -180,6 +185,8 @@ export function registerScanScreens(kit: WebKit): void {
     }
     return scanScreen(kit, v, nonce, scan, req.query);
   });
+
+  registerScanCompareScreens(kit);
 
   kit.action('/scans/:id/cancel', async (req, reply, v, _form, nonce) => {
     try {

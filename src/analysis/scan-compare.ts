@@ -1,0 +1,454 @@
+/**
+ * Two scans of a site compared (docs/scans.md "Compare two scans"): the pages of scan A (before) and B (after)
+ * matched by URL, each matched page's change of grade, performance score, LCP, TBT, CLS and fully loaded time, and a
+ * verdict: significantly worse, better, or unchanged, with the reasons. Pure: the caller reads the two scans' rows.
+ *
+ * How a change counts (COMPARE_RULES):
+ * - With per-run values on both sides (the pages' tests loaded them `runs` > 1 times) and enough of them for the test
+ *   to reach `alpha` at all (smallest one-sided p = 1 / C(n1 + n2, n1): at 0.05, 3 and 3 runs cannot, 3 and 4 can), the
+ *   Mann-Whitney U test the alerts use (one-sided, p < alpha), and the medians moved by at least half the threshold
+ *   (a tiny change can be significant; it is not worth a failed build). Said to be a test, with its p.
+ * - Otherwise a change of the report's figure by at least the threshold: LCP 500 ms, TBT 200 ms, CLS 0.1, fully loaded
+ *   1,000 ms, performance 10 points. Said to be a threshold, not a test.
+ * - The grade is one letter of one report: it counts when it moves 2 letters or more (B → D), never under a test; and
+ *   not at all when the two reports read different structure audits (Lighthouse 12 against 13: the grade is 40 %
+ *   structure, analysis/structure sameStructureAudits).
+ * A page is worse when any figure got worse, better when some got better and none worse. A template is worse as a
+ * whole when its matched pages' values moved: the Mann-Whitney test of the pages' values when each side has at least
+ * 3 pages and the test can reach alpha, else the median change beyond the threshold.
+ */
+import { mannWhitneyU } from './mann-whitney.js';
+import { median } from './statistics.js';
+import { sameStructureAudits } from './structure/index.js';
+import type { SiteFigures } from './site-figures.js';
+
+export type ComparedMetric = 'performance_score' | 'largest_contentful_paint' | 'total_blocking_time' | 'cumulative_layout_shift' | 'fully_loaded_time';
+
+export interface MetricRule {
+  /** As a reason names it. */
+  short: string;
+  unit: 'score' | 'ms' | 'cls';
+  better: 'higher' | 'lower';
+  /** The least change of one report's figure that counts (one run a side, or too few runs for the test). */
+  threshold: number;
+}
+
+/** The compared figures, in the order the comparison lists them, with the least change that counts. */
+export const COMPARE_RULES: Readonly<Record<ComparedMetric, MetricRule>> = {
+  performance_score: { short: 'performance', unit: 'score', better: 'higher', threshold: 10 },
+  largest_contentful_paint: { short: 'LCP', unit: 'ms', better: 'lower', threshold: 500 },
+  total_blocking_time: { short: 'TBT', unit: 'ms', better: 'lower', threshold: 200 },
+  cumulative_layout_shift: { short: 'CLS', unit: 'cls', better: 'lower', threshold: 0.1 },
+  fully_loaded_time: { short: 'fully loaded', unit: 'ms', better: 'lower', threshold: 1000 },
+};
+export const COMPARED_METRICS = Object.keys(COMPARE_RULES) as ComparedMetric[];
+/** Letters a grade must fall (worse) or rise (better) to count. */
+export const GRADE_LETTERS = 2;
+/** Under a test, the least change of the medians that counts: this share of the threshold. */
+export const TESTED_SHARE = 0.5;
+/** Pages a template needs on each side for the test of its pages' values. */
+export const TEMPLATE_TEST_MIN_PAGES = 3;
+const LETTERS = 'ABCDEF';
+
+/** A page of a scan as its row keeps it (store/scans.ts), its report's figures and its runs' values. */
+export interface ComparePageInput {
+  url: string;
+  template: string;
+  position: number;
+  state: string;
+  error: string | null;
+  report_id: string | null;
+  grade: string | null;
+  performance_score: number | null;
+  largest_contentful_paint: number | null;
+  total_blocking_time: number | null;
+  cumulative_layout_shift: number | null;
+  fully_loaded_time: number | null;
+  lighthouse_version: string | null;
+  /** The kept runs' values of each figure, when the page's test loaded it more than once. */
+  run_values: Partial<Record<string, number[]>> | null;
+}
+
+export interface CompareScanInput {
+  id: string;
+  /** When the scan was started (ms). */
+  created: number;
+  url: string;
+  site: string | null;
+  state: string;
+  /** The test options that change figures, as the API names and gives them (null: not set). */
+  conditions: Readonly<Record<string, string | number | null>>;
+  figures: SiteFigures | null;
+  pages: readonly ComparePageInput[];
+}
+
+export type Verdict = 'worse' | 'better' | 'unchanged';
+export type Basis = 'test' | 'threshold';
+
+/** Why a page or a template is worse or better: one figure's change. */
+export interface Reason {
+  metric: ComparedMetric | 'grade';
+  direction: 'worse' | 'better';
+  basis: Basis;
+  /** The figures compared: the reports' (the medians of the runs under a test, of the pages for a template); a grade's letters. */
+  before: number | string;
+  after: number | string;
+  /** after − before; for the grade, letters fallen (negative: risen). */
+  change: number;
+  /** The least change that counted. */
+  threshold: number;
+  /** The test's one-sided p, and the values on each side (runs of a page, pages of a template). */
+  p?: number;
+  n?: [number, number];
+  /** "LCP 1,800 → 2,900 ms" */
+  text: string;
+  /** "+1,100 ms, threshold 500 ms" or "Mann-Whitney p = 0.004 over 5 and 5 runs" */
+  why: string;
+}
+
+export interface PageSide {
+  report: string | null;
+  grade: string | null;
+  performance_score: number | null;
+  largest_contentful_paint: number | null;
+  total_blocking_time: number | null;
+  cumulative_layout_shift: number | null;
+  fully_loaded_time: number | null;
+  lighthouse_version: string | null;
+  /** The runs behind the figures (1 when the page was loaded once). */
+  runs: number;
+}
+
+export interface ComparedPage {
+  url: string;
+  template: string;
+  verdict: Verdict;
+  /** test: its figures were tested over their runs; threshold: one run a side (or too few runs for the test). */
+  basis: Basis;
+  before: PageSide;
+  after: PageSide;
+  /** after − before of each figure (null where a side has none); grade: letters fallen (null: not compared). */
+  changes: Record<ComparedMetric, number | null> & { grade: number | null };
+  /** Worse first, then better. */
+  reasons: Reason[];
+}
+
+export interface OtherPage {
+  url: string;
+  template: string;
+  state: string;
+  error: string | null;
+  side: PageSide;
+}
+
+export interface FailedPage {
+  url: string;
+  template: string;
+  before: { state: string; error: string | null; report: string | null };
+  after: { state: string; error: string | null; report: string | null };
+}
+
+export interface ComparedTemplate {
+  template: string;
+  /** Matched pages of the template. */
+  pages: number;
+  verdict: Verdict;
+  reasons: Reason[];
+}
+
+/** A site figure of both scans (`figures`), side by side. */
+export interface SiteFigureRow {
+  figure: string;
+  label: string;
+  unit: 'score' | 'ms' | 'cls' | 'count';
+  better: 'higher' | 'lower';
+  before: number | null;
+  after: number | null;
+  change: number | null;
+}
+
+export interface ScanComparison {
+  /** What a reader must know first: different test options, Lighthouse versions, sites, order, a cancelled scan. */
+  notes: string[];
+  /** Whether grades were compared on every matched page (false: some pages' reports read different structure audits). */
+  grades_compared: boolean;
+  counts: { matched: number; worse: number; better: number; unchanged: number; new: number; gone: number; failed: number };
+  figures: { before: SiteFigures | null; after: SiteFigures | null };
+  site_figures: SiteFigureRow[];
+  /** Matched pages: worse first (the most reasons first), then better, then unchanged, each in the after scan's order. */
+  pages: ComparedPage[];
+  /** Only in the after scan, and only in the before scan. */
+  new_pages: OtherPage[];
+  gone_pages: OtherPage[];
+  /** In both scans, not measured in one of them (failed, or cancelled). */
+  failed_pages: FailedPage[];
+  /** Templates of the matched pages: worse first. */
+  templates: ComparedTemplate[];
+  rules: {
+    alpha: number;
+    thresholds: Record<ComparedMetric, number>;
+    grade_letters: number;
+    tested_share: number;
+    template_test_min_pages: number;
+  };
+}
+
+/* Formatting, as reasons say it. */
+
+const round4 = (v: number): number => Math.round(v * 10_000) / 10_000;
+function fmt(unit: MetricRule['unit'] | 'count', v: number): string {
+  if (unit === 'cls') return String(Math.round(v * 1000) / 1000);
+  return Math.round(v).toLocaleString('en');
+}
+const withUnit = (unit: MetricRule['unit'] | 'count', v: number): string => `${fmt(unit, v)}${unit === 'ms' ? ' ms' : ''}`;
+function signed(unit: MetricRule['unit'], v: number): string {
+  const s = `${v > 0 ? '+' : v < 0 ? '−' : ''}${fmt(unit, Math.abs(v))}`;
+  return unit === 'ms' ? `${s} ms` : unit === 'score' ? `${s} points` : s;
+}
+export const pText = (p: number): string => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
+
+/** The smallest one-sided p the exact Mann-Whitney test can give with n1 and n2 values: 1 / C(n1 + n2, n1). */
+export function smallestP(n1: number, n2: number): number {
+  let c = 1;
+  for (let i = 1; i <= n1; i++) c = (c * (n2 + i)) / i;
+  return 1 / c;
+}
+const testable = (n1: number, n2: number, alpha: number): boolean => n1 >= 2 && n2 >= 2 && smallestP(n1, n2) < alpha;
+
+const present = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** How much worse `after` is than `before` (negative: better), in the figure's own direction. */
+const worsening = (rule: MetricRule, change: number): number => (rule.better === 'lower' ? change : -change);
+
+interface Judged {
+  reason?: Reason;
+  tested: boolean;
+}
+
+/** One figure of one page (or template), by the test when `runs` allow it, else by the threshold on the single values. */
+function judge(metric: ComparedMetric, before: number | null, after: number | null, runs: [readonly number[], readonly number[]] | undefined,
+  alpha: number, unitOfN: 'runs' | 'pages', testMin = 2): Judged {
+  const rule = COMPARE_RULES[metric];
+  if (runs && runs[0].length >= testMin && runs[1].length >= testMin && testable(runs[0].length, runs[1].length, alpha)) {
+    const [a, b] = runs;
+    const was = median(a);
+    const now = median(b);
+    const change = round4(now - was);
+    const least = round4(rule.threshold * TESTED_SHARE);
+    const worseAlt = rule.better === 'lower' ? 'greater' : 'less';
+    const betterAlt = worseAlt === 'greater' ? 'less' : 'greater';
+    const w = worsening(rule, change);
+    let direction: 'worse' | 'better' | undefined;
+    let p = 1;
+    if (w >= least) {
+      p = mannWhitneyU(b, a, worseAlt).p;
+      if (p < alpha) direction = 'worse';
+    } else if (-w >= least) {
+      p = mannWhitneyU(b, a, betterAlt).p;
+      if (p < alpha) direction = 'better';
+    }
+    if (!direction) return { tested: true };
+    const what = unitOfN === 'runs' ? 'runs' : 'pages';
+    return {
+      tested: true,
+      reason: {
+        metric, direction, basis: 'test', before: was, after: now, change, threshold: least, p, n: [a.length, b.length],
+        text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${fmt(rule.unit, was)} → ${withUnit(rule.unit, now)}`,
+        why: `Mann-Whitney ${pText(p)} over ${a.length} and ${b.length} ${what}; medians ${signed(rule.unit, change)}, at least ${withUnit(rule.unit, least)}`,
+      },
+    };
+  }
+  if (!present(before) || !present(after)) return { tested: false };
+  const change = round4(after - before);
+  const w = worsening(rule, change);
+  const direction = w >= rule.threshold ? 'worse' : -w >= rule.threshold ? 'better' : undefined;
+  if (!direction) return { tested: false };
+  const [n1, n2] = runs ? [Math.max(1, runs[0].length), Math.max(1, runs[1].length)] : [1, 1];
+  const few = n1 > 1 && n2 > 1 ? `; ${n1} and ${n2} ${unitOfN} are too few for a test`
+    : n1 > 1 || n2 > 1 ? `; no test: one side has a single ${unitOfN === 'runs' ? 'run' : 'page'}` : '';
+  return {
+    tested: false,
+    reason: {
+      metric, direction, basis: 'threshold', before, after, change, threshold: rule.threshold,
+      text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${fmt(rule.unit, before)} → ${withUnit(rule.unit, after)}`,
+      why: `${signed(rule.unit, change)}, threshold ${withUnit(rule.unit, rule.threshold)}${few}`,
+    },
+  };
+}
+
+function gradeReason(before: string, after: string): Reason | undefined {
+  const fell = LETTERS.indexOf(after) - LETTERS.indexOf(before);
+  if (LETTERS.indexOf(after) < 0 || LETTERS.indexOf(before) < 0 || Math.abs(fell) < GRADE_LETTERS) return undefined;
+  return {
+    metric: 'grade', direction: fell > 0 ? 'worse' : 'better', basis: 'threshold', before, after, change: fell, threshold: GRADE_LETTERS,
+    text: `grade ${before} → ${after}`, why: `${Math.abs(fell)} letters ${fell > 0 ? 'down' : 'up'}, threshold ${GRADE_LETTERS} letters`,
+  };
+}
+
+function sideOf(p: ComparePageInput): PageSide {
+  const runs = Math.max(1, ...Object.values(p.run_values ?? {}).map((v) => v?.length ?? 0));
+  return {
+    report: p.report_id, grade: p.grade, performance_score: p.performance_score, largest_contentful_paint: p.largest_contentful_paint,
+    total_blocking_time: p.total_blocking_time, cumulative_layout_shift: p.cumulative_layout_shift, fully_loaded_time: p.fully_loaded_time,
+    lighthouse_version: p.lighthouse_version, runs,
+  };
+}
+
+const runValues = (p: ComparePageInput, metric: ComparedMetric): number[] => (p.run_values?.[metric] ?? []).filter(present);
+
+function comparePage(a: ComparePageInput, b: ComparePageInput, alpha: number): ComparedPage {
+  const reasons: Reason[] = [];
+  let tested = false;
+  const changes = { grade: null } as ComparedPage['changes'];
+  for (const metric of COMPARED_METRICS) {
+    const before = a[metric];
+    const after = b[metric];
+    changes[metric] = present(before) && present(after) ? round4(after - before) : null;
+    const ra = runValues(a, metric);
+    const rb = runValues(b, metric);
+    const j = judge(metric, before, after, ra.length > 1 || rb.length > 1 ? [ra, rb] : undefined, alpha, 'runs');
+    tested ||= j.tested;
+    if (j.reason) reasons.push(j.reason);
+  }
+  if (a.grade && b.grade && sameStructureAudits(a.lighthouse_version, b.lighthouse_version)) {
+    changes.grade = LETTERS.indexOf(b.grade) - LETTERS.indexOf(a.grade);
+    const g = gradeReason(a.grade, b.grade);
+    if (g) reasons.unshift(g);
+  }
+  reasons.sort((x, y) => (x.direction === y.direction ? 0 : x.direction === 'worse' ? -1 : 1));
+  const verdict: Verdict = reasons.some((r) => r.direction === 'worse') ? 'worse' : reasons.length ? 'better' : 'unchanged';
+  return { url: b.url, template: b.template, verdict, basis: tested ? 'test' : 'threshold', before: sideOf(a), after: sideOf(b), changes, reasons };
+}
+
+function compareTemplate(template: string, pairs: readonly [ComparePageInput, ComparePageInput][], alpha: number): ComparedTemplate {
+  const reasons: Reason[] = [];
+  for (const metric of COMPARED_METRICS) {
+    const a = pairs.map(([x]) => x[metric]).filter(present);
+    const b = pairs.map(([, y]) => y[metric]).filter(present);
+    if (a.length === 0 || b.length === 0) continue;
+    const j = judge(metric, median(a), median(b), [a, b], alpha, 'pages', TEMPLATE_TEST_MIN_PAGES);
+    if (j.reason) reasons.push(j.reason);
+  }
+  reasons.sort((x, y) => (x.direction === y.direction ? 0 : x.direction === 'worse' ? -1 : 1));
+  const verdict: Verdict = reasons.some((r) => r.direction === 'worse') ? 'worse' : reasons.length ? 'better' : 'unchanged';
+  return { template, pages: pairs.length, verdict, reasons };
+}
+
+const SITE_ROWS: { figure: string; label: string; unit: SiteFigureRow['unit']; better: 'higher' | 'lower'; of: (f: SiteFigures) => number | null }[] = [
+  { figure: 'pages_measured', label: 'Pages measured', unit: 'count', better: 'higher', of: (f) => f.pages_measured },
+  { figure: 'performance_median', label: 'Performance, median', unit: 'score', better: 'higher', of: (f) => f.performance_score.median },
+  { figure: 'lcp_median', label: 'LCP, median', unit: 'ms', better: 'lower', of: (f) => f.largest_contentful_paint.median },
+  { figure: 'lcp_p75', label: 'LCP, 75th percentile', unit: 'ms', better: 'lower', of: (f) => f.largest_contentful_paint.p75 },
+  { figure: 'poor_lcp_pages', label: 'Pages with poor LCP', unit: 'count', better: 'lower', of: (f) => f.largest_contentful_paint.poor },
+  { figure: 'tbt_p75', label: 'TBT, 75th percentile', unit: 'ms', better: 'lower', of: (f) => f.total_blocking_time.p75 },
+  { figure: 'poor_tbt_pages', label: 'Pages with poor TBT', unit: 'count', better: 'lower', of: (f) => f.total_blocking_time.poor },
+  { figure: 'cls_p75', label: 'CLS, 75th percentile', unit: 'cls', better: 'lower', of: (f) => f.cumulative_layout_shift.p75 },
+  { figure: 'poor_cls_pages', label: 'Pages with poor CLS', unit: 'count', better: 'lower', of: (f) => f.cumulative_layout_shift.poor },
+  { figure: 'fully_loaded_median', label: 'Fully loaded, median', unit: 'ms', better: 'lower', of: (f) => f.fully_loaded_time.median },
+];
+
+function siteFigureRows(a: SiteFigures | null, b: SiteFigures | null): SiteFigureRow[] {
+  return SITE_ROWS.map(({ figure, label, unit, better, of }) => {
+    const before = a ? (of(a) ?? null) : null;
+    const after = b ? (of(b) ?? null) : null;
+    return { figure, label, unit, better, before, after, change: before !== null && after !== null ? round4(after - before) : null };
+  });
+}
+
+const conditionText = (v: string | number | null | undefined): string => (v === null || v === undefined || v === '' ? 'not set' : String(v));
+const versionsOf = (pages: readonly ComparePageInput[]): string[] =>
+  [...new Set(pages.map((p) => p.lighthouse_version).filter((v): v is string => v !== null))].sort();
+
+/** What the reader must know before the verdicts. */
+function notesOf(a: CompareScanInput, b: CompareScanInput, pairs: readonly [ComparePageInput, ComparePageInput][], gradeSkipped: number,
+  fewRuns: [number, number] | undefined, alpha: number): string[] {
+  const notes: string[] = [];
+  const keys = [...new Set([...Object.keys(a.conditions), ...Object.keys(b.conditions)])];
+  const differ = keys.filter((k) => conditionText(a.conditions[k]) !== conditionText(b.conditions[k]));
+  if (differ.length) {
+    notes.push(`The scans were tested under different options: ${differ.map((k) => `${k} ${conditionText(a.conditions[k])} → ${conditionText(b.conditions[k])}`).join(', ')}. ` +
+      'A change may come from the options rather than from the site.');
+  }
+  const va = versionsOf(pairs.map(([x]) => x));
+  const vb = versionsOf(pairs.map(([, y]) => y));
+  if (va.join() !== vb.join() && va.length && vb.length) {
+    if (gradeSkipped > 0) {
+      notes.push(`Lighthouse ${va.join(', ')} made the before scan's reports and ${vb.join(', ')} the after scan's: the structure audits changed ` +
+        `between them, so the structure score does not compare, nor the grade (40 % structure): grades are left out of the verdicts ` +
+        `of ${gradeSkipped === pairs.length ? 'every matched page' : `${gradeSkipped} of ${pairs.length} matched pages`}.`);
+    } else {
+      notes.push(`Lighthouse ${va.join(', ')} made the before scan's reports and ${vb.join(', ')} the after scan's; they read the same structure audits, so every figure compares.`);
+    }
+  }
+  const siteA = a.site ?? new URL(a.url).origin;
+  const siteB = b.site ?? new URL(b.url).origin;
+  if (siteA !== siteB) notes.push(`The scans are of different sites (${siteA} and ${siteB}): pages match only by their whole URL.`);
+  if (a.created > b.created) notes.push('The before scan is the newer one: "worse" means worse than the later scan.');
+  for (const [side, s] of [['before', a], ['after', b]] as const) {
+    if (s.state === 'cancelled') notes.push(`The ${side} scan was cancelled: its pages that were not tested are listed among the pages not measured.`);
+  }
+  if (fewRuns) {
+    const [n1, n2] = fewRuns;
+    notes.push(`Some pages were loaded more than once in both scans, but too few times for the Mann-Whitney test to reach ` +
+      `p < ${alpha} (with ${n1} and ${n2} runs its smallest p is ${Math.round(smallestP(n1, n2) * 1000) / 1000}): their changes are judged by the thresholds.`);
+  }
+  return notes;
+}
+
+const RANK: Record<Verdict, number> = { worse: 0, better: 1, unchanged: 2 };
+
+/** Scan `a` (before) against scan `b` (after); `alpha` is the significance level of the tests (the alerts' REGRESSION.alpha). */
+export function compareScans(a: CompareScanInput, b: CompareScanInput, alpha: number): ScanComparison {
+  const beforeByUrl = new Map<string, ComparePageInput>();
+  for (const p of a.pages) if (!beforeByUrl.has(p.url)) beforeByUrl.set(p.url, p);
+  const afterUrls = new Set<string>();
+  const pairs: [ComparePageInput, ComparePageInput][] = [];
+  const newPages: OtherPage[] = [];
+  const failed: FailedPage[] = [];
+  const sideState = (p: ComparePageInput) => ({ state: p.state, error: p.error, report: p.report_id });
+  for (const p of [...b.pages].sort((x, y) => x.position - y.position)) {
+    if (afterUrls.has(p.url)) continue;
+    afterUrls.add(p.url);
+    const before = beforeByUrl.get(p.url);
+    if (!before) newPages.push({ url: p.url, template: p.template, state: p.state, error: p.error, side: sideOf(p) });
+    else if (before.state === 'completed' && p.state === 'completed') pairs.push([before, p]);
+    else failed.push({ url: p.url, template: p.template, before: sideState(before), after: sideState(p) });
+  }
+  const gone: OtherPage[] = [...beforeByUrl.values()].filter((p) => !afterUrls.has(p.url)).sort((x, y) => x.position - y.position)
+    .map((p) => ({ url: p.url, template: p.template, state: p.state, error: p.error, side: sideOf(p) }));
+
+  const order = new Map(pairs.map(([, y], i) => [y.url, i]));
+  const pages = pairs.map(([x, y]) => comparePage(x, y, alpha));
+  const worseCount = (p: ComparedPage) => p.reasons.filter((r) => r.direction === 'worse').length;
+  pages.sort((x, y) => RANK[x.verdict] - RANK[y.verdict] || (x.verdict === 'worse' ? worseCount(y) - worseCount(x) : 0) ||
+    order.get(x.url)! - order.get(y.url)!);
+
+  const byTemplate = new Map<string, [ComparePageInput, ComparePageInput][]>();
+  for (const pair of pairs) byTemplate.set(pair[1].template, [...(byTemplate.get(pair[1].template) ?? []), pair]);
+  const templates = [...byTemplate].map(([t, ps]) => compareTemplate(t, ps, alpha))
+    .sort((x, y) => RANK[x.verdict] - RANK[y.verdict] || x.template.localeCompare(y.template));
+
+  const gradeSkipped = pairs.filter(([x, y]) => x.grade && y.grade && !sameStructureAudits(x.lighthouse_version, y.lighthouse_version)).length;
+  let fewRuns: [number, number] | undefined;
+  for (const [x, y] of pairs) {
+    for (const m of COMPARED_METRICS) {
+      const ra = runValues(x, m).length;
+      const rb = runValues(y, m).length;
+      if (ra > 1 && rb > 1 && !testable(ra, rb, alpha)) fewRuns ??= [ra, rb];
+    }
+  }
+  const count = (v: Verdict) => pages.filter((p) => p.verdict === v).length;
+  return {
+    notes: notesOf(a, b, pairs, gradeSkipped, fewRuns, alpha),
+    grades_compared: gradeSkipped === 0,
+    counts: { matched: pages.length, worse: count('worse'), better: count('better'), unchanged: count('unchanged'), new: newPages.length,
+      gone: gone.length, failed: failed.length },
+    figures: { before: a.figures, after: b.figures },
+    site_figures: siteFigureRows(a.figures, b.figures),
+    pages, new_pages: newPages, gone_pages: gone, failed_pages: failed, templates,
+    rules: {
+      alpha, thresholds: Object.fromEntries(COMPARED_METRICS.map((m) => [m, COMPARE_RULES[m].threshold])) as Record<ComparedMetric, number>,
+      grade_letters: GRADE_LETTERS, tested_share: TESTED_SHARE, template_test_min_pages: TEMPLATE_TEST_MIN_PAGES,
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * Two scans of a site compared (`/scans/BEFORE/compare/AFTER`; docs/scans.md "Compare two scans", the comparison is
+ * core/scans/scan-compare.ts, the API's own): the notes first (different options or Lighthouse versions), the counts,
+ * both scans' site figures side by side, the templates that got worse, then the pages, worse first, each linking its
+ * two reports; then the pages new, gone and not measured. A finished scan's screen links here ("Compare with the
+ * previous scan", or another scan of the site picked in a form: `/scans/ID/compare?with=OTHER`, the earlier first).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  COMPARE_RULES, pText, type ComparedMetric, type ComparedPage, type OtherPage, type Reason, type ScanComparison, type SiteFigureRow,
+} from '../../analysis/scan-compare.js';
+import { ApiError } from '../../core/errors.js';
+import { couldBeId } from '../../core/ids.js';
+import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/scan-compare.js';
+import { getScan, scanNotFound, type ScanRow } from '../../core/scans/scans.js';
+import { ms } from '../../report/format.js';
+import { errorScreen, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
+import type { Visitor } from '../session.js';
+import { plural, utcMinute } from './figures.js';
+import { gradeLetter, pathOn, SOURCE_NAMES } from './scan-view.js';
+
+const FIGURE_LABELS: Record<ComparedMetric, string> = {
+  performance_score: 'Performance', largest_contentful_paint: 'LCP', total_blocking_time: 'TBT', cumulative_layout_shift: 'CLS',
+  fully_loaded_time: 'Fully loaded',
+};
+const VERDICT_NAMES = { worse: 'Worse', better: 'Better', unchanged: 'Unchanged' } as const;
+const PAGE_STATE_NAMES: Record<string, string> = { queued: 'Queued', started: 'Loading', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
+
+const siteOf = (s: Pick<ScanRow, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
+const when = (s: ScanRow) => `<time datetime="${new Date(s.started ?? s.created).toISOString()}">${esc(utcMinute(s.started ?? s.created))}</time>`;
+
+function value(metric: ComparedMetric | 'count' | 'score' | 'ms' | 'cls', v: number | null): string {
+  if (v === null) return '–';
+  const unit = metric in COMPARE_RULES ? COMPARE_RULES[metric as ComparedMetric].unit : metric;
+  return unit === 'ms' ? ms(v) : unit === 'cls' ? String(Math.round(v * 1000) / 1000) : unit === 'score' ? `${Math.round(v)}` : v.toLocaleString('en');
+}
+
+/** A change in words and colour: worse in the poor colour, better in the good one. */
+function changeCell(unit: SiteFigureRow['unit'], better: 'higher' | 'lower', change: number | null): string {
+  if (change === null) return '<td class="num">–</td>';
+  if (change === 0) return '<td class="num muted">no change</td>';
+  const worse = better === 'lower' ? change > 0 : change < 0;
+  const size = unit === 'ms' ? ms(Math.abs(change)) : unit === 'cls' ? String(Math.round(Math.abs(change) * 1000) / 1000) : Math.abs(Math.round(change)).toLocaleString('en');
+  return `<td class="num ${worse ? 'worse' : 'better'}">${change > 0 ? '+' : '−'}${size}</td>`;
+}
+
+const reasonItem = (r: Reason) => `<li class="${r.direction}"><span>${esc(r.text)}</span> <span class="muted">(${esc(r.basis === 'test' ? 'test' : 'threshold')}: ${esc(r.why)})</span></li>`;
+
+function scanFacts(label: string, side: ComparedScan, kit: WebKit): string {
+  const s = side.scan;
+  const { catalog } = kit.ctx;
+  const o = side.options;
+  return `<section class="card scan-card" aria-labelledby="scmp-${label.toLowerCase()}-h"><h2 id="scmp-${label.toLowerCase()}-h">${label}</h2>` +
+    `<dl class="facts"><dt>Scan</dt><dd><a href="/scans/${esc(s.id)}">${esc(SOURCE_NAMES[s.source] ?? s.source)}, started ${when(s)} UTC</a></dd>` +
+    `<dt>Location</dt><dd>${esc(catalog.location(String(o.location))?.name ?? String(o.location))}</dd>` +
+    `<dt>Browser</dt><dd>${esc(catalog.browser(String(o.browser))?.name ?? String(o.browser))}</dd>` +
+    `<dt>Throttle</dt><dd>${esc(o.throttle === null ? 'none' : String(o.throttle))}</dd>` +
+    `<dt>Runs a page</dt><dd>${esc(String(o.runs))}</dd></dl></section>`;
+}
+
+function countsPart(c: ScanComparison): string {
+  const n = c.counts;
+  const rows: [string, number, string][] = [
+    ['Worse', n.worse, n.worse ? 'worse' : ''], ['Better', n.better, n.better ? 'better' : ''], ['Unchanged', n.unchanged, ''],
+    ['New', n.new, ''], ['Gone', n.gone, ''], ['Not measured', n.failed, ''],
+  ];
+  const thresholds = (Object.keys(COMPARE_RULES) as ComparedMetric[]).map((m) => `${FIGURE_LABELS[m]} ${value(m, c.rules.thresholds[m])}`).join(', ');
+  return `<section class="card scan-card scmp-counts" aria-labelledby="scmp-counts-h"><h2 id="scmp-counts-h">${plural(n.matched, 'page')} in both scans</h2>` +
+    `<ul class="scmp-count-list">${rows.map(([k, x, cls]) => `<li${cls ? ` class="${cls}"` : ''}><b>${x}</b> ${k.toLowerCase()}</li>`).join('')}</ul>` +
+    `<p class="muted">A page counts as worse or better by the Mann-Whitney test over its runs (p &lt; ${c.rules.alpha}) when both scans loaded it ` +
+    `enough times, and by a change of at least a threshold otherwise: ${esc(thresholds)}, a grade ${c.rules.grade_letters} letters.</p></section>`;
+}
+
+function siteFiguresPart(c: ScanComparison): string {
+  if (!c.figures.before || !c.figures.after) return '<div class="card"><p class="muted">A scan has no site figures.</p></div>';
+  const rows = c.site_figures.map((r) => `<tr><th scope="row">${esc(r.label)}</th><td class="num">${value(r.unit, r.before)}</td>` +
+    `<td class="num">${value(r.unit, r.after)}</td>${changeCell(r.unit, r.better, r.change)}</tr>`).join('');
+  return `<div class="card tablewrap"><table class="list scmp-site"><thead><tr><th scope="col">Figure</th><th scope="col" class="num">Before</th>` +
+    `<th scope="col" class="num">After</th><th scope="col" class="num">Change</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** A cell with its column's name, which a phone shows before it (the table stacks its rows: pv-stack); one element inside. */
+const cell = (label: string, html: string, cls = '') => `<td data-label="${esc(label)}"${cls ? ` class="${cls}"` : ''}>${html}</td>`;
+
+function templatesPart(c: ScanComparison): string {
+  const worse = c.templates.filter((t) => t.verdict === 'worse');
+  if (worse.length === 0) {
+    return `<div class="card"><p class="muted">No template got worse as a whole${c.templates.length ? ` (${plural(c.templates.length, 'template')} compared)` : ''}.</p></div>`;
+  }
+  const rows = worse.map((t) => `<tr>${cell('Template', esc(t.template), 'scan-template')}${cell('Pages', String(t.pages), 'num')}` +
+    `${cell('What got worse', `<ul>${t.reasons.filter((r) => r.direction === 'worse').map(reasonItem).join('')}</ul>`, 'scmp-reasons')}</tr>`).join('');
+  return `<div class="card tablewrap"><table class="list pv-stack scmp-templates"><thead><tr><th scope="col">Template</th><th scope="col" class="num">Pages</th>` +
+    `<th scope="col">What got worse</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** A report's link: `label` (HTML), and for a screen reader which page's report it is (`of`: its path). */
+const reportLink = (label: string, report: string | null, of = '') => (report
+  ? `<a href="/reports/${esc(report)}">${label}${of ? `<span class="visually-hidden"> report of ${esc(of)}</span>` : ''}</a>`
+  : `<span class="muted">${label}: none</span>`);
+const beforeAfter = (b: string, a: string) => `<span><span class="nw">${b}</span> → <span class="nw">${a}</span></span>`;
+
+function figureCell(p: ComparedPage, m: ComparedMetric): string {
+  const reason = p.reasons.find((r) => r.metric === m);
+  return cell(FIGURE_LABELS[m], beforeAfter(value(m, p.before[m]), value(m, p.after[m])), `num${reason ? ` ${reason.direction}` : ''}`);
+}
+
+/** The page, its template and its two reports, in one cell. */
+const pageCell = (site: string, p: { url: string; template: string }, links: string) =>
+  cell('Page', `<div><span class="scmp-path">${esc(pathOn(site, p.url))}</span><span class="scmp-sub scan-template-inline">${esc(p.template)}</span>${links}</div>`, 'url');
+
+function pagesPart(site: string, c: ScanComparison): string {
+  if (c.pages.length === 0) return '<div class="card"><p class="muted">No page was measured in both scans.</p></div>';
+  const metrics = Object.keys(COMPARE_RULES) as ComparedMetric[];
+  const rows = c.pages.map((p) => {
+    const grade = p.changes.grade === null && p.before.grade && p.after.grade
+      ? `<span>${beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade))} <span class="muted">(not compared)</span></span>`
+      : beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade));
+    const reasons = p.reasons.length ? `<ul>${p.reasons.map(reasonItem).join('')}</ul>` : '<span class="muted">No change beyond chance or a threshold</span>';
+    const path = pathOn(site, p.url);
+    const links = `<span class="scmp-sub scmp-links">${reportLink('Before', p.before.report, path)} · ${reportLink('After', p.after.report, path)}</span>`;
+    return `<tr>${pageCell(site, p, links)}${cell('Verdict', VERDICT_NAMES[p.verdict], `scmp-verdict${p.verdict === 'unchanged' ? '' : ` ${p.verdict}`}`)}` +
+      `${cell('Why', reasons, 'scmp-reasons')}${cell('Grade', grade, 'scmp-grade')}${metrics.map((m) => figureCell(p, m)).join('')}</tr>`;
+  }).join('');
+  return `<div class="card tablewrap"><table class="list pv-stack scmp-pages"><caption class="visually-hidden">Pages in both scans, the worse first</caption>` +
+    `<thead><tr><th scope="col">Page and reports</th><th scope="col">Verdict</th><th scope="col">Why</th><th scope="col">Grade</th>` +
+    `${metrics.map((m) => `<th scope="col" class="num">${FIGURE_LABELS[m]}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function otherPages(site: string, pages: readonly OtherPage[], empty: string, caption: string): string {
+  if (pages.length === 0) return `<div class="card"><p class="muted">${empty}</p></div>`;
+  const rows = pages.map((p) => `<tr>${pageCell(site, p, p.side.report ? `<span class="scmp-sub scmp-links">${reportLink('Report', p.side.report, pathOn(site, p.url))}</span>` : '')}` +
+    `${cell('State', esc(PAGE_STATE_NAMES[p.state] ?? p.state))}${cell('Grade', gradeLetter(p.side.grade))}` +
+    `${cell('Performance', value('performance_score', p.side.performance_score), 'num')}` +
+    `${cell('LCP', value('largest_contentful_paint', p.side.largest_contentful_paint), 'num')}</tr>`).join('');
+  return `<div class="card tablewrap"><table class="list pv-stack scmp-other"><caption class="visually-hidden">${caption}</caption>` +
+    `<thead><tr><th scope="col">Page</th><th scope="col">State</th><th scope="col">Grade</th><th scope="col" class="num">Performance</th>` +
+    `<th scope="col" class="num">LCP</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function failedPart(site: string, c: ScanComparison): string {
+  if (c.failed_pages.length === 0) return '<div class="card"><p class="muted">Every page in both scans was measured in both.</p></div>';
+  const side = (s: { state: string; error: string | null }) =>
+    `<div>${esc(PAGE_STATE_NAMES[s.state] ?? s.state)}` +
+    `${s.error ? `<span class="scan-page-error">${esc(s.error)}</span>` : ''}</div>`;
+  const rows = c.failed_pages.map((p) => `<tr>${pageCell(site, p, '')}${cell('Before', side(p.before), 'scmp-state')}` +
+    `${cell('After', side(p.after), 'scmp-state')}</tr>`).join('');
+  return `<div class="card tablewrap"><table class="list pv-stack scmp-failed"><caption class="visually-hidden">Pages not measured in one of the scans</caption>` +
+    `<thead><tr><th scope="col">Page</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+const section = (id: string, title: string, content: string, note = '') =>
+  `<section class="scan-section" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${note ? `<p class="muted">${note}</p>` : ''}${content}</section>`;
+
+export function comparisonScreen(kit: WebKit, v: Visitor, nonce: string, pair: ScanPairComparison): string {
+  const c = pair.comparison;
+  const site = siteOf(pair.after.scan);
+  const notes = c.notes.length
+    ? `<section class="card scmp-notes" aria-labelledby="scmp-notes-h"><h2 id="scmp-notes-h">Read this first</h2><ul>${c.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></section>`
+    : '';
+  const body = `<h1 class="scan-title">Scans of <span class="url">${esc(site)}</span> compared</h1>` +
+    `<p class="muted scan-facts">Before: ${when(pair.before.scan)} UTC · After: ${when(pair.after.scan)} UTC</p>` +
+    `<div class="actions"><a class="btn secondary" href="/scans/${esc(pair.before.scan.id)}">The before scan</a>` +
+    `<a class="btn secondary" href="/scans/${esc(pair.after.scan.id)}">The after scan</a></div>` +
+    `${notes}<div class="scan-cards">${countsPart(c)}${scanFacts('Before', pair.before, kit)}${scanFacts('After', pair.after, kit)}</div>` +
+    section('scmp-site-h', 'Site figures', siteFiguresPart(c), 'Both scans’ figures over the pages each measured.') +
+    section('scmp-templates-h', 'Templates that got worse', templatesPart(c),
+      `Over a template’s pages in both scans: the Mann-Whitney test of their values when each side has at least ${c.rules.template_test_min_pages} pages, else the median’s change against the threshold.`) +
+    section('scmp-pages-h', 'Pages', pagesPart(site, c), 'Pages in both scans, matched by URL: the worse first. Each figure before → after.') +
+    section('scmp-new-h', 'New pages', otherPages(site, c.new_pages, 'No page is only in the after scan.', 'Pages only in the after scan'), 'Only in the after scan.') +
+    section('scmp-gone-h', 'Gone pages', otherPages(site, c.gone_pages, 'No page is only in the before scan.', 'Pages only in the before scan'), 'Only in the before scan.') +
+    section('scmp-failed-h', 'Not measured', failedPart(site, c), 'In both scans, but not measured in one of them.');
+  return shell(v, nonce, { title: `Scans of ${site} compared`, active: 'scans', body });
+}
+
+/**
+ * What a finished scan's screen offers: "Compare with the previous scan" when there is one, and a form to pick
+ * another completed scan of the site (`others`, newest first).
+ */
+export function comparePart(scan: ScanRow, previous: ScanRow | undefined, others: readonly ScanRow[]): string {
+  if (!previous && others.length === 0) return '';
+  const link = previous
+    ? `<p><a class="btn" href="/scans/${esc(previous.id)}/compare/${esc(scan.id)}">Compare with the previous scan</a> ` +
+      `<span class="muted">(${esc(SOURCE_NAMES[previous.source] ?? previous.source)}, started ${when(previous)} UTC)</span></p>`
+    : '';
+  const options = others.map((s) => `<option value="${esc(s.id)}"${s.id === previous?.id ? ' selected' : ''}>${esc(utcMinute(s.started ?? s.created))} UTC · ` +
+    `${esc(SOURCE_NAMES[s.source] ?? s.source)}</option>`).join('');
+  const form = others.length
+    ? `<form method="get" action="/scans/${esc(scan.id)}/compare" class="row scmp-pick">` +
+      `${formField('scmp-with', 'Scan to compare with', (d) => `<select id="scmp-with" name="with"${d}>${options}</select>`, 'Completed scans of this site, newest first; the earlier is the before')}` +
+      '<div class="field"><button class="btn secondary" type="submit">Compare</button></div></form>'
+    : '';
+  return `<section class="card scan-compare-with" aria-labelledby="scan-compare-h"><h2 id="scan-compare-h">Compare</h2>${link}${form}</section>`;
+}
+
+const first = (v: unknown): string => (Array.isArray(v) ? first(v[0]) : typeof v === 'string' ? v : '');
+
+export function registerScanCompareScreens(kit: WebKit): void {
+  const { ctx } = kit;
+  const notFound = (reply: FastifyReply, v: Visitor, nonce: string, err: unknown): FastifyReply => {
+    if (err instanceof ApiError && err.status === 404) return errorScreen(reply, v, nonce, 404, 'Scan not found', err.detail ?? err.title);
+    throw err;
+  };
+  const params = (req: FastifyRequest) => req.params as { id: string; other?: string };
+
+  kit.screen('/scans/:id/compare/:other', async (req, reply, v, nonce) => {
+    const { id, other = '' } = params(req);
+    let pair: ScanPairComparison;
+    try {
+      if (!couldBeId(id)) throw scanNotFound(id);
+      if (!couldBeId(other)) throw scanNotFound(other);
+      pair = await compareScanPair(ctx.store, v.principal.accountId, id, other);
+    } catch (err) {
+      return notFound(reply, v, nonce, err);
+    }
+    return comparisonScreen(kit, v, nonce, pair);
+  });
+
+  /** The form of a scan's screen: the two scans in their order, the earlier first. */
+  kit.screen('/scans/:id/compare', async (req, reply, v, nonce) => {
+    const { id } = params(req);
+    const other = first((req.query as Record<string, unknown> | undefined)?.with);
+    let a: ScanRow;
+    let b: ScanRow;
+    try {
+      if (!couldBeId(id)) throw scanNotFound(id);
+      if (!couldBeId(other)) throw new ApiError('E40003', 'Pick a scan to compare with.');
+      a = await getScan(ctx.store.db, v.principal.accountId, id);
+      b = await getScan(ctx.store.db, v.principal.accountId, other);
+    } catch (err) {
+      return notFound(reply, v, nonce, err);
+    }
+    const [before, after] = a.created < b.created || (a.created === b.created && a.id < b.id) ? [a, b] : [b, a];
+    return seeOther(reply, `/scans/${encodeURIComponent(before.id)}/compare/${encodeURIComponent(after.id)}`);
+  });
+}
