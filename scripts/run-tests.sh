@@ -14,14 +14,19 @@ two_at_a_time=(
   test/integration/{web-app,structure-audits,scan-browser,outage,backup,pdf-service,legacy,hostile,cli-accounts,artifacts,lighthouse-versions}.test.ts
   test/unit/all.ts
   test/integration/{store,scans,fuzz,browser-sandbox}.test.ts
+  test/integration/together.ts
+)
+# Files that load no page, run in one process by test/integration/together.ts (each is still its own file to run alone).
+together=(
   test/integration/{accounts,agent-protocol,api-start-test,api,connection-guard,hostile-input}.test.ts
   test/integration/{monitoring,openapi,pages-lists,plans,public-url,read-path,secrets-at-rest}.test.ts
   test/integration/{sweep,tags,web-account,web-alerts,web-http,web-pages}.test.ts
 )
+export WEBGAUGE_TOGETHER="${together[*]}"
 mapfile -t all < <(find test/integration -name '*.test.ts' | sort)
 alone=()
 for f in "${all[@]}"; do
-  [[ " ${two_at_a_time[*]} " == *" $f "* ]] || alone+=("$f")
+  [[ " ${two_at_a_time[*]} ${together[*]} " == *" $f "* ]] || alone+=("$f")
 done
 status=0
 node --import tsx --test --test-concurrency=2 "${two_at_a_time[@]}" || status=1
