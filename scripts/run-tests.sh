@@ -4,7 +4,8 @@
 # leases and heartbeats, the run guard) runs alone, with the machine to itself. The rest runs two at a time first:
 # the unit tests (in one process: test/unit/all.ts), the integration files that load no page, and those that load
 # pages but check no timing against a truth (what they check is stored, refused, rendered or restored). A new file
-# runs alone unless it is listed here. Each file is its own process either way.
+# runs alone unless it is listed here. Each file is its own process, but for those that load no page and run together in
+# one (test/integration/together.ts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node-runtime.sh
