@@ -20,7 +20,7 @@
 import { mannWhitneyU } from './mann-whitney.js';
 import { median } from './statistics.js';
 import { sameStructureAudits } from './structure/index.js';
-import type { SiteFigures } from './site-figures.js';
+import type { PageFigures, SiteFigures, SitePage } from './site-figures.js';
 
 export type ComparedMetric = 'performance_score' | 'largest_contentful_paint' | 'total_blocking_time' | 'cumulative_layout_shift' | 'fully_loaded_time';
 
@@ -51,19 +51,10 @@ export const TEMPLATE_TEST_MIN_PAGES = 3;
 const LETTERS = 'ABCDEF';
 
 /** A page of a scan as its row keeps it (store/scans.ts), its report's figures and its runs' values. */
-export interface ComparePageInput {
-  url: string;
-  template: string;
+export interface ComparePageInput extends SitePage {
   position: number;
   state: string;
   error: string | null;
-  report_id: string | null;
-  grade: string | null;
-  performance_score: number | null;
-  largest_contentful_paint: number | null;
-  total_blocking_time: number | null;
-  cumulative_layout_shift: number | null;
-  fully_loaded_time: number | null;
   lighthouse_version: string | null;
   /** The kept runs' values of each figure, when the page's test loaded it more than once. */
   run_values: Partial<Record<string, number[]>> | null;
@@ -106,14 +97,8 @@ export interface Reason {
   why: string;
 }
 
-export interface PageSide {
+export interface PageSide extends PageFigures {
   report: string | null;
-  grade: string | null;
-  performance_score: number | null;
-  largest_contentful_paint: number | null;
-  total_blocking_time: number | null;
-  cumulative_layout_shift: number | null;
-  fully_loaded_time: number | null;
   lighthouse_version: string | null;
   /** The runs behind the figures (1 when the page was loaded once). */
   runs: number;

@@ -15,17 +15,21 @@ export const VITALS = {
 export type Vital = keyof typeof VITALS;
 export const VITAL_NAMES = Object.keys(VITALS) as Vital[];
 
-/** A completed page of the scan with its report's figures (null where the report has none). */
-export interface SitePage {
-  url: string;
-  template: string;
-  report_id: string | null;
+/** A page's report figures that site figures and comparisons read (null where the report has none). */
+export interface PageFigures {
   grade: string | null;
   performance_score: number | null;
   largest_contentful_paint: number | null;
   total_blocking_time: number | null;
   cumulative_layout_shift: number | null;
   fully_loaded_time: number | null;
+}
+
+/** A completed page of the scan with its report's figures. */
+export interface SitePage extends PageFigures {
+  url: string;
+  template: string;
+  report_id: string | null;
 }
 
 /** A structure audit of one page (its structure.json). */
