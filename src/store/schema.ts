@@ -262,6 +262,35 @@ export interface ScansTable {
   lease_owner: string | null;
   lease_expires: number | null;
   figures: string | null;
+  /** The schedule that started the scan; null when started by hand (migration 015). */
+  schedule_id: string | null;
+  /** JSON: the verdicts of the scan's alert conditions once it completed (migration 015). */
+  alerts: string | null;
+}
+
+/**
+ * A scan that repeats (migration 015): the request of POST /scans, and a slot grid of a monitoring frequency from
+ * `anchor`; `next_run` is the next due slot (null: paused).
+ */
+export interface ScanSchedulesTable {
+  id: string;
+  account_id: string;
+  url: string;
+  source: string;
+  /** The analysis options every scan's pages get (stored like a test's: secrets sealed). */
+  options: string;
+  /** The scan's settings (ScanSettings JSON), the same for every scan it starts: the same pages are sampled. */
+  settings: string;
+  location: string;
+  browser: string;
+  frequency: string;
+  anchor: number;
+  next_run: number | null;
+  /** The last slot that could not run, and why (credits short, the site refused by the policy now, …). */
+  skipped_at: number | null;
+  skip_reason: string | null;
+  last_scan_id: string | null;
+  created: number;
 }
 
 /** One page of a scan: its test, and the test's outcome and figures once it has finished. */
@@ -312,4 +341,5 @@ export interface Database {
   sessions: SessionsTable;
   scans: ScansTable;
   scan_pages: ScanPagesTable;
+  scan_schedules: ScanSchedulesTable;
 }

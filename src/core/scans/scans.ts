@@ -66,7 +66,7 @@ Promise<StartedScan> {
       error: null, options: storeOptions(store.box, options), settings: JSON.stringify(settings), location: options.location,
       browser: options.browser, created: now, started: null, finished: null, expires: reportExpiry(now, options.retention),
       found: 0, skipped: '{}', discovery_errors: '[]', cost_tenths: cost, reserved_tenths: credits.chargedTenths,
-      lease_owner: null, lease_expires: null, figures: null,
+      lease_owner: null, lease_expires: null, figures: null, schedule_id: null, alerts: null,
     };
     await insertScan(trx, scan);
     return { scan, creditsLeft: fromTenths(credits.leftTenths), creditsReserved: fromTenths(cost * settings.max_pages) };
