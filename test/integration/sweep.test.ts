@@ -1,7 +1,7 @@
 /**
  * The expiry sweep (spec 8 retention) on both engines: expired reports leave the store with their artifact
  * folders, their pages are refreshed or deleted with their tag links, tests older than 24 h go, in bounded
- * batches. Pages and reports are seeded straight into the store (test/helpers/seed.ts); time moves by clock.advance.
+ * batches; a site scan lasts as long as its pages' reports (the `retention` it was started with). Pages and reports are seeded straight into the store (test/helpers/seed.ts); time moves by clock.advance.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -13,7 +13,8 @@ import { clock } from '../../src/core/clock.js';
 import { failTest } from '../../src/core/tests/tests.js';
 import { ExpirySweeper } from '../../src/scheduler/sweep.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
-import { accountIdOf, addReport, seedPage } from '../helpers/seed.js';
+import { accountIdOf, addReport, seedPage, seedScan } from '../helpers/seed.js';
+import { reportExpiry } from '../../src/core/reports/reports.js';
 
 const HOUR = 3_600_000;
 
@@ -99,6 +100,38 @@ for (const engine of engines()) {
       assert.equal((await sweeper({ batchSize: 2, maxBatches: 1 }).sweep()).reports, 2);
       assert.equal((await sweeper({ batchSize: 2, maxBatches: 10 }).sweep()).reports, 3);
       for (const x of seeded) assert.equal(await reportExists(x.reportId), false);
+    });
+
+    test('a scan is kept as long as its reports: its retention sets its expiry, an expired scan leaves the history at once and the store with the sweep', async () => {
+      // POST /scans: the scan's expiry is its reports' (1 month by default, `retention` months when given).
+      const started: Record<string, number> = {};
+      for (const retention of [undefined, 6]) {
+        const res = await call(s, 'POST', '/scans', { key, body: { data: { type: 'scan', attributes: {
+          url: 'http://127.0.0.1:9/', source: 'list', urls: ['/a'], ...(retention ? { retention } : {}) } } } });
+        assert.equal(res.status, 202, res.text);
+        const row = await db().selectFrom('scans').select(['created', 'expires']).where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+        assert.equal(row.expires, reportExpiry(row.created, retention ?? 1), `retention ${retention ?? 'default'}`);
+        started[String(retention ?? 1)] = row.expires;
+      }
+      assert.ok(started['6']! > started['1']!);
+
+      // Two completed scans of one site, a month and a day apart: the older one expires first.
+      const page = (i: number) => ({ url: `https://kept.example/p/${i}`, template: '/p/:id', grade: 'B', performance_score: 80, largest_contentful_paint: 2000 + i });
+      const older = await seedScan(s.app.store, accountId, { url: 'https://kept.example/', state: 'completed', pages: [page(1), page(2)], created: clock.now() - 2 * DAY_MS });
+      const newer = await seedScan(s.app.store, accountId, { url: 'https://kept.example/', state: 'completed', pages: [page(1), page(2)] });
+      assert.equal((await call(s, 'GET', `/scans/${newer.scanId}/compare/last`, { key })).status, 200, 'the older scan is the last one before');
+      // 29 days on: the older scan's month is over (its reports' too), the newer one's is not.
+      clock.advance(29 * DAY_MS);
+      // Past its retention the older scan is gone for every reader before the sweep deletes it.
+      assert.equal((await call(s, 'GET', `/scans/${older.scanId}`, { key })).status, 404);
+      assert.equal((await call(s, 'GET', `/scans/${newer.scanId}/compare/last`, { key })).status, 404, 'no earlier scan kept');
+      assert.equal((await call(s, 'GET', `/scans/${newer.scanId}`, { key })).status, 200);
+      const r = await sweeper().sweep();
+      assert.ok(r.reports >= 2, `its pages' reports went too (${r.reports})`);
+      const left = await db().selectFrom('scans').select('id').where('id', 'in', [older.scanId, newer.scanId]).execute();
+      assert.deepEqual(left.map((x) => x.id), [newer.scanId]);
+      assert.equal((await db().selectFrom('scan_pages').select('id').where('scan_id', '=', older.scanId).execute()).length, 0, 'its pages with it');
+      assert.equal((await db().selectFrom('scan_pages').select('id').where('scan_id', '=', newer.scanId).execute()).length, 2);
     });
 
     test('start() sweeps at once and then periodically; stop() ends it', async () => {
