@@ -1,14 +1,16 @@
 /**
- * What `webgauge scan` judges, as pure functions: the scan as the API gives it (docs/scans.md), the Web Vitals'
- * thresholds, and the one table of site budgets (`--budget lcp_p75=2500`): each a figure of the scan with its
- * direction, checked when the scan completed, and which pages stand on the wrong side of a budget that failed.
+ * What `webgauge scan` judges, as pure functions: the scan as the API gives it (docs/scans.md), and its site budgets
+ * (`--budget lcp_p75=2500`) from the one table of site figures (analysis/site-budgets.ts, which a scan's alert
+ * conditions read too), checked when the scan completed, with the pages on the wrong side of a budget that failed.
  */
 import { orList } from '../lib/words.js';
 import { GateError } from './api-client.js';
 import type { Budget, Check, Limit } from './checks.js';
-import { VITALS as THRESHOLDS, type Vital, type VitalFigures } from '../analysis/site-figures.js';
+import type { Vital, VitalFigures } from '../analysis/site-figures.js';
+import { fitsLimit, formatSite, limitKind, siteBudget, SITE_BUDGET_NAMES, SITE_BUDGETS, VITAL_TERMS, type SiteUnit } from '../analysis/site-budgets.js';
 
-export type { VitalFigures };
+export type { VitalFigures, SiteUnit };
+export { formatSite, SITE_BUDGET_NAMES };
 
 export interface WorstPage {
   url: string;
@@ -80,92 +82,7 @@ export interface ScanPage {
 export type VitalName = Vital;
 
 /** The Web Vitals a scan rates each page by, with the service's thresholds (good at or under `good`, poor over `poor`). */
-export const VITALS: Record<VitalName, { short: string; label: string; unit: 'time' | 'cls'; good: number; poor: number }> = {
-  largest_contentful_paint: { short: 'LCP', label: 'Largest contentful paint', unit: 'time', ...THRESHOLDS.largest_contentful_paint },
-  cumulative_layout_shift: { short: 'CLS', label: 'Cumulative layout shift', unit: 'cls', ...THRESHOLDS.cumulative_layout_shift },
-  total_blocking_time: { short: 'TBT', label: 'Total blocking time', unit: 'time', ...THRESHOLDS.total_blocking_time },
-};
-
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** A site figure as it reads: ms, layout shift, a 0-100 score, or a count of pages. */
-export type SiteUnit = 'time' | 'cls' | 'score' | 'pages';
-
-export function formatSite(unit: SiteUnit, v: number): string {
-  if (unit === 'cls') return String(Math.round(v * 10_000) / 10_000);
-  return unit === 'time' ? `${Math.round(v)} ms` : String(Math.round(v));
-}
-
-interface SiteBudgetSpec {
-  name: string;
-  /** max: the figure must not be above the limit (lower is better); min: not below (higher is better). */
-  direction: 'max' | 'min';
-  unit: SiteUnit;
-  /** What the figure is, for the usage text and messages. */
-  about: string;
-  /** The scan's value, undefined when the scan has none (no page measured, or the report type does not measure it). */
-  value(scan: ScanAttributes): number | undefined;
-  /** Why this page is on the wrong side of the (failed) limit, or undefined when it is not. */
-  blames(page: ScanPage, limit: number): string | undefined;
-}
-
-type PageFigure = VitalName | 'fully_loaded_time' | 'performance_score';
-
-/** A median or 75th percentile over the measured pages; a page is to blame when its own value is past the limit. */
-function statistic(name: string, figure: PageFigure, stat: 'median' | 'p75', short: string, unit: SiteUnit, direction: 'max' | 'min'): SiteBudgetSpec {
-  return {
-    name, direction, unit,
-    about: `${stat === 'p75' ? '75th percentile' : 'median'} of ${short} over the measured pages`,
-    value: (scan) => {
-      const v = (scan.figures?.[figure] as { median?: unknown; p75?: unknown } | undefined)?.[stat];
-      return isNumber(v) ? v : undefined;
-    },
-    blames: (page, limit) => {
-      const v = page[figure];
-      if (page.state !== 'completed' || !isNumber(v) || (direction === 'max' ? v <= limit : v >= limit)) return undefined;
-      return `${short} ${formatSite(unit, v)} is ${direction === 'max' ? 'over' : 'under'} ${name}'s limit of ${formatSite(unit, limit)}`;
-    },
-  };
-}
-
-/** The count of pages rated poor on a Web Vital; a page is to blame when it is one of them. */
-function poorPages(name: string, vital: VitalName): SiteBudgetSpec {
-  const { short, unit, poor } = VITALS[vital];
-  return {
-    name, direction: 'max', unit: 'pages', about: `pages with a poor ${short} (over ${formatSite(unit, poor)})`,
-    value: (scan) => {
-      const v = scan.figures?.[vital]?.poor;
-      return isNumber(v) ? v : undefined;
-    },
-    blames: (page) => {
-      const v = page[vital];
-      return page.state === 'completed' && isNumber(v) && v > poor ? `poor ${short}: ${formatSite(unit, v)} is over ${formatSite(unit, poor)}` : undefined;
-    },
-  };
-}
-
-/** The site budgets: the one table of their names, directions and figures. */
-export const SITE_BUDGETS: readonly SiteBudgetSpec[] = [
-  statistic('lcp_p75', 'largest_contentful_paint', 'p75', 'LCP', 'time', 'max'),
-  statistic('lcp_median', 'largest_contentful_paint', 'median', 'LCP', 'time', 'max'),
-  statistic('cls_p75', 'cumulative_layout_shift', 'p75', 'CLS', 'cls', 'max'),
-  statistic('cls_median', 'cumulative_layout_shift', 'median', 'CLS', 'cls', 'max'),
-  statistic('tbt_p75', 'total_blocking_time', 'p75', 'TBT', 'time', 'max'),
-  statistic('tbt_median', 'total_blocking_time', 'median', 'TBT', 'time', 'max'),
-  statistic('fully_loaded_p75', 'fully_loaded_time', 'p75', 'fully loaded', 'time', 'max'),
-  statistic('performance_median', 'performance_score', 'median', 'performance score', 'score', 'min'),
-  poorPages('poor_lcp_pages', 'largest_contentful_paint'),
-  poorPages('poor_cls_pages', 'cumulative_layout_shift'),
-  poorPages('poor_tbt_pages', 'total_blocking_time'),
-  {
-    name: 'failed_pages', direction: 'max', unit: 'pages', about: 'pages whose test failed',
-    value: (scan) => (isNumber(scan.pages?.failed) ? scan.pages.failed : undefined),
-    blames: (page) => (page.state === 'failed' ? `the page failed: ${page.error ?? 'no reason given'}` : undefined),
-  },
-];
-
-export const SITE_BUDGET_NAMES = SITE_BUDGETS.map((b) => b.name);
-const specOf = (name: string) => SITE_BUDGETS.find((b) => b.name === name);
+export const VITALS = VITAL_TERMS;
 
 /**
  * `--budget NAME=VALUE`s into a budget (name → its limit in the table's direction, in the order given). A name not
@@ -177,15 +94,12 @@ export function parseSiteBudgets(specs: readonly string[]): Budget {
   for (const spec of specs) {
     const eq = spec.indexOf('=');
     const name = eq < 0 ? spec : spec.slice(0, eq).trim();
-    const b = specOf(name);
+    const b = siteBudget(name);
     if (eq < 0 || !b) throw new GateError(`--budget ${spec}: ${eq < 0 ? 'give NAME=VALUE' : `"${name}" is no site budget`}; use one of ${names}`);
     const text = spec.slice(eq + 1).trim();
     const value = Number(text);
-    const whole = b.unit === 'pages' || b.unit === 'score';
-    if (text === '' || !Number.isFinite(value) || value < 0 || (whole && !Number.isInteger(value)) || (b.unit === 'score' && value > 100)) {
-      const kind = b.unit === 'pages' ? 'a whole number of pages, 0 or more' : b.unit === 'score' ? 'a score from 0 to 100'
-        : b.unit === 'time' ? 'milliseconds, 0 or more' : 'a layout shift, 0 or more';
-      throw new GateError(`--budget ${spec}: the ${b.direction} of ${name} (${b.about}) must be ${kind}; budgets are ${names}`);
+    if (text === '' || !fitsLimit(b, value)) {
+      throw new GateError(`--budget ${spec}: the ${b.direction} of ${name} (${b.about}) must be ${limitKind(b)}; budgets are ${names}`);
     }
     if (budget.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice`);
     budget.set(name, { [b.direction]: value });
@@ -196,7 +110,7 @@ export function parseSiteBudgets(specs: readonly string[]): Budget {
 /** Each site budget against the completed scan's figures (a figure the scan has not is a failure, saying so). */
 export function checkSiteBudgets(budget: Budget, scan: ScanAttributes): Check[] {
   return [...budget].map(([name, limit]) => {
-    const b = specOf(name)!;
+    const b = siteBudget(name)!;
     const bound = b.direction === 'max' ? limit.max! : limit.min!;
     const shownLimit = `${b.direction} ${formatSite(b.unit, bound)}`;
     const value = b.value(scan);
@@ -215,7 +129,7 @@ export function checkSiteBudgets(budget: Budget, scan: ScanAttributes): Check[] 
 /** Why a page shares in the failed site budgets (empty: it does not): the pages a failed budget is made of. */
 export function pageBlame(page: ScanPage, checks: readonly Check[]): string[] {
   return checks.filter((c) => c.kind === 'budget' && c.outcome === 'fail').flatMap((c) => {
-    const b = specOf(c.attribute);
+    const b = siteBudget(c.attribute);
     const bound = c.limit?.max ?? c.limit?.min;
     const why = b && bound !== undefined ? b.blames(page, bound) : undefined;
     return why ? [why] : [];
