@@ -10,7 +10,12 @@
  *     time is ≤ 1.05× theirs (medians of BENCH_ROUNDS rounds, which goes first alternating). Pages from the fixture site in a
  *     process of its own.
  *
- *   BENCH_PARTS=discovery,list,queue npm run bench -- scan
+ *  4. A site's history (issue 42, point 5): 100 completed scans of a 200-page site (rows as the scans leave them,
+ *     figures from analysis/site-figures.ts with audits and third parties, run values on every page), then
+ *     GET /scans/{newest}/history (the charts) and the comparisons the app and the gate ask for (the newest with the
+ *     last one before it, and with the oldest), 100 requests each: p50/p95 on SQLite and PostgreSQL. Goal p95 ≤ 300 ms.
+ *
+ *   BENCH_PARTS=discovery,list,queue,history npm run bench -- scan
  */
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -24,8 +29,10 @@ import { call, engines, startServer, type TestServer } from '../test/helpers/ser
 import { accountIdOf } from '../test/helpers/seed.js';
 import { startFixtureSiteProcess } from '../test/fixtures/site/process.js';
 import { median } from './lib/timed-test.js';
+import { publicOptions } from '../src/core/options/options.js';
+import { siteFigures, type PageAudit, type PageThirdParty, type SitePage } from '../src/analysis/site-figures.js';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'discovery,list,queue').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'discovery,list,queue,history').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 
 /** The sitemap site, in a child process (its own memory and event loop): an index of 20 × 2,500, and one 50 MB file. */
@@ -133,6 +140,102 @@ async function seedScan(server: TestServer, pages: number): Promise<string> {
   return id;
 }
 
+/** The p50 and p95 of `n` GETs of `path` one after another (paced within the plan's rate limit), in ms. */
+async function timeGets(server: TestServer, path: string, n: number, check: (body: any) => void): Promise<{ p50: number; p95: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await call(server, 'GET', path, { key: server.key });
+    ms.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+    if (i === 0) check(res.body);
+    await new Promise((r) => setTimeout(r, 65));
+  }
+  ms.sort((a, b) => a - b);
+  const p = (q: number) => Math.round(ms[Math.ceil(q * ms.length) - 1]! * 10) / 10;
+  return { p50: p(0.5), p95: p(0.95) };
+}
+
+/**
+ * `scans` completed scans of one 200-page site a day apart, as scan-work.ts leaves them: each page's row with its
+ * figures, run values of 3 runs and Lighthouse version, the scan's site figures computed from them (with 12 structure
+ * audits and 4 third parties a page, so the figures are as big as a real site's). Returns the IDs oldest first.
+ */
+async function seedSiteHistory(server: TestServer, scans: number, pages: number): Promise<string[]> {
+  const { store } = server.app;
+  const accountId = await accountIdOf(store, server.key);
+  const day = 86_400_000;
+  const start = clock.now() - scans * day;
+  const ids: string[] = [];
+  // Stored as a scan stores them (a comparison reads both scans' options for its notes).
+  const options = JSON.stringify(publicOptions({ url: 'https://shop.example/', location: '1', browser: '3', report: 'lighthouse', retention: 1,
+    adblock: 0, cookies: [], video: 0, stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0 }));
+  const audits = new Map<string, PageAudit[]>();
+  const thirdParties = new Map<string, PageThirdParty[]>();
+  for (let s = 0; s < scans; s++) {
+    const id = newId();
+    const created = start + s * day;
+    // The site drifts: a slow week now and then, so the charts and comparisons have something to find.
+    const drift = 1 + 0.3 * Math.sin(s / 7);
+    const rows = Array.from({ length: pages }, (_, i) => {
+      const lcp = Math.round((800 + ((i * 7919 + s * 131) % 4000)) * drift);
+      return {
+        id: newId(), scan_id: id, position: i, account_id: accountId, url: `https://shop.example/p/${i}`, template: `/t${i % 12}/:slug`,
+        state: 'completed', error: null, report_id: newId(), grade: 'ABCDEF'[(i + s) % 6]!, performance_score: (i * 37 + s) % 100,
+        structure_score: (i * 53) % 100, largest_contentful_paint: lcp, total_blocking_time: (i * 131 + s * 7) % 900,
+        cumulative_layout_shift: ((i * 17) % 40) / 100, fully_loaded_time: 1500 + ((i * 3571) % 6000), page_bytes: 100_000 + i * 1000,
+        page_requests: 20 + (i % 80), lighthouse_version: '13.5.0',
+        run_values: JSON.stringify({ largest_contentful_paint: [lcp - 40, lcp, lcp + 55], total_blocking_time: [0, 10, 30],
+          cumulative_layout_shift: [0.01, 0.01, 0.02], fully_loaded_time: [2100, 2200, 2300], performance_score: [80, 82, 85] }),
+      };
+    });
+    for (const r of rows) {
+      audits.set(r.id, Array.from({ length: 12 }, (_, a) => ({ id: `audit-${a}-insight`, title: `Audit number ${a} of the structure`,
+        impact: ['high', 'medium', 'low'][a % 3]!, score: (r.position + a) % 3 === 0 ? 0 : 1, savings: { ms: 120, bytes: 20_000 } })));
+      thirdParties.set(r.id, Array.from({ length: 4 }, (_, t) => ({ origin: `https://cdn${t}.example`, requests: 3, bytes: 40_000, time_ms: 80 })));
+    }
+    const figures = siteFigures(rows as SitePage[], audits, thirdParties);
+    await store.db.insertInto('scans').values({
+      id, account_id: accountId, url: 'https://shop.example/', site: 'https://shop.example', source: 'sitemap', state: 'completed', error: null,
+      options, settings: JSON.stringify({ source: 'sitemap', urls: [], sitemaps: [], include: [], exclude: [], templates: [], max_pages: pages,
+        sample: 0, crawl_depth: 3, respect_robots: true, keep_query: false }), location: '1', browser: '3', created, started: created,
+      finished: created + 3_600_000, expires: clock.now() + 365 * day, found: pages, skipped: '{}', discovery_errors: '[]', cost_tenths: 10,
+      reserved_tenths: 0, lease_owner: null, lease_expires: null, figures: JSON.stringify(figures),
+    }).execute();
+    for (let i = 0; i < rows.length; i += 100) await store.db.insertInto('scan_pages').values(rows.slice(i, i + 100)).execute();
+    ids.push(id);
+  }
+  return ids;
+}
+
+async function benchHistory(): Promise<void> {
+  for (const engine of engines()) {
+    const server = await startServer({ engine, agentSlots: 0, env: { WEBGAUGE_PLANS_FILE: '' } });
+    try {
+      const t0 = performance.now();
+      const ids = await seedSiteHistory(server, 100, 200);
+      console.log(`history (${engine}): 100 scans × 200 pages seeded in ${Math.round(performance.now() - t0)} ms`);
+      const newest = ids.at(-1)!;
+      const matchedAll = (b: any) => {
+        if (b.data.attributes.counts.matched !== 200) throw new Error(`comparison matched ${JSON.stringify(b.data.attributes.counts)}, not 200 pages`);
+      };
+      const runs: [string, string, (body: any) => void][] = [
+        ['the charts: GET /scans/{newest}/history', `/scans/${newest}/history`, (b) => {
+          if (b.data.length !== 100) throw new Error(`history has ${b.data.length} points, not 100`);
+        }],
+        ['compare with the last: GET /scans/{newest}/compare/last', `/scans/${newest}/compare/last`, matchedAll],
+        ['compare with the oldest: GET /scans/{newest}/compare/{oldest}', `/scans/${newest}/compare/${ids[0]}`, matchedAll],
+      ];
+      for (const [name, path, check] of runs) {
+        const { p50, p95 } = await timeGets(server, path, 100, check);
+        console.log(`history (${engine}) ${name}: p50 ${p50} ms, p95 ${p95} ms  goal p95 ≤ 300 ms: ${p95 <= 300 ? 'met' : 'NOT met'}`);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+}
+
 async function benchList(): Promise<void> {
   for (const engine of engines()) {
     const server = await startServer({ engine, agentSlots: 0, env: { WEBGAUGE_PLANS_FILE: '' } });
@@ -219,4 +322,5 @@ async function benchQueue(): Promise<void> {
 if (PARTS.includes('discovery')) await benchDiscovery();
 if (PARTS.includes('list')) await benchList();
 if (PARTS.includes('queue')) await benchQueue();
+if (PARTS.includes('history')) await benchHistory();
 process.exit(0);

@@ -22,6 +22,8 @@ together=(
   test/integration/{accounts,agent-protocol,api-start-test,api,connection-guard,hostile-input}.test.ts
   test/integration/{monitoring,openapi,pages-lists,plans,public-url,read-path,secrets-at-rest}.test.ts
   test/integration/{sweep,tags,web-account,web-alerts,web-http,web-pages}.test.ts
+  test/integration/scan-schedules.test.ts
+  test/integration/scan-alerts.test.ts
 )
 export WEBGAUGE_TOGETHER="${together[*]}"
 mapfile -t all < <(find test/integration -name '*.test.ts' | sort)

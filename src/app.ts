@@ -29,6 +29,9 @@ import type { RunResult, RunSpec } from './runner/types.js';
 import { openStore, type Store } from './store/db.js';
 import { findFirefox } from './runner/firefox/launch.js';
 import { processOwner, ScanDiscoveryJob, ScanFollowJob } from './scheduler/scans.js';
+import { scanNotices } from './scheduler/scan-notices.js';
+import { Links } from './context/links.js';
+import { ScanScheduleJob } from './scheduler/scan-schedules.js';
 
 export interface App {
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -43,6 +46,8 @@ export interface App {
   dispatcher: DeliveryDispatcher;
   /** Follows the scans' pages (tests drive it by hand with drain()). */
   scanFollow: ScanFollowJob;
+  /** Starts the scheduled scans (tests stop it to drive `tick()` by hand). */
+  scanSchedules: ScanScheduleJob;
   /** Stop taking work, hand running tests back to the queue, close everything. */
   close(): Promise<void>;
 }
@@ -186,15 +191,19 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     },
   });
   const scanWork = { store, artifacts, policy: config.targetPolicy, extraCaCerts: config.extraCaCerts, wakeAgents: notifyQueued,
-    owner: processOwner(), discoveryTimeLimitMs: config.scanDiscoveryMs, log };
+    owner: processOwner(), discoveryTimeLimitMs: config.scanDiscoveryMs, log,
+    notices: scanNotices({ store, links: () => new Links({ origin: config.publicUrl ?? listenOrigin() }, config), email: mailer !== undefined,
+      queued: () => dispatcher.wake() }) };
   scanDiscovery = new ScanDiscoveryJob(scanWork);
   scanFollow = new ScanFollowJob(scanWork);
+  const scanSchedules = new ScanScheduleJob({ intake: ctx.intake, plans: config.plans, log });
   monitor.start();
   sweeper.start();
   testEvents.start();
   dispatcher.start();
   scanDiscovery.start();
   scanFollow.start();
+  scanSchedules.start();
   if (agent) {
     // Location 1 offers its browsers from the first request on.
     await agent.announce();
@@ -216,12 +225,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     testEvents,
     dispatcher,
     scanFollow,
+    scanSchedules,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(reaper);
       locations.stop();
       await monitor.stop();
+      await scanSchedules.stop();
       await sweeper.stop();
       await scanDiscovery!.stop();
       await scanFollow!.stop();

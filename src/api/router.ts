@@ -58,6 +58,10 @@ export class Router {
   delete(path: string, h: Handler) {
     this.add('DELETE', path, h);
   }
+  /** A partial update (Webgauge's own resources; the spec's update with POST). */
+  patch(path: string, h: Handler) {
+    this.add('PATCH', path, h);
+  }
 
   private add(method: Method, path: string, handler: Handler) {
     const key = routeKey(method, path);

@@ -10,6 +10,7 @@ import { registerReferenceRoutes } from './routes/reference.js';
 import { registerReportRoutes } from './routes/reports.js';
 import { registerTestRoutes } from './routes/tests.js';
 import { registerScanRoutes } from './routes/scans.js';
+import { registerScanScheduleRoutes } from './routes/scan-schedules.js';
 import { registerListRoutes } from './routes/lists.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
@@ -86,6 +87,7 @@ export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyIn
   const router = new Router(app, ctx);
   registerTestRoutes(router, ctx);
   registerScanRoutes(router, ctx);
+  registerScanScheduleRoutes(router, ctx);
   registerReportRoutes(router, ctx);
   registerReferenceRoutes(router, ctx);
   registerListRoutes(router, ctx);

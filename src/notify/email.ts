@@ -47,7 +47,8 @@ export interface AlertMailFacts {
   note?: string | null;
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text as HTML of an e-mail. */
+export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(3).replace(/0+$/, '').replace(/\.$/, ''));
 
 export function alertMail(f: AlertMailFacts): MailMessage {

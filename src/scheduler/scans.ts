@@ -4,7 +4,7 @@
  * pages until their site figures are made.
  */
 import { randomUUID } from 'node:crypto';
-import { discoverNextScan, followScans, type ScanWorkContext } from '../core/scans/scan-work.js';
+import { discoverNextScan, followScans, type FollowContext, type ScanWorkContext } from '../core/scans/scan-work.js';
 import { PeriodicJob } from '../lib/periodic-job.js';
 
 export class ScanDiscoveryJob extends PeriodicJob<number> {
@@ -26,7 +26,7 @@ export class ScanDiscoveryJob extends PeriodicJob<number> {
 }
 
 export class ScanFollowJob extends PeriodicJob<number> {
-  constructor(private readonly ctx: Pick<ScanWorkContext, 'store' | 'artifacts' | 'log'>, intervalMs = 2_000) {
+  constructor(private readonly ctx: FollowContext, intervalMs = 2_000) {
     super({ intervalMs, log: ctx.log as never, failure: 'following scans failed', outages: ctx.store.health });
   }
 

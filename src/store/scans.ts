@@ -88,14 +88,30 @@ export function allScanPages(db: Db, scanId: string): Promise<ScanPageRow[]> {
  * The account's completed scans of `site` (its origin) started before `before` (ms; ties broken by ID, below `beforeId`),
  * newest first, still kept at `now`; of one source only when `source` is given. A comparison's "last" is the first.
  */
-export function completedScansOfSite(db: Db, accountId: string, o: { site: string; source?: string; before?: { created: number; id: string };
-  now: number; limit: number }): Promise<ScanRow[]> {
-  let q = db.selectFrom('scans').selectAll().where('account_id', '=', accountId).where('state', '=', 'completed')
+export function completedScansOfSite(db: Db, accountId: string, o: SiteScans): Promise<ScanRow[]> {
+  return siteScans(db, accountId, o).selectAll().execute();
+}
+
+interface SiteScans {
+  site: string;
+  source?: string;
+  before?: { created: number; id: string };
+  now: number;
+  limit: number;
+}
+
+function siteScans(db: Db, accountId: string, o: SiteScans) {
+  let q = db.selectFrom('scans').where('account_id', '=', accountId).where('state', '=', 'completed')
     .where('site', '=', o.site).where('expires', '>', o.now);
   if (o.source !== undefined) q = q.where('source', '=', o.source);
   const before = o.before;
   if (before) q = q.where((eb) => eb.or([eb('created', '<', before.created), eb.and([eb('created', '=', before.created), eb('id', '<', before.id)])]));
-  return q.orderBy('created', 'desc').orderBy('id', 'desc').limit(o.limit).execute();
+  return q.orderBy('created', 'desc').orderBy('id', 'desc').limit(o.limit);
+}
+
+/** The alert verdicts (JSON) of the same scans as completedScansOfSite, newest first: the only column a verdict's change reads. */
+export function alertsOfSiteScans(db: Db, accountId: string, o: SiteScans): Promise<{ id: string; alerts: string | null }[]> {
+  return siteScans(db, accountId, o).select(['id', 'alerts']).execute();
 }
 
 /** The scan's queued tests (a cancel drops them). */
@@ -114,4 +130,23 @@ export async function deleteScans(db: Db, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.deleteFrom('scan_pages').where('scan_id', 'in', ids).execute();
   await db.deleteFrom('scans').where('id', 'in', ids).execute();
+}
+
+/**
+ * Of each of these scans, its failed pages and the Lighthouse versions of its completed pages (a site's history):
+ * one grouped query over the scans' pages, no page row read.
+ */
+export async function scanPageSummaries(db: Db, scanIds: readonly string[]): Promise<Map<string, { failed: number; lighthouseVersions: string[] }>> {
+  const out = new Map(scanIds.map((id) => [id, { failed: 0, lighthouseVersions: [] as string[] }]));
+  if (scanIds.length === 0) return out;
+  const rows = await db.selectFrom('scan_pages').select(['scan_id', 'state', 'lighthouse_version', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('scan_id', 'in', [...scanIds]).where('state', 'in', ['completed', 'failed'])
+    .groupBy(['scan_id', 'state', 'lighthouse_version']).execute();
+  for (const r of rows) {
+    const s = out.get(r.scan_id)!;
+    if (r.state === 'failed') s.failed += Number(r.n);
+    else if (r.lighthouse_version !== null && !s.lighthouseVersions.includes(r.lighthouse_version)) s.lighthouseVersions.push(r.lighthouse_version);
+  }
+  for (const s of out.values()) s.lighthouseVersions.sort();
+  return out;
 }

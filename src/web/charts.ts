@@ -163,17 +163,19 @@ function drawVersionChanges(metric: ChartMetric, placed: readonly { x: number }[
  * a linked point per report, named "14:02 25 Nov 2026: performance 87%", and a flag per alert that triggered on
  * one of them). Reports without the figure are skipped; with none at all the figure says so.
  */
-export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: ChartMarker[] = []): string {
+export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: ChartMarker[] = [],
+  /** What a point is, as the names say it: a page's report, or a site's scan. */
+  noun: 'report' | 'scan' = 'report'): string {
   const { top, placed } = layout(metric, points);
   const latest = placed[placed.length - 1];
   const caption = `<figcaption><h3>${esc(metric.title)} <span class="chart-latest">${latest ? esc(metric.format(latest.value)) : '–'}</span></h3></figcaption>`;
   if (!latest) {
-    return `<figure class="chart card">${caption}<p class="muted">No ${esc(metric.label)} figures: these reports did not measure it.</p></figure>`;
+    return `<figure class="chart card">${caption}<p class="muted">No ${esc(metric.label)} figures: these ${noun}s did not measure it.</p></figure>`;
   }
   const values = placed.map((p) => p.value);
   const flags = drawMarkers(metric, markers, placed[0].time, latest.time);
   const changes = versionChanges(placed);
-  const summary = `${metric.title} over ${placed.length} report${placed.length === 1 ? '' : 's'}` +
+  const summary = `${metric.title} over ${placed.length} ${noun}${placed.length === 1 ? '' : 's'}` +
     (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
     `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
     (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '') +
@@ -204,6 +206,6 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   const box = `viewBox="0 0 ${VIEW.width} ${VIEW.height}"`;
   return `<figure class="chart card">${caption}<div class="chart-plot">` +
     `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${versions}${line}</svg>` +
-    `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each report`)}" ${box}>` +
+    `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each ${noun}`)}" ${box}>` +
     `${flags.count ? `<g class="markers">${flags.svg}</g>` : ''}${dots}</svg></div></figure>`;
 }

@@ -213,6 +213,17 @@ td.scan-template{font:12px/1.4 "Liberation Mono",monospace;white-space:normal;ov
 .scan-impact-high{border-color:#f5c2bd;color:#8a1c12;background:#fdecea}
 th a.sort{color:inherit;text-decoration:none;border-bottom:1px dotted currentColor}th a.sort:hover{color:var(--brand)}
 th[aria-sort] a.sort{color:var(--ink)}
+/* Scheduled scans and a site over time (screens/scan-schedules.ts, scan-history.ts) */
+.scan-repeat{max-width:560px;margin:0 0 14px}
+.scan-schedules{margin:0 0 26px}.scan-schedules h2{font-size:18px;margin:0 0 10px}
+table.schedules-list td.url{min-width:180px;white-space:normal;overflow-wrap:anywhere}
+table.list td.schedule-skipped{white-space:normal;min-width:160px;max-width:340px}
+.schedule-skip{display:block;color:var(--muted);font-size:12px;margin-top:2px;overflow-wrap:anywhere}
+.schedule-actions{display:flex;flex-wrap:wrap;gap:6px;margin:6px 0 0}.schedule-actions form{margin:0}
+.scan-scheduled{margin:-8px 0 14px}
+.history-table{margin:14px 0 0}.history-table summary{cursor:pointer;font-weight:600}.history-table .tablewrap{margin-top:10px}
+.history-grades{display:inline-flex;gap:10px}.history-grades abbr{text-decoration:none;font-weight:650}
+tr.history-current td{background:#f3f6fb}
 /* Two scans compared (screens/scan-compare.ts) */
 .scan-compare-with{margin:0 0 16px}.scan-compare-with h2{font-size:17px;margin:0 0 10px}.scan-compare-with p{margin:0 0 10px}
 .scmp-pick{align-items:flex-end}.scmp-pick>.field:first-child{flex:1 1 260px;max-width:480px}.scmp-pick>.field:last-child{flex:0 0 auto}
@@ -244,4 +255,11 @@ h1.wh-title .wh-url{display:block;font-size:17px;font-weight:600;margin-top:4px}
 table.wh-deliveries td{vertical-align:top}table.list.wh-deliveries td,table.list.wh-deliveries th{white-space:normal}
 table.wh-deliveries td.wh-result{width:50%;overflow-wrap:anywhere}
 .wh-when{display:block;color:var(--muted);font-size:12px;margin-top:2px}
+/* A scan's alerts (screens/scan-alerts.ts): a triggered one in red, a resolved one in green */
+.scan-alerts{list-style:none;margin:0;padding:0;display:grid;gap:10px}.scan-alert{border-left:5px solid var(--line);margin:0}
+.scan-alert p{margin:0 0 6px}.scan-alert-head{font-size:15px}.scan-alert-pages{margin:0 0 6px;padding-left:20px;overflow-wrap:anywhere}
+.scan-alert-state{display:inline-block;font-size:12px;font-weight:700;border-radius:8px;padding:0 8px;border:1px solid var(--line);color:var(--muted)}
+.scan-alert-triggered{border-left-color:#b42318}.scan-alert-triggered .scan-alert-state{background:#fdecea;border-color:#f5c2bd;color:#8a1c12}
+.scan-alert-holds{border-left-color:#e6a700}.scan-alert-resolved{border-left-color:var(--good)}
+.scan-alert-resolved .scan-alert-state{background:#e7f6ec;border-color:#b5e2c4;color:#0b5a2c}
 `;

@@ -29,3 +29,14 @@ export const isInt = (v: unknown): boolean => typeof v === 'number' && Number.is
 export async function creditsOf(s: TestServer, key: string): Promise<number> {
   return assertData(await call(s, 'GET', '/status', { key })).attributes.api_credits;
 }
+
+/** What `f` gives once it gives something (not undefined or false), asked every 100 ms; an error after `timeoutMs`. */
+export async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -9,9 +9,7 @@
  * the figures are the page's either way, and everything after the load (alerts, webhooks, e-mail) runs on each engine.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
 import { checkConditions } from '../../src/core/alerts/alerts.js';
 import { clock } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
@@ -19,41 +17,12 @@ import { failTest } from '../../src/core/tests/tests.js';
 import { DeliveryDispatcher } from '../../src/notify/dispatcher.js';
 import { insertTest } from '../../src/store/tests.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
-import { assertData, assertError } from '../helpers/assertions.js';
+import { assertData, assertError, until } from '../helpers/assertions.js';
 import { accountIdOf, addReport, seedPage } from '../helpers/seed.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
 import { replayedLoads } from '../helpers/replayed-loads.js';
 import { signedWith, startReceiver, type Hit, type Receiver } from '../helpers/webhook-receiver.js';
-
-
-async function startSmtp() {
-  const mails: string[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, cb) {
-      let text = '';
-      stream.on('data', (c: Buffer) => (text += c.toString()));
-      stream.on('end', () => {
-        mails.push(text);
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { mails, port: (server.server.address() as AddressInfo).port, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { startSmtp } from '../helpers/smtp.js';
 
 const conditionBody = (attributes: Record<string, unknown>) => ({ data: { type: 'performance_alert_condition', attributes } });
 const webhookBody = (url: string, events: string[]) => ({ data: { type: 'webhook', attributes: { url, events } } });

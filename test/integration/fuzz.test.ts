@@ -26,12 +26,13 @@ const WEB_RUNS = Number(process.env.FUZZ_WEB_RUNS ?? 400);
 const WEB_GETS = ['/', '/tests/{id}', '/reports/{id}', '/reports/{id}/download/{name}', '/pages', '/pages/{id}', '/compare', '/tags', '/tags/{id}', '/account', '/scans',
   '/scans/{id}', '/scans/{id}/pages.csv', '/scans/{id}/pages.json', '/scans/{id}/compare/{id}', '/scans/{id}/compare'];
 const WEB_POSTS = ['/analyze', '/reports/{id}/retest', '/reports/{id}/delete', '/pages/{id}/retest', '/pages/{id}/delete', '/pages/{id}/monitoring',
-  '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in', '/scans', '/scans/{id}/cancel'];
+  '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in', '/scans', '/scans/{id}/cancel',
+  '/scan_schedules/{id}/pause', '/scan_schedules/{id}/resume', '/scan_schedules/{id}/delete'];
 const WEB_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'connection', 'down', 'up', 'latency', 'adblock', 'video', 'cookies',
   'allow_url', 'block_url', 'dns', 'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
   'httpauth_username', 'httpauth_password', 'name', 'color', 'description', 'monitoring', 'frequency', 'tags', 'tag', 'confirm', 'reports',
   'next', 'sort', 'page', 'email', 'password', 'source', 'max_pages', 'sample', 'crawl_depth', 'urls', 'include', 'exclude', 'templates',
-  'respect_robots', 'keep_query'];
+  'respect_robots', 'keep_query', 'alert_conditions'];
 
 /** Percent-encodes every byte of the UTF-8 form but the unreserved characters (lone surrogates included). */
 const pct = (s: string) =>
@@ -70,7 +71,7 @@ function withoutLookups(v: unknown, url: unknown): unknown {
 
 const ATTRIBUTES = ['url', 'location', 'browser', 'report', 'retention', 'adblock', 'cookies', 'video', 'stop_onload', 'throttle',
   'allow_url', 'block_url', 'dns', 'simulate_device', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
-  'user_agent', 'httpauth_username', 'httpauth_password', 'name', 'description', 'color', 'frequency'];
+  'user_agent', 'httpauth_username', 'httpauth_password', 'name', 'description', 'color', 'frequency', 'paused', 'alert_conditions'];
 
 interface Ids {
   report: string;
@@ -188,11 +189,12 @@ for (const engine of engines()) {
       const run = await fc.check(
         fc.asyncProperty(request(routes, ids, filterKeys, s.key), async (r) => {
           const headers: Record<string, string> = {};
-          if (r.contentType !== undefined && r.route.method === 'POST') headers['content-type'] = r.contentType;
+          const withBody = r.route.method === 'POST' || r.route.method === 'PATCH';
+          if (r.contentType !== undefined && withBody) headers['content-type'] = r.contentType;
           const res = await call(s, r.route.method, `${s.base}${urlOf(r)}`, {
             key: r.auth,
             headers,
-            body: r.route.method === 'POST' ? r.body : undefined,
+            body: withBody ? r.body : undefined,
             contentType: null,
           });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);

@@ -130,6 +130,25 @@ for (const engine of engines()) {
       conforms('DELETE', '/page_tags/{id}', await call(s, 'DELETE', `/page_tags/${created.body.data.id}`, { key: s.key }));
     });
 
+    test('scan schedules and a scan\'s site history conform', async () => {
+      const body = (attributes: Record<string, unknown>) => ({ data: { type: 'scan_schedule', attributes } });
+      const created = await call(s, 'POST', '/scan_schedules', { key: s.key, body: body({ url: PAGE, source: 'list', urls: ['/'], max_pages: 1,
+        report: 'none', frequency: 'weekly', include: ['/*'] }) });
+      assert.equal(created.status, 201, created.text);
+      conforms('POST', '/scan_schedules', created);
+      const id = created.body.data.id;
+      conforms('GET', '/scan_schedules', await call(s, 'GET', '/scan_schedules', { key: s.key }));
+      conforms('GET', '/scan_schedules/{id}', await call(s, 'GET', `/scan_schedules/${id}`, { key: s.key }));
+      const paused = await call(s, 'PATCH', `/scan_schedules/${id}`, { key: s.key, body: body({ paused: true }) });
+      assert.equal(paused.status, 200, paused.text);
+      conforms('PATCH', '/scan_schedules/{id}', paused);
+      conforms('PATCH', '/scan_schedules/{id}', await call(s, 'PATCH', `/scan_schedules/${id}`, { key: s.key, body: body({ frequency: 'yearly' }) }));
+      conforms('GET', '/scans/{id}', await call(s, 'GET', `/scans/${created.body.meta.scan}`, { key: s.key }));
+      conforms('GET', '/scans/{id}/history', await call(s, 'GET', `/scans/${created.body.meta.scan}/history`, { key: s.key }));
+      conforms('DELETE', '/scan_schedules/{id}', await call(s, 'DELETE', `/scan_schedules/${id}`, { key: s.key }));
+      conforms('GET', '/scan_schedules/{id}', await call(s, 'GET', `/scan_schedules/${id}`, { key: s.key }));
+    });
+
     test('error responses conform, with their documented codes', async () => {
       const cases: [string, string, string, Parameters<typeof call>[3], number, string][] = [
         ['GET', '/tests/{id}', '/tests/AAAAAAAAAAAA', { key: s.key }, 404, 'E40400'],

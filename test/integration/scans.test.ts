@@ -15,22 +15,10 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { SCAN_SITE } from '../fixtures/site/scan-site.js';
 import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { creditsOf } from '../helpers/assertions.js';
+import { completeScan, scanBody, waitForScan } from '../helpers/scans.js';
 import { stubResult } from '../helpers/stub-result.js';
 import { newId } from '../../src/core/ids.js';
 import type { RunsFile } from '../../src/core/tests/runs.js';
-
-const scanBody = (attributes: Record<string, unknown>) => ({ data: { type: 'scan', attributes } });
-
-async function waitForScan(server: TestServer, key: string, id: string, until: (state: string) => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await call(server, 'GET', `/scans/${id}`, { key });
-    assert.equal(res.status, 200, res.text);
-    if (until(res.body.data.attributes.state)) return res.body.data;
-    if (Date.now() > deadline) throw new Error(`scan ${id} still ${res.body.data.attributes.state}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Five kept runs whose LCP starts at `lcp` (the report is the third). */
 const fiveRuns = (lcp: number): RunsFile => ({
@@ -38,32 +26,6 @@ const fiveRuns = (lcp: number): RunsFile => ({
   runs: [0, 1, 2, 3, 4].map((i) => ({ run: i + 1, discarded: false, discard_reason: null, benchmark_index: null, baseline_benchmark_index: null,
     other_cpu_cores: null, attributes: { largest_contentful_paint: lcp + i * 20, total_blocking_time: 50, performance_score: 90, fully_loaded_time: 2000 } })),
 });
-
-/**
- * Completes a running scan's tests as an agent would (a stub result: no page load; `runs` for the paths loaded several
- * times), writes the figures into their reports, puts every other scan's claimed test back in the queue, and lets the
- * scans' follower complete the scan.
- */
-async function completeScan(server: TestServer, scanId: string, figures: Record<string, Record<string, number | string>>, runs: Record<string, RunsFile> = {}) {
-  const { store, artifacts } = server.app;
-  const held = [];
-  for (;;) {
-    const t = await claimTest(store, '1', 'stub-agent', 60_000);
-    if (!t) break;
-    held.push(t);
-  }
-  for (const t of held) {
-    if (t.scan_id !== scanId) {
-      await store.db.updateTable('tests').set({ state: 'queued', lease_owner: null, lease_expires: null, started: null }).where('id', '=', t.id).execute();
-      continue;
-    }
-    const path = new URL(t.url).pathname;
-    assert.ok(await completeTest(store, artifacts, t.id, 'stub-agent', stubResult(t.url), runs[path]));
-    await store.db.updateTable('reports').set({ cumulative_layout_shift: 0.02, performance_score: 90, service_grade: 'A', total_blocking_time: 50,
-      lighthouse_version: '13.5.0', ...figures[path] }).where('id', '=', t.id).execute();
-  }
-  await server.app.scanFollow.drain();
-}
 
 let site: FixtureSite;
 before(async () => {

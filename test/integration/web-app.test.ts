@@ -35,7 +35,7 @@ const ANALYZE_FIELDS = ['URL', 'Recording', 'Recording file', 'Secrets', 'Measur
 const PRO_FIELDS = ['Simulated device', 'User agent', 'Viewport width', 'Viewport height', 'Pixel ratio', 'Rotate (swap width and height)', 'DNS overrides'];
 /** "New scan"'s fields: the scan's own, then Analyze's "Analysis options" (each page's test gets them). */
 const SCAN_FIELDS = ['URL', 'Source', 'Max pages', 'Pages per template', 'Crawl depth', 'URLs', 'Include', 'Exclude', 'Templates',
-  'Respect robots.txt', 'Keep query strings', ...ANALYZE_FIELDS.slice(ANALYZE_FIELDS.indexOf('Location')), ...PRO_FIELDS];
+  'Alert conditions', 'Respect robots.txt', 'Keep query strings', ...ANALYZE_FIELDS.slice(ANALYZE_FIELDS.indexOf('Location')), ...PRO_FIELDS, 'Repeat'];
 
 /** The pages of the finished scan seeded in step 21a: known figures, so the site report's numbers are known. */
 const SCAN_SITE = 'https://shop.example';
@@ -1000,6 +1000,7 @@ describe('the web app in a real browser (sqlite)', () => {
     for (const p of finishedScan.pages.filter((x) => x.reportId)) {
       assert.equal(await page.$eval(`table.scan-pages ${aria(paths([p.url])[0]!, 'link')}`, (e) => e.getAttribute('href')), `/reports/${p.reportId}`, `${p.url} links its report`);
     }
+    assert.equal(await page.$(aria('Site over time', 'heading')), null, 'one completed scan of the site: no "Site over time"');
     await checkScreen(page, 'scan, finished');
 
     await clickAndWait(page, aria('LCP', 'link'));
@@ -1170,6 +1171,90 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(theirs.status(), 404, "another account's comparison is not found");
     assert.equal(await heading(other), 'Scan not found');
     assert.ok(!(await textOf(other, 'main')).includes(SCAN_SITE), 'and shows nothing of it');
+  });
+
+  it('21f. a scan\'s "Site over time": the site\'s completed scans charted, each point linking its scan, the scans listed with their grades', async () => {
+    // The seeded scan of step 21a and its later one of step 21e: two completed scans of the site, by sitemap.
+    const history = await call(server, 'GET', `/scans/${finishedScan.scanId}/history`, { key: ownerKey });
+    const ids: string[] = history.body.data.map((p: { id: string }) => p.id);
+    assert.equal(ids.length, 2, history.text.slice(0, 300));
+    assert.equal(ids[0], finishedScan.scanId, 'oldest first');
+    await goto(page, `${server.base}/scans/${finishedScan.scanId}`);
+    assert.ok(await page.$(aria('Site over time', 'heading')), 'two completed scans: "Site over time" is shown');
+    const charts = await page.$$eval('#site-over-time figure.chart', (fs) => fs.map((f) => ({
+      title: (f.querySelector('h3')?.firstChild?.textContent ?? '').trim(), latest: f.querySelector('.chart-latest')?.textContent,
+      points: [...f.querySelectorAll('svg.points a')].map((a) => [a.getAttribute('href'), a.getAttribute('aria-label')]),
+    })));
+    assert.deepEqual(charts.map((c) => c.title), ['Performance, median', 'LCP, 75th percentile', 'TBT, 75th percentile', 'CLS, 75th percentile',
+      'Fully loaded, 75th percentile', 'Pages with poor LCP', 'Pages with poor CLS', 'Pages with poor TBT']);
+    const lcp = charts[1]!;
+    assert.equal(lcp.latest, '4.20 s', 'the latest scan\'s LCP p75');
+    assert.deepEqual(lcp.points.map(([href]) => href), ids.map((id) => `/scans/${id}`), 'every point opens its scan');
+    assert.match(lcp.points[0]![1]!, /: LCP p75 3\.10 s$/, 'and is named by its time and figure');
+    await page.locator('#site-over-time summary').click();
+    const table = await tableRows(page, 'table.scan-history');
+    assert.deepEqual(table.map((r) => r.slice(1, 5)), [['6', '0', '79%', '4.20 s'], ['5', '1', '82%', '3.10 s']], 'newest first: measured, failed, performance, LCP p75');
+    assert.equal(table[1]![5], 'A 1B 2C 1D 1', 'with its grades');
+    assert.equal(await page.$eval('table.scan-history a[aria-current=page]', (a) => a.getAttribute('href')), `/scans/${finishedScan.scanId}`,
+      'the scan on screen is marked');
+    await checkScreen(page, 'scan, site over time');
+  });
+
+  it('21g. "Repeat" on New scan: Weekly makes a schedule whose first scan starts now; the list of schedules shows it with Pause, Resume and Delete; another account\'s is not found', { timeout: 90_000 }, async () => {
+    await goto(page, `${server.base}/scans`);
+    const repeat = aria('Repeat', 'combobox');
+    assert.deepEqual(await page.$eval(repeat, (e) => [...(e as HTMLSelectElement).options].map((o) => o.text)),
+      ['Once', 'Hourly', 'Daily', 'Weekly', 'Monthly'], 'Once, then the pro plan\'s frequencies');
+    assert.equal(await page.$eval(repeat, (e) => (e as HTMLSelectElement).value), 'once', 'Once by default');
+    assert.match(await textOf(page, '#schedules'), /No scan repeats yet/);
+    const url = site.url('/');
+    await page.locator(aria('URL', 'textbox')).fill(url);
+    await page.locator(aria('Source', 'combobox')).fill('list');
+    await page.locator(aria('URLs', 'textbox')).fill(url);
+    await page.locator(aria('Max pages', 'spinbutton')).fill('1');
+    await page.locator(repeat).fill('weekly');
+    await clickAndWait(page, aria('Start scan', 'button'));
+    const m = /^\/scans\/([^/]+)$/.exec(new URL(page.url()).pathname);
+    assert.ok(m, `a schedule's first scan opens: ${page.url()}`);
+    assert.match(await textOf(page, '.scan-scheduled'), /^Started by a scheduled scan of the site\.$/);
+    const schedules = (await call(server, 'GET', '/scan_schedules', { key: ownerKey })).body.data;
+    assert.equal(schedules.length, 1);
+    const a = schedules[0].attributes;
+    assert.deepEqual([a.url, a.frequency, a.source, a.max_pages, a.urls_given, a.last_scan_id], [url, 'weekly', 'list', 1, 1, m[1]],
+      'the API has the schedule as the form gave it');
+    // The first scan runs as any other; with 21d's scan it makes two completed scans of the site.
+    await waitForStatus(page, /^Completed: 1 page measured$/, 'the schedule\'s first scan', 60_000);
+    // The screen reloads once the scan is done; then its site has two completed scans.
+    await page.waitForSelector(aria('Site over time', 'heading'), { timeout: 15_000 });
+
+    await clickAndWait(page, aria('scheduled scan', 'link'));
+    const what = `${url} (weekly)`;
+    let rows = await tableRows(page, 'table.schedules-list');
+    assert.equal(rows.length, 1);
+    assert.deepEqual([rows[0]![0], rows[0]![1], rows[0]![3], rows[0]![4]], [`${url}PauseDelete`, 'Weekly', 'Completed', '–']);
+    assert.match(rows[0]![2]!, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'the next scan, a week on');
+    assert.equal(await page.$eval('table.schedules-list td a', (e) => e.getAttribute('href')), `/scans/${m[1]}`, 'the last scan links its screen');
+    await checkScreen(page, 'scans, a schedule');
+    await clickAndWait(page, aria(`Pause ${what}`, 'button'));
+    rows = await tableRows(page, 'table.schedules-list');
+    assert.equal(rows[0]![2], 'Paused');
+    await clickAndWait(page, aria(`Resume ${what}`, 'button'));
+    assert.match((await tableRows(page, 'table.schedules-list'))[0]![2]!, /^\d{4}-/, 'resumed');
+
+    // Another account's schedule: not found, and left alone.
+    await goto(other, `${server.base}/scans`);
+    const status = await other.evaluate(`(() => {
+      const body = new URLSearchParams({ csrf: document.querySelector('input[name=csrf]').value });
+      return fetch('/scan_schedules/${schedules[0].id}/pause', { method: 'POST', body, credentials: 'same-origin' }).then((r) => r.status);
+    })()`);
+    assert.equal(status, 404);
+    assert.equal((await call(server, 'GET', `/scan_schedules/${schedules[0].id}`, { key: ownerKey })).body.data.attributes.paused, false);
+
+    const asked = nextDialog(page, true);
+    await clickAndWait(page, aria(`Delete ${what}`, 'button'));
+    assert.match(await asked, /^Delete the schedule of .*\? No more scans of it start; its scans stay\.$/);
+    assert.match(await textOf(page, '#schedules'), /No scan repeats yet/);
+    assert.equal((await call(server, 'GET', `/scans/${m[1]}`, { key: ownerKey })).status, 200, 'its scan stays');
   });
 
   journeySteps(() => ({ server, site, browser, page, other, ownerKey }));

@@ -10,6 +10,7 @@ import { REFERENCE_ROUTES, REFERENCE_SCHEMAS } from './reference.js';
 import { REPORT_ROUTES, REPORT_SCHEMAS } from './reports.js';
 import { TAG_ROUTES, TAG_SCHEMAS } from './tags.js';
 import { SCAN_ROUTES, SCAN_SCHEMAS } from './scans.js';
+import { SCAN_SCHEDULE_ROUTES, SCAN_SCHEDULE_SCHEMAS } from './scan-schedules.js';
 import { TEST_ROUTES, TEST_SCHEMAS } from './tests.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
@@ -23,6 +24,7 @@ export const ROUTE_SCHEMAS: Readonly<Record<string, RouteSchema>> = {
   ...REFERENCE_ROUTES,
   ...ALERT_ROUTES,
   ...SCAN_ROUTES,
+  ...SCAN_SCHEDULE_ROUTES,
 };
 
 /** `components.schemas` of the document; `$ref`s in route schemas point here. */
@@ -36,6 +38,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...REFERENCE_SCHEMAS,
   ...ALERT_SCHEMAS,
   ...SCAN_SCHEMAS,
+  ...SCAN_SCHEDULE_SCHEMAS,
 };
 
 export const COMPONENT_HEADERS: Readonly<Record<string, JsonSchema>> = HEADERS;

@@ -6,6 +6,7 @@ import { ID_PATTERN, MAX_ID_LENGTH } from '../../core/ids.js';
 import { parseListQuery } from '../query.js';
 import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str, strings } from './common.js';
 import { TestAttributesInput } from './tests.js';
+import { alertConditions, alertConditionsInput, alertVerdicts, SCAN_ALERT_SCHEMAS } from './scan-alerts.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
 const nullableInt = (description: string): JsonSchema => ({ type: 'integer', nullable: true, description });
@@ -28,6 +29,7 @@ const ScanAttributesInput = obj(
     sample: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string' }], description: 'pages per template, default 5, 0 = all; the same pages from one scan to the next' },
     respect_robots: { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'string' }], description: 'default true' },
     keep_query: { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'string' }], description: 'default false: query strings dropped' },
+    alert_conditions: alertConditionsInput,
   },
   [],
   { description: 'The scan\'s own attributes and every option of POST /tests (not journey), applied to each page\'s test.' },
@@ -61,12 +63,15 @@ const Scan = resource('scan', obj({
   location: str(), browser: str(),
   max_pages: int(), sample: int(), crawl_depth: int(), respect_robots: bool(), keep_query: bool(),
   include: strings(), exclude: strings(), templates: strings(), sitemaps: strings(), urls_given: int(),
+  alert_conditions: alertConditions,
   found: int('distinct URLs found'),
   skipped: obj(Object.fromEntries(SKIP_REASONS.map((r) => [r, int()]))),
   discovery_errors: strings('what went wrong where (at most 20)'),
   pages: obj({ total: int(), queued: int(), started: int(), completed: int(), failed: int(), cancelled: int() }),
   credits_reserved: num('credits held for pages not yet queued'), credits_used: num('credits of the pages queued'),
   figures: ScanFigures,
+  alerts: alertVerdicts,
+  schedule_id: str('the schedule that started the scan (it may since have been deleted); null: started by hand', { nullable: true }),
 }, ['url', 'source', 'state', 'created']), obj({ self: link(), pages: link(), csv: link(), json: link() }, ['self']));
 
 const ScanPage = resource('scan-page', obj({
@@ -130,6 +135,7 @@ const ScanComparison = resource('scan-comparison', obj({
 }, ['before', 'after', 'notes', 'counts', 'pages']), obj({ self: link(), before: link(), after: link() }, ['self']));
 
 export const SCAN_SCHEMAS: Record<string, JsonSchema> = {
+  ...SCAN_ALERT_SCHEMAS,
   ScanComparison,
   ScanComparisonDocument: document(ref('ScanComparison')),
   ScanAttributesInput,

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../../core/errors.js';
  */
 export type JsonSchema = Record<string, unknown>;
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
 /** `"<METHOD> <path as registered in the router>"`, e.g. `"GET /reports/:id/resources/:name"`. */
 export type RouteKey = `${Method} /${string}`;

@@ -9,7 +9,7 @@ import type { Principal } from '../accounts/accounts.js';
 import { locationOffers, type Catalog } from '../catalog/catalog.js';
 import { clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { PlanRegistry } from '../accounts/plans.js';
+import type { Plan, PlanRegistry } from '../accounts/plans.js';
 import { accountIdentity } from '../../store/accounts.js';
 import { lockAccount } from '../../store/locks.js';
 import { countMonitoredPages, setSchedule } from '../../store/monitoring.js';
@@ -61,6 +61,14 @@ export function nextSlot(freq: MonitoredFrequency, anchor: number, after: number
   return anchor + k * interval;
 }
 
+/** 403 E40303 when the plan does not offer the frequency (hourly: `hourlyMonitoring`); `what` repeats at it ("monitoring"). */
+export function assertFrequencyOnPlan(plan: Plan, freq: MonitoredFrequency, what: string): void {
+  const { label, planFlag } = frequencySpec(freq);
+  if (planFlag !== undefined && !plan[planFlag]) {
+    throw new ApiError('E40303', `${label} ${what} is not part of the ${plan.name} plan; use ${EVERY_PLAN_FREQUENCIES}.`);
+  }
+}
+
 /**
  * Enable, change or disable monitoring of a page (403 E40303 when the plan, location/browser or slots refuse).
  * Enabling schedules the first monitored test one interval from now: the page already has a fresh report.
@@ -79,11 +87,7 @@ export async function setMonitoring(store: Store, catalog: Catalog, p: Principal
       return;
     }
     const plan = p.plan;
-    const planFlag = frequencySpec(freq).planFlag;
-    if (planFlag !== undefined && !plan[planFlag]) {
-      const { label } = frequencySpec(freq);
-      throw new ApiError('E40303', `${label} monitoring is not part of the ${plan.name} plan; use ${EVERY_PLAN_FREQUENCIES}.`);
-    }
+    assertFrequencyOnPlan(plan, freq, 'monitoring');
     const location = catalog.location(page.location);
     if (!location || !locationOffers(catalog, location, page.browser)) {
       throw new ApiError('E40303', `The page's location "${page.location}" and browser "${page.browser}" are no longer offered, so it cannot be monitored.`);

@@ -122,6 +122,11 @@ export async function compareScanPair(store: Store, accountId: string, beforeId:
     await assertComparable(store, before);
     await assertComparable(store, after);
   }
+  return compareScanRows(store, before, after);
+}
+
+/** Two finished scans' rows compared, their pages read (a completing scan's alerts compare it before its row says completed). */
+export async function compareScanRows(store: Store, before: ScanRow, after: ScanRow): Promise<ScanPairComparison> {
   const side = async (scan: ScanRow): Promise<ComparedScan & { pages: ComparePageInput[] }> => ({
     scan, options: conditionsOf(store, scan), pages: (await allScanPages(store.db, scan.id)).map(pageInput),
   });

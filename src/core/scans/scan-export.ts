@@ -7,6 +7,7 @@ import type { SiteFigures } from '../../analysis/site-figures.js';
 import type { ScanPageRow, ScanRow } from '../../store/scans.js';
 import { fromTenths } from '../accounts/accounts.js';
 import type { ScanSettings } from './scan-request.js';
+import type { AlertVerdict } from './alert-verdicts.js';
 import type { scanProgress } from './scans.js';
 
 export type ScanProgress = Awaited<ReturnType<typeof scanProgress>>;
@@ -33,13 +34,15 @@ export interface ScanView {
   creditsReserved: number;
   creditsUsed: number;
   figures: SiteFigures | null;
+  /** The verdicts of its alert conditions once it completed (scan-alerts.ts); null before. */
+  alerts: AlertVerdict[] | null;
 }
 
 export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
   return {
     id: s.id, url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
     created: s.created, started: s.started, finished: s.finished, location: s.location, browser: s.browser,
-    settings: JSON.parse(s.settings) as ScanSettings,
+    settings: { alert_conditions: [], ...JSON.parse(s.settings) as Partial<ScanSettings> } as ScanSettings,
     found: s.found,
     skipped: JSON.parse(s.skipped) as Record<string, number>,
     discoveryErrors: JSON.parse(s.discovery_errors) as string[],
@@ -47,6 +50,7 @@ export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
     creditsReserved: fromTenths(s.reserved_tenths),
     creditsUsed: fromTenths(s.cost_tenths * (pages.total - pages.cancelled - pages.failed)),
     figures: s.figures === null ? null : JSON.parse(s.figures) as SiteFigures,
+    alerts: s.alerts === null ? null : JSON.parse(s.alerts) as AlertVerdict[],
   };
 }
 

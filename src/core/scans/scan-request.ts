@@ -7,6 +7,7 @@ import { flag, given, number, parseTestOptions, type Attrs, type OptionsContext 
 import { ApiError, show } from '../errors.js';
 import { checkPathPattern } from '../../discovery/templates.js';
 import type { ScanSource } from '../../discovery/types.js';
+import { parseAlertConditions, type AlertCondition } from './alert-conditions.js';
 
 export const SCAN_SOURCES: readonly ScanSource[] = ['sitemap', 'crawl', 'list'];
 export const DEFAULT_MAX_PAGES = 50;
@@ -33,11 +34,13 @@ export interface ScanSettings {
   crawl_depth: number;
   respect_robots: boolean;
   keep_query: boolean;
+  /** Checked when the scan completes (alert-conditions.ts); a scan stored before them has none. */
+  alert_conditions: AlertCondition[];
 }
 
 /** The attributes that are the scan's and not a test option. */
 const SCAN_ATTRIBUTES = ['source', 'urls', 'sitemaps', 'include', 'exclude', 'templates', 'max_pages', 'sample', 'crawl_depth',
-  'respect_robots', 'keep_query'] as const;
+  'respect_robots', 'keep_query', 'alert_conditions'] as const;
 
 const bad = (detail: string) => new ApiError('E40004', detail);
 
@@ -102,6 +105,7 @@ export function parseScanRequest(a: Readonly<Attrs>, ctx: OptionsContext): { opt
       crawl_depth: crawlDepth ?? DEFAULT_CRAWL_DEPTH,
       respect_robots: bool(a, 'respect_robots', true),
       keep_query: bool(a, 'keep_query', false),
+      alert_conditions: parseAlertConditions(a.alert_conditions),
     },
   };
 }

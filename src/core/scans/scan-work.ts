@@ -10,14 +10,16 @@ import type { TargetPolicy } from '../../net/policy.js';
 import { dnsOverride } from '../../net/resolve.js';
 import { readStructureReport } from '../../analysis/structure/index.js';
 import { COMPARED_METRICS } from '../../analysis/scan-compare.js';
-import { siteFigures, thirdPartiesOf, type HarEntryOfPage, type PageAudit, type PageThirdParty, type SitePage } from '../../analysis/site-figures.js';
+import {
+  siteFigures, thirdPartiesOf, type HarEntryOfPage, type PageAudit, type PageThirdParty, type SiteFigures, type SitePage,
+} from '../../analysis/site-figures.js';
 import type { ArtifactStore } from '../../artifacts/store.js';
-import type { Store } from '../../store/db.js';
+import type { Db, Store } from '../../store/db.js';
 import { pageIdFor } from '../../store/pages.js';
 import { getValidReport } from '../../store/reports.js';
 import {
   activeScanIds, allScanPages, claimDiscovery, insertScanPages, renewDiscoveryLease, scanById, unfinishedScanPages, updateScan,
-  updateScanPage, type ScanRow,
+  updateScanPage, type ScanPageRow, type ScanRow,
 } from '../../store/scans.js';
 import { insertTest } from '../../store/tests.js';
 import { lockAccount } from '../../store/locks.js';
@@ -28,6 +30,7 @@ import { ARTIFACT, artifactKey } from '../reports/reports.js';
 import { newTestRow } from '../tests/tests.js';
 import { candidateRuns, readRunsMeta, type RunsFile } from '../tests/runs.js';
 import type { ScanSettings } from './scan-request.js';
+import { judgeScanAlerts, unjudged, type AlertVerdict, type ScanNotices } from './scan-alerts.js';
 
 export interface ScanWorkContext {
   store: Store;
@@ -41,7 +44,12 @@ export interface ScanWorkContext {
   /** A discovery's time limit (WEBGAUGE_SCAN_DISCOVERY_MS). */
   discoveryTimeLimitMs: number;
   log?: { warn(obj: object, msg: string): void };
+  /** Told of each scan that completed (its webhooks and alert e-mail); none: nothing is queued. */
+  notices?: ScanNotices;
 }
+
+/** What following the scans' pages needs. */
+export type FollowContext = Pick<ScanWorkContext, 'store' | 'artifacts' | 'log' | 'notices'>;
 
 /** How often a running discovery renews its lease and looks whether its scan was cancelled. */
 const LEASE_RENEW_MS = 5_000;
@@ -146,7 +154,7 @@ async function queueDiscovered(ctx: ScanWorkContext, scan: ScanRow, settings: Sc
  * its report's figures; a running scan none of whose pages is left to run is completed with its site figures (a
  * cancelled one gets the figures of what was measured). Returns how many scans were completed.
  */
-export async function followScans(ctx: Pick<ScanWorkContext, 'store' | 'artifacts'>): Promise<number> {
+export async function followScans(ctx: FollowContext): Promise<number> {
   const { store } = ctx;
   let completed = 0;
   for (const { id } of await activeScanIds(store.db)) {
@@ -176,16 +184,53 @@ export async function followScans(ctx: Pick<ScanWorkContext, 'store' | 'artifact
     if (left > 0) continue;
     const scan = await scanById(store.db, id);
     if (!scan) continue;
-    const figures = JSON.stringify(await figuresOf(ctx, scan));
-    if (await updateScan(store.db, id, [scan.state], scan.state === 'running'
-      ? { state: 'completed', finished: clock.now(), figures } : { figures, finished: scan.finished ?? clock.now() })) completed += 1;
+    const pages = await allScanPages(store.db, id);
+    const figures = await figuresOf(ctx, scan, pages);
+    if (scan.state === 'running') {
+      if (await completeScan(ctx, scan, figures, pages)) completed += 1;
+    } else if (await updateScan(store.db, id, [scan.state], { figures: JSON.stringify(figures), finished: scan.finished ?? clock.now() })) {
+      completed += 1;
+    }
   }
+  if (completed > 0) ctx.notices?.queued();
   return completed;
 }
 
+/**
+ * A running scan completed with its figures and its alert conditions' verdicts (scan-alerts.ts, read first), and its
+ * notices queued in the same transaction: the update that moves it to completed happens once, whoever follows it.
+ */
+async function completeScan(ctx: FollowContext, scan: ScanRow, figures: SiteFigures, pages: readonly ScanPageRow[]): Promise<boolean> {
+  const { store } = ctx;
+  let verdicts: AlertVerdict[];
+  try {
+    verdicts = await judgeScanAlerts(store, scan, figures, pages);
+  } catch (err) {
+    // An outage is tried again at the next follow; a fault completes the scan all the same, its conditions not evaluated.
+    if (store.health.noticed(err)) throw err;
+    ctx.log?.warn({ err, scanId: scan.id }, 'the alert conditions of a completed scan could not be judged');
+    verdicts = unjudged(scan);
+  }
+  const done: ScanRow = { ...scan, state: 'completed', finished: clock.now(), figures: JSON.stringify(figures), alerts: JSON.stringify(verdicts) };
+  let queue: ((trx: Db) => Promise<void>) | undefined;
+  try {
+    queue = await ctx.notices?.prepare(done, verdicts);
+  } catch (err) {
+    if (store.health.noticed(err)) throw err;
+    ctx.log?.warn({ err, scanId: scan.id }, 'the notices of a completed scan could not be made; it completes without them');
+  }
+  return store.db.transaction().execute(async (trx) => {
+    if (!(await updateScan(trx, scan.id, ['running'], { state: 'completed', finished: done.finished, figures: done.figures, alerts: done.alerts }))) {
+      return false;
+    }
+    await queue?.(trx);
+    return true;
+  });
+}
+
 /** The site figures of a scan's completed pages, from their rows and their reports' structure audits and HARs. */
-async function figuresOf(ctx: Pick<ScanWorkContext, 'artifacts' | 'store'>, scan: ScanRow) {
-  const pages = (await allScanPages(ctx.store.db, scan.id)).filter((p) => p.state === 'completed');
+async function figuresOf(ctx: Pick<ScanWorkContext, 'artifacts' | 'store'>, scan: ScanRow, all: readonly ScanPageRow[]) {
+  const pages = all.filter((p) => p.state === 'completed');
   const audits = new Map<string, PageAudit[]>();
   const thirdParties = new Map<string, PageThirdParty[]>();
   for (const p of pages) {

@@ -15,7 +15,7 @@ import { clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { ApiError } from '../errors.js';
 import { lockAccount } from '../../store/locks.js';
-import type { Db, Store } from '../../store/db.js';
+import type { Db, Store, Trx } from '../../store/db.js';
 import {
   allScanPages, getScanRow, insertScan, queuedScanTestIds, scanPageCounts, updateScan, updateScanPage,
   type ScanPageRow, type ScanRow,
@@ -43,13 +43,24 @@ export function scanNotFound(id: string): ApiError {
   return new ApiError('E40400', `No scan with ID ${id} in this account.`);
 }
 
+/** A scan started by a schedule (scan-schedules.ts): the schedule, and its part of the scan's transaction. */
+export interface ScheduledStart {
+  scheduleId: string;
+  /**
+   * Runs in the scan's transaction after the account's lock and before the charge: stores the new schedule, or claims
+   * the slot (throw to abort: nothing is charged or stored). `scanId` is the scan's to be.
+   */
+  within(trx: Trx, scanId: string): Promise<void>;
+}
+
 /**
  * Start a scan: the role, the target policy for the start page (before anything is charged), then in one transaction
  * the credits of `max_pages` tests reserved (402 E40201 when the account has fewer; nothing is created) and the scan
- * stored as `discovering`. Discovery runs in the background (scan-work.ts).
+ * stored as `discovering`. Discovery runs in the background (scan-work.ts). A schedule's scan carries its ID and
+ * commits with the schedule's own change (`scheduled.within`), or not at all.
  */
-export async function requestScan(intake: ScanIntake, principal: Principal, options: AnalysisOptions, settings: ScanSettings):
-Promise<StartedScan> {
+export async function requestScan(intake: ScanIntake, principal: Principal, options: AnalysisOptions, settings: ScanSettings,
+  scheduled?: ScheduledStart): Promise<StartedScan> {
   assertOwnerRole(principal, 'start scans');
   await assertAllowedTarget(options.url, intake.policy, options.dns);
   await assertRoomForTests(intake.store);
@@ -58,15 +69,17 @@ Promise<StartedScan> {
   const cost = testCostTenths(options);
   const started = await store.db.transaction().execute(async (trx) => {
     await lockAccount(trx, store.engine, principal.accountId);
+    const id = newId();
+    await scheduled?.within(trx, id);
     const credits = await spendCredits(trx, principal, cost * settings.max_pages,
       `This scan (max_pages ${settings.max_pages} × ${fromTenths(cost)} credits a page, reserved now, the unused given back after discovery)`);
     const now = clock.now();
     const scan: ScanRow = {
-      id: newId(), account_id: principal.accountId, url: options.url, site: null, source: settings.source, state: 'discovering',
+      id, account_id: principal.accountId, url: options.url, site: null, source: settings.source, state: 'discovering',
       error: null, options: storeOptions(store.box, options), settings: JSON.stringify(settings), location: options.location,
       browser: options.browser, created: now, started: null, finished: null, expires: reportExpiry(now, options.retention),
       found: 0, skipped: '{}', discovery_errors: '[]', cost_tenths: cost, reserved_tenths: credits.chargedTenths,
-      lease_owner: null, lease_expires: null, figures: null, schedule_id: null, alerts: null,
+      lease_owner: null, lease_expires: null, figures: null, schedule_id: scheduled?.scheduleId ?? null, alerts: null,
     };
     await insertScan(trx, scan);
     return { scan, creditsLeft: fromTenths(credits.leftTenths), creditsReserved: fromTenths(cost * settings.max_pages) };

@@ -2,18 +2,20 @@
  * Scans (docs/scans.md): the account's scans, newest first, and "New scan": the scan's own fields and, under
  * "Analysis options", Analyze's (each page's test gets them). The form's fields carry the API's attribute names and go
  * through the API's parser (core/scans/scan-request.ts), so the checks and messages are the API's own. A scan's screen
- * (scan-view.ts) follows it live while it runs, then shows the site report; its pages download as CSV and JSON. A finished
- * scan compares with another of its site (scan-compare.ts).
+ * (scan-view.ts) follows it live while it runs, then shows the site report and the site over time (scan-history.ts); its
+ * pages download as CSV and JSON. A finished scan compares with another of its site (scan-compare.ts). "Repeat" makes a
+ * schedule instead, listed with the account's others (scan-schedules.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromTenths, refilledCredits } from '../../core/accounts/accounts.js';
 import { mayChange } from '../../core/accounts/roles.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
-import { parseScanRequest, DEFAULT_MAX_PAGES, DEFAULT_SAMPLE, DEFAULT_CRAWL_DEPTH } from '../../core/scans/scan-request.js';
+import { DEFAULT_MAX_PAGES, DEFAULT_SAMPLE, DEFAULT_CRAWL_DEPTH } from '../../core/scans/scan-request.js';
 import {
-  cancelScan, getScan, listScanPages, listScans, requestScan, scanNotFound, scanPages, scanProgress, type ScanRow,
+  cancelScan, getScan, listScanPages, listScans, scanNotFound, scanPages, scanProgress, type ScanRow,
 } from '../../core/scans/scans.js';
+import { siteHistory } from '../../core/scans/scan-history.js';
 import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } from '../../core/scans/scan-export.js';
 import { scansToCompareWith } from '../../core/scans/scan-compare.js';
 import { testsChanged } from '../../core/tests/test-signal.js';
@@ -23,6 +25,9 @@ import { FormFields, newNonce, secureHeaders, visitorOf, type Visitor } from '..
 import { attributesFromForm, checkbox, input, optionsFields, textarea } from './analyze.js';
 import { utcMinute } from './figures.js';
 import { comparePart, registerScanCompareScreens } from './scan-compare.js';
+import { alertsPart, conditionsFromLines, CONDITIONS_HINT } from './scan-alerts.js';
+import { siteOverTime } from './scan-history.js';
+import { registerScanScheduleScreens, repeatField, schedulesPart, startFromForm } from './scan-schedules.js';
 import {
   doneOf, isFollowed, pagesPart, pagesQueryOf, pagesViewOf, progressPart, scanHead, scanKey, scanLabel, siteReport, SOURCE_NAMES, STATE_NAMES,
 } from './scan-view.js';
@@ -51,6 +56,8 @@ export function scanAttributesFromForm(form: FormFields): Record<string, unknown
     const l = lines(form.get(k));
     if (l.length) a[k] = l;
   }
+  const conditions = lines(form.get('alert_conditions'));
+  if (conditions.length) a.alert_conditions = conditionsFromLines(conditions);
   // A box left unchecked sends nothing: robots.txt is respected unless its box was unchecked.
   a.respect_robots = form.has('respect_robots') ? 1 : 0;
   if (form.has('keep_query')) a.keep_query = 1;
@@ -79,8 +86,10 @@ ${textarea(form, 'urls', 'URLs', 'List of URLs: one page per line, absolute or a
 <div class="row scan-patterns">${textarea(form, 'include', 'Include', 'path patterns, one per line (<code>/blog/*</code>); none: every page', 3)}
 ${textarea(form, 'exclude', 'Exclude', 'path patterns, one per line (<code>*</code> matches anything)', 3)}
 ${textarea(form, 'templates', 'Templates', 'URL shapes to group pages by, one per line (<code>/p/:id</code>)', 3)}</div>
+${textarea(form, 'alert_conditions', 'Alert conditions', CONDITIONS_HINT, 3)}
 <div class="scan-checks">${checkbox(form, 'respect_robots', 'Respect robots.txt', true)} ${checkbox(form, 'keep_query', 'Keep query strings')}</div>
 ${optionsFields(v.principal, kit.ctx.catalog, form)}
+<div class="scan-repeat">${repeatField(v, form)}</div>
 <div class="scan-submit"><button class="btn" type="submit">Start scan</button>
 <span class="hint">Reserves Max pages × a test’s credits now and gives back what discovery does not use · ${credits} · ${esc(plan.name)} plan</span></div>
 </form>`;
@@ -128,6 +137,7 @@ export async function scansScreen(kit: WebKit, v: Visitor, nonce: string, page =
   }
   const body = `<h1>Scans</h1>
 <section class="scan-new" aria-labelledby="new-scan"><h2 id="new-scan">New scan</h2>${newScan}</section>
+${await schedulesPart(kit, v)}
 <section class="scan-list" aria-labelledby="past-scans"><h2 id="past-scans">Past scans</h2>${content}${pager}</section>`;
   return shell(v, nonce, { title: page > 1 ? `Scans (page ${page})` : 'Scans', active: 'scans', body });
 }
@@ -137,8 +147,10 @@ async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow,
   const view = pagesViewOf(query);
   const list = await listScanPages(kit.ctx.store.db, v.principal.accountId, scan.id, pagesQueryOf(view));
   const compare = await scansToCompareWith(kit.ctx.store, v.principal.accountId, scan);
-  const body = `${scanHead(kit, v, s)}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
-    `${s.figures ? siteReport(s, s.figures) : ''}${pagesPart(s, list.rows, list.hasNext, view)}`;
+  const history = await siteHistory(kit.ctx.store.db, v.principal.accountId, scan.id);
+  const scheduled = scan.schedule_id ? '<p class="muted scan-scheduled">Started by a <a href="/scans#schedules">scheduled scan</a> of the site.</p>' : '';
+  const body = `${scanHead(kit, v, s)}${scheduled}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
+    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view)}`;
   return shell(v, nonce, { title: `Scan of ${s.url}`, active: 'scans', body,
     head: isFollowed(s) ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
 }
@@ -164,11 +176,8 @@ export function registerScanScreens(kit: WebKit): void {
 
   kit.action('/scans', async (_req, reply, v, form, nonce) => {
     try {
-      const { options, settings } = parseScanRequest(scanAttributesFromForm(form), {
-        plan: v.principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation, defaultBrowser: ctx.catalog.defaultBrowser,
-      });
-      const started = await requestScan(ctx.intake, v.principal, options, settings);
-      return seeOther(reply, `/scans/${started.scan.id}`);
+      // Repeat: Once starts a scan, a frequency a schedule and its first scan.
+      return seeOther(reply, `/scans/${await startFromForm(kit, v, scanAttributesFromForm(form), form.get('frequency'))}`);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       reply.code(err.status);
@@ -187,6 +196,7 @@ export function registerScanScreens(kit: WebKit): void {
   });
 
   registerScanCompareScreens(kit);
+  registerScanScheduleScreens(kit);
 
   kit.action('/scans/:id/cancel', async (req, reply, v, _form, nonce) => {
     try {

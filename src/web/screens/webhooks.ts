@@ -26,6 +26,8 @@ const EVENT_HINTS: Record<WebhookEvent, string> = {
   'test.error': 'a test ended in error',
   'alert.triggered': 'an alert condition of a page triggered',
   'alert.resolved': 'a triggered alert condition resolved',
+  'scan.completed': 'a site scan completed; the delivery carries its figures and its alerts’ verdicts',
+  'scan.alert': 'an alert condition of a site scan triggered or resolved; the delivery names the pages',
 };
 
 /** The newest deliveries of a webhook, as many as `size`. */

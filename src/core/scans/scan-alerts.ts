@@ -1,0 +1,83 @@
+/**
+ * A completing scan's alert conditions judged (docs/scans.md "Alerts on a site"; the rules are alert-verdicts.ts):
+ * what they read is read here, before the transaction that completes the scan (SQLite has one connection): the
+ * comparison with the site's previous completed scan when a condition needs it, and the conditions' verdicts on the
+ * site's earlier scans, whose last one says whether a verdict triggered or resolved. scan-work.ts stores the verdicts
+ * in the update that completes the scan, and queues the notices in the same transaction: exactly once.
+ */
+import type { SiteFigures } from '../../analysis/site-figures.js';
+import type { Db, Store } from '../../store/db.js';
+import { alertsOfSiteScans, type ScanPageRow, type ScanRow } from '../../store/scans.js';
+import { clock } from '../clock.js';
+import type { ScanSettings } from './scan-request.js';
+import { compareScanRows, previousScan } from './scan-compare.js';
+import { conditionText } from './alert-conditions.js';
+import { judgeConditions, withChanges, type AlertVerdict, type EarlierVerdicts, type PreviousComparison } from './alert-verdicts.js';
+
+export type { AlertVerdict };
+
+/** Earlier scans of the site whose verdicts are looked through for a condition's last one. */
+const EARLIER_SCANS = 50;
+
+/** What is told when a scan completes: the notices (webhooks, e-mail) built before its transaction, queued in it. */
+export interface ScanNotices {
+  /** Builds the notices of the completed scan; the function returned queues them inside the completing transaction. */
+  prepare(scan: ScanRow, verdicts: readonly AlertVerdict[]): Promise<(trx: Db) => Promise<void>>;
+  /** Deliveries were queued (after the commit): wake their sender. */
+  queued(): void;
+}
+
+const siteOf = (s: Pick<ScanRow, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
+
+function parseVerdicts(text: string | null): EarlierVerdicts['verdicts'] {
+  if (text === null) return [];
+  try {
+    const v = JSON.parse(text) as unknown;
+    return Array.isArray(v) ? v as EarlierVerdicts['verdicts'] : [];
+  } catch {
+    return []; // only this module's caller writes the column; a damaged value counts as no verdict
+  }
+}
+
+/**
+ * The verdicts of the scan's alert conditions, the scan about to be completed with `figures` (its row still says
+ * running): [] when it has none. `pages` are all its pages.
+ */
+export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: SiteFigures, pages: readonly ScanPageRow[]): Promise<AlertVerdict[]> {
+  const settings = JSON.parse(scan.settings) as Partial<ScanSettings>;
+  const conditions = settings.alert_conditions ?? [];
+  if (conditions.length === 0) return [];
+  const done: ScanRow = { ...scan, state: 'completed', figures: JSON.stringify(figures) };
+  let previous: PreviousComparison = { none: '' };
+  if (conditions.some((c) => c.kind !== 'figure')) {
+    const before = await previousScan(store, scan.account_id, done);
+    previous = before
+      ? { scan: before.id, comparison: (await compareScanRows(store, before, done)).comparison }
+      : { none: `there is no earlier completed scan of ${siteOf(scan)} (source ${scan.source}) to compare with.` };
+  }
+  const failed = pages.filter((p) => p.state === 'failed').length;
+  const verdicts = judgeConditions(conditions, {
+    site: siteOf(scan), figures, pages: { failed },
+    pages_list: pages.map((p) => ({
+      url: p.url, template: p.template, report_id: p.report_id, state: p.state, error: p.error,
+      largest_contentful_paint: p.largest_contentful_paint, cumulative_layout_shift: p.cumulative_layout_shift,
+      total_blocking_time: p.total_blocking_time, fully_loaded_time: p.fully_loaded_time, performance_score: p.performance_score,
+    })),
+  }, previous);
+  const earlier = await alertsOfSiteScans(store.db, scan.account_id, {
+    site: siteOf(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: EARLIER_SCANS,
+  });
+  return withChanges(verdicts, earlier.map((e) => ({ scan: e.id, verdicts: parseVerdicts(e.alerts) })));
+}
+
+/** The verdicts of a scan whose conditions could not be judged (logged): each not evaluated, saying so. */
+export function unjudged(scan: Pick<ScanRow, 'settings'>): AlertVerdict[] {
+  const conditions = (JSON.parse(scan.settings) as Partial<ScanSettings>).alert_conditions ?? [];
+  return conditions.map((c) => {
+    const outcome = `${conditionText(c)} was not evaluated: the check failed (the service's log says why).`;
+    return {
+      ...c, holds: null, measured: null, message: outcome, outcome,
+      pages: [], more_pages: 0, templates: [], compared_with: null, notes: [], change: null, previous_scan: null,
+    };
+  });
+}
