@@ -103,11 +103,12 @@ for (const engine of engines()) {
     });
 
     test('a scan is kept as long as its reports: its retention sets its expiry, an expired scan leaves the history at once and the store with the sweep', async () => {
-      // POST /scans: the scan's expiry is its reports' (1 month by default, `retention` months when given).
+      // POST /scans: the scan's expiry is its reports' (1 month by default, `retention` months when given). One page
+      // each: max_pages' credits are reserved until discovery gives back what it did not use.
       const started: Record<string, number> = {};
       for (const retention of [undefined, 6]) {
         const res = await call(s, 'POST', '/scans', { key, body: { data: { type: 'scan', attributes: {
-          url: 'http://127.0.0.1:9/', source: 'list', urls: ['/a'], ...(retention ? { retention } : {}) } } } });
+          url: 'http://127.0.0.1:9/', source: 'list', urls: ['/a'], max_pages: 1, ...(retention ? { retention } : {}) } } } });
         assert.equal(res.status, 202, res.text);
         const row = await db().selectFrom('scans').select(['created', 'expires']).where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
         assert.equal(row.expires, reportExpiry(row.created, retention ?? 1), `retention ${retention ?? 'default'}`);
