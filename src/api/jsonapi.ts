@@ -1,4 +1,4 @@
-import { toSeconds } from '../core/clock.js';
+import { toSeconds, toSecondsOrNull } from '../core/clock.js';
 import { hasStructureAudits, optimizedImagesState, pagespeedFilesState, reportResources, type ReportRow, ARTIFACT } from '../core/reports/reports.js';
 import type { PageRow } from '../core/pages/pages.js';
 import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/reports/report-figures.js';
@@ -129,7 +129,7 @@ export function pageResource(p: PageRow, links: Links, pageTags: string[]) {
     browser: p.browser,
     location: p.location,
     latest_report: p.latest_report_id,
-    latest_report_time: p.latest_report_time === null ? null : toSeconds(p.latest_report_time),
+    latest_report_time: toSecondsOrNull(p.latest_report_time),
     report_count: p.report_count,
     monitored: p.monitored,
     page_tags: pageTags,

@@ -19,3 +19,5 @@ export const clock = {
 };
 
 export const toSeconds = (ms: number): number => Math.floor(ms / 1000);
+/** A time that may be unset (a scan not finished, a schedule paused), in Unix seconds. */
+export const toSecondsOrNull = (ms: number | null): number | null => (ms === null ? null : toSeconds(ms));

@@ -7,7 +7,7 @@
  */
 import { SITE_BUDGETS } from '../analysis/site-budgets.js';
 import type { SiteFigures } from '../analysis/site-figures.js';
-import { toSeconds } from '../core/clock.js';
+import { toSecondsOrNull } from '../core/clock.js';
 import { conditionText } from '../core/scans/alert-conditions.js';
 import type { AlertVerdict, ScanNotices } from '../core/scans/scan-alerts.js';
 import { scanProgress, type ScanRow } from '../core/scans/scans.js';
@@ -25,8 +25,6 @@ export interface ScanNoticesOptions {
   /** Called after deliveries were queued (wakes the dispatcher). */
   queued(): void;
 }
-
-const seconds = (ms: number | null): number | null => (ms === null ? null : toSeconds(ms));
 
 /** The site figures of the table (analysis/site-budgets.ts) by name: what conditions and budgets are written with. */
 function figureSummary(figures: SiteFigures | null, failed: number): Record<string, number | null> {
@@ -48,7 +46,7 @@ export function scanNotices(o: ScanNoticesOptions): ScanNotices {
       const figures = scan.figures === null ? null : JSON.parse(scan.figures) as SiteFigures;
       const about = {
         id: scan.id, url: scan.url, site, source: scan.source, schedule: scan.schedule_id, state: scan.state,
-        created: seconds(scan.created), finished: seconds(scan.finished),
+        created: toSecondsOrNull(scan.created), finished: toSecondsOrNull(scan.finished),
       };
       const completed = {
         scan: {

@@ -2,6 +2,7 @@
  * A site over time (docs/scans.md "Scheduled scans", "Site history"): scan schedules (create, list, read, change,
  * delete) and a scan's site history (the account's completed scans of its site and source, oldest first).
  */
+import { toSecondsOrNull } from '../../core/clock.js';
 import type { FastifyRequest } from 'fastify';
 import {
   changeScanSchedule, createScanSchedule, getScanSchedule, listScanSchedules, parseScheduleChange, parseScheduleRequest,
@@ -16,7 +17,6 @@ import type { Links } from '../../context/links.js';
 import { JSONAPI } from '../errors.js';
 import type { Router } from '../router.js';
 
-const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 const idOf = (req: FastifyRequest): string => (req.params as { id: string }).id;
 const CHANGE_SHAPE = 'send {"data":{"type":"scan_schedule","attributes":{"frequency":"daily"}}} or {"data":{"type":"scan_schedule","attributes":{"paused":true}}}';
 
@@ -30,9 +30,9 @@ export function scheduleResource(v: ScheduleView, links: Links) {
     type: 'scan_schedule',
     id: v.id,
     attributes: {
-      url: v.url, source: v.source, frequency: v.frequency, next_run: seconds(v.nextRun), paused: v.nextRun === null,
-      skipped_at: seconds(v.skippedAt), skip_reason: v.skipReason, last_scan_id: v.lastScanId, last_scan_state: v.lastScanState,
-      created: seconds(v.created), location: v.location, browser: v.browser,
+      url: v.url, source: v.source, frequency: v.frequency, next_run: toSecondsOrNull(v.nextRun), paused: v.nextRun === null,
+      skipped_at: toSecondsOrNull(v.skippedAt), skip_reason: v.skipReason, last_scan_id: v.lastScanId, last_scan_state: v.lastScanState,
+      created: toSecondsOrNull(v.created), location: v.location, browser: v.browser,
       ...settings, urls_given: Array.isArray(urls) ? urls.length : 0,
       options: v.options,
     },
@@ -45,7 +45,7 @@ function historyPointResource(p: HistoryPoint, links: Links) {
     type: 'scan_history_point',
     id: p.scan,
     attributes: {
-      scan: p.scan, created: seconds(p.created), finished: seconds(p.finished), schedule_id: p.scheduleId,
+      scan: p.scan, created: toSecondsOrNull(p.created), finished: toSecondsOrNull(p.finished), schedule_id: p.scheduleId,
       pages_measured: p.pagesMeasured, ...p.figures, grades: p.grades, lighthouse_versions: p.lighthouseVersions,
     },
     links: { scan: `${links.api}/scans/${p.scan}` },

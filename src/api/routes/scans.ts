@@ -1,4 +1,5 @@
 /** Site scans (docs/scans.md): start, read, list, cancel; a scan's pages as a list and as CSV and JSON downloads; two scans compared. */
+import { toSecondsOrNull } from '../../core/clock.js';
 import type { FastifyRequest } from 'fastify';
 import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, type ScanRow } from '../../core/scans/scans.js';
 import { parseScanRequest } from '../../core/scans/scan-request.js';
@@ -16,7 +17,6 @@ import type { Router } from '../router.js';
 import { sendList } from './lists.js';
 import type { Db } from '../../store/db.js';
 
-const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
 export async function scanResource(db: Db, s: ScanRow, links: Links) {
   const v = scanView(s, await scanProgress(db, s.id));
@@ -27,7 +27,7 @@ export async function scanResource(db: Db, s: ScanRow, links: Links) {
     id: s.id,
     attributes: {
       url: v.url, site: v.site, source: v.source, state: v.state, error: v.error,
-      created: seconds(v.created), started: seconds(v.started), finished: seconds(v.finished),
+      created: toSecondsOrNull(v.created), started: toSecondsOrNull(v.started), finished: toSecondsOrNull(v.finished),
       location: v.location, browser: v.browser,
       max_pages: settings.max_pages, sample: settings.sample, crawl_depth: settings.crawl_depth,
       respect_robots: settings.respect_robots, keep_query: settings.keep_query,
@@ -55,7 +55,7 @@ function scanPageResource(p: ScanPageRow, links: Links) {
 
 const comparedSide = ({ scan, options }: ComparedScan) => ({
   scan: scan.id, url: scan.url, site: scan.site, source: scan.source, state: scan.state,
-  created: seconds(scan.created), finished: seconds(scan.finished), options,
+  created: toSecondsOrNull(scan.created), finished: toSecondsOrNull(scan.finished), options,
 });
 
 /** A comparison as the API gives it: both scans (times in Unix seconds), then the comparison's own parts. */
