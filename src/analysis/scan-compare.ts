@@ -20,7 +20,7 @@
 import { mannWhitneyU } from './mann-whitney.js';
 import { median } from './statistics.js';
 import { sameStructureAudits } from './structure/index.js';
-import type { PageFigures, SiteFigures, SitePage } from './site-figures.js';
+import { scanSite, type PageFigures, type SiteFigures, type SitePage } from './site-figures.js';
 
 export type ComparedMetric = 'performance_score' | 'largest_contentful_paint' | 'total_blocking_time' | 'cumulative_layout_shift' | 'fully_loaded_time';
 
@@ -365,8 +365,8 @@ function notesOf(a: CompareScanInput, b: CompareScanInput, pairs: readonly [Comp
       notes.push(`Lighthouse ${va.join(', ')} made the before scan's reports and ${vb.join(', ')} the after scan's; they read the same structure audits, so every figure compares.`);
     }
   }
-  const siteA = a.site ?? new URL(a.url).origin;
-  const siteB = b.site ?? new URL(b.url).origin;
+  const siteA = scanSite(a);
+  const siteB = scanSite(b);
   if (siteA !== siteB) notes.push(`The scans are of different sites (${siteA} and ${siteB}): pages match only by their whole URL.`);
   if (a.created > b.created) notes.push('The before scan is the newer one: "worse" means worse than the later scan.');
   for (const [side, s] of [['before', a], ['after', b]] as const) {

@@ -106,6 +106,11 @@ export const SITE_BUDGET_NAMES = SITE_BUDGETS.map((b) => b.name);
 
 export const siteBudget = (name: string): SiteBudgetSpec | undefined => SITE_BUDGETS.find((b) => b.name === name);
 
+/** Every figure of the table by its name (null where the scan has none): a history point's, a scan notice's. */
+export function siteFigureValues(scan: BudgetedScan): Record<string, number | null> {
+  return Object.fromEntries(SITE_BUDGETS.map((b) => [b.name, b.value(scan) ?? null]));
+}
+
 /** What a limit of the figure must be, as messages say it ("a whole number of pages, 0 or more"). */
 export function limitKind(b: Pick<SiteBudgetSpec, 'unit'>): string {
   return b.unit === 'pages' ? 'a whole number of pages, 0 or more' : b.unit === 'score' ? 'a score from 0 to 100'

@@ -15,6 +15,12 @@ export const VITALS = {
 export type Vital = keyof typeof VITALS;
 export const VITAL_NAMES = Object.keys(VITALS) as Vital[];
 
+/** A scan's site: its origin once discovery followed the start page's redirects, else the start URL's origin. */
+export const scanSite = (s: { site: string | null; url: string }): string => s.site ?? new URL(s.url).origin;
+
+/** A page as the site's readers name it: its path on the site, any other URL in full. */
+export const pathOnSite = (site: string, url: string): string => (url.startsWith(`${site}/`) ? url.slice(site.length) : url);
+
 /** A page's report figures that site figures and comparisons read (null where the report has none). */
 export interface PageFigures {
   grade: string | null;

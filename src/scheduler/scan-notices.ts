@@ -5,8 +5,8 @@
  * that completes the scan and queued in it (core/scans/scan-work.ts): exactly once across processes, in the outbox,
  * signed and retried like every delivery.
  */
-import { SITE_BUDGETS } from '../analysis/site-budgets.js';
-import type { SiteFigures } from '../analysis/site-figures.js';
+import { siteFigureValues } from '../analysis/site-budgets.js';
+import { scanSite, type SiteFigures } from '../analysis/site-figures.js';
 import { toSecondsOrNull } from '../core/clock.js';
 import { conditionText } from '../core/scans/alert-conditions.js';
 import type { AlertVerdict, ScanNotices } from '../core/scans/scan-alerts.js';
@@ -28,8 +28,7 @@ export interface ScanNoticesOptions {
 
 /** The site figures of the table (analysis/site-budgets.ts) by name: what conditions and budgets are written with. */
 function figureSummary(figures: SiteFigures | null, failed: number): Record<string, number | null> {
-  const scan = { figures, pages: { failed } };
-  return { pages_measured: figures?.pages_measured ?? 0, ...Object.fromEntries(SITE_BUDGETS.map((b) => [b.name, b.value(scan) ?? null])) };
+  return { pages_measured: figures?.pages_measured ?? 0, ...siteFigureValues({ figures, pages: { failed } }) };
 }
 
 export function scanNotices(o: ScanNoticesOptions): ScanNotices {
@@ -41,7 +40,7 @@ export function scanNotices(o: ScanNoticesOptions): ScanNotices {
       const api = (id: string) => `${links.api}/scans/${id}`;
       const app = (id: string) => `${links.origin}/scans/${id}`;
       const reportPage = (id: string | null) => (id ? `${links.origin}/reports/${id}` : null);
-      const site = scan.site ?? new URL(scan.url).origin;
+      const site = scanSite(scan);
       const pages = await scanProgress(store.db, scan.id);
       const figures = scan.figures === null ? null : JSON.parse(scan.figures) as SiteFigures;
       const about = {

@@ -8,7 +8,7 @@
  */
 import { formatSite, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/site-budgets.js';
 import type { ComparedPage, Reason, ScanComparison } from '../../analysis/scan-compare.js';
-import type { SiteFigures } from '../../analysis/site-figures.js';
+import { pathOnSite, type SiteFigures } from '../../analysis/site-figures.js';
 import { plural } from '../../lib/words.js';
 import { conditionKey, conditionText, type AlertCondition } from './alert-conditions.js';
 
@@ -67,9 +67,6 @@ export interface ScanForAlerts extends BudgetedScan {
 
 /** The comparison with the site's previous completed scan, or why there is none. */
 export type PreviousComparison = { scan: string; comparison: ScanComparison } | { none: string };
-
-/** A page as messages name it: its path on the site, any other URL in full. */
-const pathOn = (site: string, url: string): string => (url.startsWith(`${site}/`) ? url.slice(site.length) : url);
 
 const HOLDS = (op: AlertCondition['operator'], v: number, limit: number): boolean =>
   op === 'gt' ? v > limit : op === 'gte' ? v >= limit : op === 'lt' ? v < limit : v <= limit;
@@ -157,7 +154,7 @@ function judgeComparison(c: AlertCondition, scan: ScanForAlerts, previous: Previ
 export function judgeConditions(conditions: readonly AlertCondition[], scan: ScanForAlerts, previous: PreviousComparison): AlertVerdict[] {
   return conditions.map((c) => {
     const j = c.kind === 'figure' ? judgeFigure(c, scan) : judgeComparison(c, scan, previous);
-    const pages = j.pages.map((p) => `${pathOn(scan.site, p.url)}: ${p.why}`).join('; ') + (j.more_pages > 0 ? `; and ${j.more_pages} more` : '');
+    const pages = j.pages.map((p) => `${pathOnSite(scan.site, p.url)}: ${p.why}`).join('; ') + (j.more_pages > 0 ? `; and ${j.more_pages} more` : '');
     return { ...c, ...j, message: j.pages.length ? `${j.outcome} Pages: ${pages}.` : j.outcome, change: null, previous_scan: null };
   });
 }

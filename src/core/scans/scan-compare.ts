@@ -4,6 +4,7 @@
  * of the same site and source. Reads the two scans' rows and their pages' rows only (scan_pages keeps each page's
  * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-compare.ts.
  */
+import { scanSite } from '../../analysis/site-figures.js';
 import { compareScans, type ComparePageInput, type ScanComparison } from '../../analysis/scan-compare.js';
 import type { SiteFigures } from '../../analysis/site-figures.js';
 import type { Store } from '../../store/db.js';
@@ -32,8 +33,6 @@ export interface ScanPairComparison {
   after: ComparedScan;
   comparison: ScanComparison;
 }
-
-const siteOf = (s: Pick<ScanRow, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
 
 /** The test options that change a page's figures, as the API names them (null: not set). */
 function conditionsOf(store: Store, scan: ScanRow): Record<string, string | number | null> {
@@ -86,7 +85,7 @@ async function assertComparable(store: Store, scan: ScanRow): Promise<void> {
 /** The account's previous completed scan of the scan's site and source (started before it), if any. */
 export async function previousScan(store: Store, accountId: string, scan: ScanRow): Promise<ScanRow | undefined> {
   const [previous] = await completedScansOfSite(store.db, accountId, {
-    site: siteOf(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: 1,
+    site: scanSite(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: 1,
   });
   return previous;
 }
@@ -94,7 +93,7 @@ export async function previousScan(store: Store, accountId: string, scan: ScanRo
 /** What the app offers to compare a finished scan with: the previous scan of its site and source, and the site's other completed scans. */
 export async function scansToCompareWith(store: Store, accountId: string, scan: ScanRow): Promise<{ previous?: ScanRow; others: ScanRow[] }> {
   if (scan.figures === null) return { others: [] };
-  const others = (await completedScansOfSite(store.db, accountId, { site: siteOf(scan), now: clock.now(), limit: OTHERS_MAX + 1 }))
+  const others = (await completedScansOfSite(store.db, accountId, { site: scanSite(scan), now: clock.now(), limit: OTHERS_MAX + 1 }))
     .filter((s) => s.id !== scan.id).slice(0, OTHERS_MAX);
   return { previous: await previousScan(store, accountId, scan), others };
 }
@@ -111,7 +110,7 @@ export async function compareScanPair(store: Store, accountId: string, beforeId:
     await assertComparable(store, after);
     const previous = await previousScan(store, accountId, after);
     if (!previous) {
-      throw new ApiError('E40400', `No completed scan of ${siteOf(after)} (source ${after.source}) started before scan ${after.id} in this ` +
+      throw new ApiError('E40400', `No completed scan of ${scanSite(after)} (source ${after.source}) started before scan ${after.id} in this ` +
         'account: there is nothing to compare it with yet.');
     }
     before = previous;

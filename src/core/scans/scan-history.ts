@@ -4,8 +4,9 @@
  * analysis/site-budgets.ts), for the API's GET /scans/{id}/history and the app's charts. Reads the scans' rows (index
  * scans_site_history) and one grouped count of their pages (failed, Lighthouse versions), no page's figures.
  */
+import { scanSite } from '../../analysis/site-figures.js';
 import type { SiteFigures } from '../../analysis/site-figures.js';
-import { SITE_BUDGETS } from '../../analysis/site-budgets.js';
+import { siteFigureValues } from '../../analysis/site-budgets.js';
 import type { Db } from '../../store/db.js';
 import { completedScansOfSite, scanPageSummaries, type ScanRow } from '../../store/scans.js';
 import { clock } from '../clock.js';
@@ -36,8 +37,6 @@ export interface SiteHistory {
   points: HistoryPoint[];
 }
 
-const siteOf = (s: Pick<ScanRow, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
-
 function parseFigures(text: string | null): SiteFigures | null {
   if (text === null) return null;
   try {
@@ -53,7 +52,7 @@ function parseFigures(text: string | null): SiteFigures | null {
  */
 export async function siteHistory(db: Db, accountId: string, scanId: string): Promise<SiteHistory> {
   const scan = await getScan(db, accountId, scanId);
-  const site = siteOf(scan);
+  const site = scanSite(scan);
   const rows = await completedScansOfSite(db, accountId, { site, source: scan.source, now: clock.now(), limit: HISTORY_MAX_SCANS });
   const summaries = await scanPageSummaries(db, rows.map((r) => r.id));
   const points: HistoryPoint[] = [];
@@ -63,7 +62,7 @@ export async function siteHistory(db: Db, accountId: string, scanId: string): Pr
     points.push({
       scan: r.id, created: r.created, finished: r.finished, scheduleId: r.schedule_id,
       pagesMeasured: f?.pages_measured ?? 0,
-      figures: Object.fromEntries(SITE_BUDGETS.map((b) => [b.name, b.value({ figures: f, pages: { failed: summary?.failed ?? 0 } }) ?? null])),
+      figures: siteFigureValues({ figures: f, pages: { failed: summary?.failed ?? 0 } }),
       grades: f?.grades ?? {},
       lighthouseVersions: summary?.lighthouseVersions ?? [],
     });

@@ -9,7 +9,7 @@ import type { AlertVerdict } from '../../core/scans/alert-verdicts.js';
 import type { ScanView } from '../../core/scans/scan-export.js';
 import { OPERATOR_SYMBOLS } from '../../core/vocabulary/alert-operators.js';
 import { esc } from '../kit.js';
-import { pathOn } from './scan-view.js';
+import { pathOnSite, scanSite } from '../../analysis/site-figures.js';
 
 /** The operators a line may use: the API's names, their symbols, and >= and <= as typed. */
 const OPERATOR_WORDS: Record<string, string> = {
@@ -33,7 +33,6 @@ export const CONDITIONS_HINT = 'One per line, checked when the scan completes: a
   'site’s previous scan (<code>grade_drop 2</code>, <code>pages_worse 0</code>, <code>template_worse</code>). A change of verdict is sent ' +
   'to the webhooks of <code>scan.alert</code> and by e-mail.';
 
-const site = (s: Pick<ScanView, 'site' | 'url'>) => s.site ?? new URL(s.url).origin;
 
 function status(v: AlertVerdict): [string, string] {
   if (v.holds === null) return ['quiet', 'Not evaluated'];
@@ -46,7 +45,7 @@ function verdictItem(s: ScanView, v: AlertVerdict): string {
   const [kind, word] = status(v);
   const pages = v.pages.length
     ? `<ul class="scan-alert-pages">${v.pages.map((p) => {
-      const path = esc(pathOn(site(s), p.url));
+      const path = esc(pathOnSite(scanSite(s), p.url));
       return `<li>${p.report ? `<a href="/reports/${esc(p.report)}">${path}</a>` : path}: ${esc(p.why)}</li>`;
     }).join('')}${v.more_pages > 0 ? `<li class="muted">and ${v.more_pages} more</li>` : ''}</ul>`
     : '';

@@ -17,7 +17,8 @@ import { ms } from '../../report/format.js';
 import { errorScreen, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { plural, utcMinute } from './figures.js';
-import { gradeLetter, pathOn, SOURCE_NAMES } from './scan-view.js';
+import { gradeLetter, SOURCE_NAMES } from './scan-view.js';
+import { pathOnSite, scanSite } from '../../analysis/site-figures.js';
 
 const FIGURE_LABELS: Record<ComparedMetric, string> = {
   performance_score: 'Performance', largest_contentful_paint: 'LCP', total_blocking_time: 'TBT', cumulative_layout_shift: 'CLS',
@@ -26,7 +27,6 @@ const FIGURE_LABELS: Record<ComparedMetric, string> = {
 const VERDICT_NAMES = { worse: 'Worse', better: 'Better', unchanged: 'Unchanged' } as const;
 const PAGE_STATE_NAMES: Record<string, string> = { queued: 'Queued', started: 'Loading', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
 
-const siteOf = (s: Pick<ScanRow, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
 const when = (s: ScanRow) => `<time datetime="${new Date(s.started ?? s.created).toISOString()}">${esc(utcMinute(s.started ?? s.created))}</time>`;
 
 function value(metric: ComparedMetric | 'count' | 'score' | 'ms' | 'cls', v: number | null): string {
@@ -106,7 +106,7 @@ function figureCell(p: ComparedPage, m: ComparedMetric): string {
 
 /** The page, its template and its two reports, in one cell. */
 const pageCell = (site: string, p: { url: string; template: string }, links: string) =>
-  cell('Page', `<div><span class="scmp-path">${esc(pathOn(site, p.url))}</span><span class="scmp-sub scan-template-inline">${esc(p.template)}</span>${links}</div>`, 'url');
+  cell('Page', `<div><span class="scmp-path">${esc(pathOnSite(site, p.url))}</span><span class="scmp-sub scan-template-inline">${esc(p.template)}</span>${links}</div>`, 'url');
 
 function pagesPart(site: string, c: ScanComparison): string {
   if (c.pages.length === 0) return '<div class="card"><p class="muted">No page was measured in both scans.</p></div>';
@@ -116,7 +116,7 @@ function pagesPart(site: string, c: ScanComparison): string {
       ? `<span>${beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade))} <span class="muted">(not compared)</span></span>`
       : beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade));
     const reasons = p.reasons.length ? `<ul>${p.reasons.map(reasonItem).join('')}</ul>` : '<span class="muted">No change beyond chance or a threshold</span>';
-    const path = pathOn(site, p.url);
+    const path = pathOnSite(site, p.url);
     const links = `<span class="scmp-sub scmp-links">${reportLink('Before', p.before.report, path)} · ${reportLink('After', p.after.report, path)}</span>`;
     return `<tr>${pageCell(site, p, links)}${cell('Verdict', VERDICT_NAMES[p.verdict], `scmp-verdict${p.verdict === 'unchanged' ? '' : ` ${p.verdict}`}`)}` +
       `${cell('Why', reasons, 'scmp-reasons')}${cell('Grade', grade, 'scmp-grade')}${metrics.map((m) => figureCell(p, m)).join('')}</tr>`;
@@ -128,7 +128,7 @@ function pagesPart(site: string, c: ScanComparison): string {
 
 function otherPages(site: string, pages: readonly OtherPage[], empty: string, caption: string): string {
   if (pages.length === 0) return `<div class="card"><p class="muted">${empty}</p></div>`;
-  const rows = pages.map((p) => `<tr>${pageCell(site, p, p.side.report ? `<span class="scmp-sub scmp-links">${reportLink('Report', p.side.report, pathOn(site, p.url))}</span>` : '')}` +
+  const rows = pages.map((p) => `<tr>${pageCell(site, p, p.side.report ? `<span class="scmp-sub scmp-links">${reportLink('Report', p.side.report, pathOnSite(site, p.url))}</span>` : '')}` +
     `${cell('State', esc(PAGE_STATE_NAMES[p.state] ?? p.state))}${cell('Grade', gradeLetter(p.side.grade))}` +
     `${cell('Performance', value('performance_score', p.side.performance_score), 'num')}` +
     `${cell('LCP', value('largest_contentful_paint', p.side.largest_contentful_paint), 'num')}</tr>`).join('');
@@ -153,7 +153,7 @@ const section = (id: string, title: string, content: string, note = '') =>
 
 export function comparisonScreen(kit: WebKit, v: Visitor, nonce: string, pair: ScanPairComparison): string {
   const c = pair.comparison;
-  const site = siteOf(pair.after.scan);
+  const site = scanSite(pair.after.scan);
   const notes = c.notes.length
     ? `<section class="card scmp-notes" aria-labelledby="scmp-notes-h"><h2 id="scmp-notes-h">Read this first</h2><ul>${c.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></section>`
     : '';

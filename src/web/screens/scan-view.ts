@@ -8,7 +8,7 @@
 import type { ScanPageRow } from '../../core/scans/scans.js';
 import type { ScanView } from '../../core/scans/scan-export.js';
 import type { SiteFigures, VitalFigures } from '../../analysis/site-figures.js';
-import { VITALS } from '../../analysis/site-figures.js';
+import { pathOnSite, scanSite, VITALS } from '../../analysis/site-figures.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { bytes, ms } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
@@ -136,14 +136,11 @@ function pagesHref(scanId: string, sort: PagesView['sort'], page = 1): string {
 }
 
 /** The scan's site (its origin once discovery has run). */
-const siteOf = (s: Pick<ScanView, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
-
 /** A page of the site as its path (the heading names the site), any other URL in full. */
-export const pathOn = (site: string, url: string): string => (url.startsWith(`${site}/`) ? url.slice(site.length) : url);
 
 function pageCells(site: string, p: ScanPageRow): string {
   const href = p.report_id ? `/reports/${p.report_id}` : p.state === 'queued' || p.state === 'started' ? `/tests/${p.id}` : undefined;
-  const url = href ? `<a href="${esc(href)}">${esc(pathOn(site, p.url))}</a>` : esc(pathOn(site, p.url));
+  const url = href ? `<a href="${esc(href)}">${esc(pathOnSite(site, p.url))}</a>` : esc(pathOnSite(site, p.url));
   const state = esc(PAGE_STATE_NAMES[p.state] ?? p.state) + (p.error ? `<span class="scan-page-error">${esc(p.error)}</span>` : '');
   return `<td class="num">${p.position + 1}</td><td class="url">${url}</td><td class="scan-template">${esc(p.template)}</td>` +
     `<td class="scan-page-state">${state}</td><td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td>` +
@@ -170,7 +167,7 @@ export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, vi
     }).join('');
     const from = (view.page - 1) * PAGES_PAGE_SIZE + 1;
     content = `<div class="card tablewrap"><table class="list scan-pages"><caption class="visually-hidden">Pages ${from} to ${from + rows.length - 1} of ${s.pages.total}</caption>` +
-      `<thead><tr>${head}</tr></thead><tbody>${rows.map((p) => `<tr>${pageCells(siteOf(s), p)}</tr>`).join('')}</tbody></table></div>`;
+      `<thead><tr>${head}</tr></thead><tbody>${rows.map((p) => `<tr>${pageCells(scanSite(s), p)}</tr>`).join('')}</tbody></table></div>`;
   }
   const pager = view.page > 1 || hasNext
     ? `<nav class="pager" aria-label="Pages of the list">` +
@@ -179,7 +176,7 @@ export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, vi
       (hasNext ? `<a class="btn secondary" href="${esc(pagesHref(s.id, view.sort, view.page + 1))}" rel="next">Next</a>` : '') + '</nav>'
     : '';
   const note = s.pages.total > 0
-    ? `<p class="muted">Pages of ${esc(siteOf(s))}. ${isRunning(s.state) ? 'Each shows its figures as soon as its test completes. ' : ''}` +
+    ? `<p class="muted">Pages of ${esc(scanSite(s))}. ${isRunning(s.state) ? 'Each shows its figures as soon as its test completes. ' : ''}` +
       'A column’s name sorts by it; again, the other way.</p>'
     : '';
   return `<section id="pages" class="scan-section" aria-labelledby="scan-pages" data-live><h2 id="scan-pages">Pages</h2>${note}${content}${pager}</section>`;
@@ -263,7 +260,7 @@ const reportLink = (text: string, report: string | null) => (report ? `<a href="
 
 function worstPages(site: string, f: SiteFigures): string {
   if (f.worst_pages.length === 0) return '<div class="card"><p class="muted">No page was measured.</p></div>';
-  const rows = f.worst_pages.map((p) => `<tr><td class="url">${reportLink(pathOn(site, p.url), p.report)}</td><td class="scan-template">${esc(p.template)}</td>` +
+  const rows = f.worst_pages.map((p) => `<tr><td class="url">${reportLink(pathOnSite(site, p.url), p.report)}</td><td class="scan-template">${esc(p.template)}</td>` +
     `<td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td><td class="num">${ms(p.largest_contentful_paint)}</td>` +
     `<td class="num">${ms(p.total_blocking_time)}</td><td class="num">${cls(p.cumulative_layout_shift)}</td></tr>`).join('');
   return `<div class="card tablewrap"><table class="list scan-worst"><thead><tr><th scope="col">Page</th><th scope="col">Template</th><th scope="col">Grade</th>` +
@@ -317,7 +314,7 @@ export function siteReport(s: ScanView, f: SiteFigures): string {
     `${keys}<div class="scan-vitals">${VITAL_PARTS.map((p) => vitalCard(p, f[p.key])).join('')}</div>`,
     `Of the pages measured (${f.pages_measured}): how many are good, need improvement or are poor, as web.dev rates them (TBT stands in for INP, as in Lighthouse).${partial}`) +
     section('sr-grades', 'Grades', gradesCard(f.grades)) +
-    section('sr-worst', 'Worst pages', worstPages(siteOf(s), f), 'The lowest performance scores, then the slowest LCP; each opens its report.') +
+    section('sr-worst', 'Worst pages', worstPages(scanSite(s), f), 'The lowest performance scores, then the slowest LCP; each opens its report.') +
     section('sr-templates', 'Worst templates', worstTemplates(f), 'Pages grouped by the shape of their URL, the lowest median performance first.') +
     section('sr-structure', 'Structure audits failing most', structurePart(f), 'On how many pages each audit fails, with what fixing it would save on those pages together.') +
     section('sr-third', 'Third parties', thirdPartiesPart(f), 'Origins of other sites the pages load, on the most pages first.');
