@@ -20,7 +20,7 @@ import { ApiError } from '../core/errors.js';
 import { accountPrincipal, assertFrequencyOnPlan, nextSlot } from '../core/pages/monitoring.js';
 import type { MonitoredFrequency } from '../core/vocabulary/frequencies.js';
 import type { PlanRegistry } from '../core/accounts/plans.js';
-import type { ScanSettings } from '../core/scans/scan-request.js';
+import { readScanSettings, type ScanSettings } from '../core/scans/scan-request.js';
 import { requestScan, type ScanIntake } from '../core/scans/scans.js';
 import type { Db } from '../store/db.js';
 import { dueScanSchedules, moveScheduleSlotIfUnchanged, type ScanScheduleRow, type ScheduleSlotMove } from '../store/scan-schedules.js';
@@ -107,7 +107,7 @@ export class ScanScheduleJob extends PeriodicJob<ScheduleTickResult> {
     let settings: ScanSettings;
     try {
       options = readOptions(store.box, s.options);
-      settings = JSON.parse(s.settings) as ScanSettings;
+      settings = readScanSettings(s.settings);
     } catch (err) {
       return skip(`The schedule's stored options are unreadable: ${(err as Error).message}`);
     }

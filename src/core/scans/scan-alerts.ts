@@ -5,11 +5,12 @@
  * site's earlier scans, whose last one says whether a verdict triggered or resolved. scan-work.ts stores the verdicts
  * in the update that completes the scan, and queues the notices in the same transaction: exactly once.
  */
+import { scanSite } from '../../analysis/site-figures.js';
 import type { SiteFigures } from '../../analysis/site-figures.js';
 import type { Db, Store } from '../../store/db.js';
 import { alertsOfSiteScans, type ScanPageRow, type ScanRow } from '../../store/scans.js';
 import { clock } from '../clock.js';
-import type { ScanSettings } from './scan-request.js';
+import { readScanSettings } from './scan-request.js';
 import { compareScanRows, previousScan } from './scan-compare.js';
 import { conditionText } from './alert-conditions.js';
 import { judgeConditions, withChanges, type AlertVerdict, type EarlierVerdicts, type PreviousComparison } from './alert-verdicts.js';
@@ -27,8 +28,6 @@ export interface ScanNotices {
   queued(): void;
 }
 
-const siteOf = (s: Pick<ScanRow, 'site' | 'url'>): string => s.site ?? new URL(s.url).origin;
-
 function parseVerdicts(text: string | null): EarlierVerdicts['verdicts'] {
   if (text === null) return [];
   try {
@@ -44,8 +43,7 @@ function parseVerdicts(text: string | null): EarlierVerdicts['verdicts'] {
  * running): [] when it has none. `pages` are all its pages.
  */
 export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: SiteFigures, pages: readonly ScanPageRow[]): Promise<AlertVerdict[]> {
-  const settings = JSON.parse(scan.settings) as Partial<ScanSettings>;
-  const conditions = settings.alert_conditions ?? [];
+  const conditions = readScanSettings(scan.settings).alert_conditions;
   if (conditions.length === 0) return [];
   const done: ScanRow = { ...scan, state: 'completed', figures: JSON.stringify(figures) };
   let previous: PreviousComparison = { none: '' };
@@ -53,11 +51,11 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
     const before = await previousScan(store, scan.account_id, done);
     previous = before
       ? { scan: before.id, comparison: (await compareScanRows(store, before, done)).comparison }
-      : { none: `there is no earlier completed scan of ${siteOf(scan)} (source ${scan.source}) to compare with.` };
+      : { none: `there is no earlier completed scan of ${scanSite(scan)} (source ${scan.source}) to compare with.` };
   }
   const failed = pages.filter((p) => p.state === 'failed').length;
   const verdicts = judgeConditions(conditions, {
-    site: siteOf(scan), figures, pages: { failed },
+    site: scanSite(scan), figures, pages: { failed },
     pages_list: pages.map((p) => ({
       url: p.url, template: p.template, report_id: p.report_id, state: p.state, error: p.error,
       largest_contentful_paint: p.largest_contentful_paint, cumulative_layout_shift: p.cumulative_layout_shift,
@@ -65,14 +63,14 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
     })),
   }, previous);
   const earlier = await alertsOfSiteScans(store.db, scan.account_id, {
-    site: siteOf(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: EARLIER_SCANS,
+    site: scanSite(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: EARLIER_SCANS,
   });
   return withChanges(verdicts, earlier.map((e) => ({ scan: e.id, verdicts: parseVerdicts(e.alerts) })));
 }
 
 /** The verdicts of a scan whose conditions could not be judged (logged): each not evaluated, saying so. */
 export function unjudged(scan: Pick<ScanRow, 'settings'>): AlertVerdict[] {
-  const conditions = (JSON.parse(scan.settings) as Partial<ScanSettings>).alert_conditions ?? [];
+  const conditions = readScanSettings(scan.settings).alert_conditions;
   return conditions.map((c) => {
     const outcome = `${conditionText(c)} was not evaluated: the check failed (the service's log says why).`;
     return {

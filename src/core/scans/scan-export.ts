@@ -6,7 +6,7 @@
 import type { SiteFigures } from '../../analysis/site-figures.js';
 import type { ScanPageRow, ScanRow } from '../../store/scans.js';
 import { fromTenths } from '../accounts/accounts.js';
-import type { ScanSettings } from './scan-request.js';
+import { readScanSettings, type ScanSettings } from './scan-request.js';
 import type { AlertVerdict } from './alert-verdicts.js';
 import type { scanProgress } from './scans.js';
 
@@ -42,7 +42,7 @@ export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
   return {
     id: s.id, url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
     created: s.created, started: s.started, finished: s.finished, location: s.location, browser: s.browser,
-    settings: { alert_conditions: [], ...JSON.parse(s.settings) as Partial<ScanSettings> } as ScanSettings,
+    settings: readScanSettings(s.settings),
     found: s.found,
     skipped: JSON.parse(s.skipped) as Record<string, number>,
     discoveryErrors: JSON.parse(s.discovery_errors) as string[],

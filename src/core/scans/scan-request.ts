@@ -38,6 +38,13 @@ export interface ScanSettings {
   alert_conditions: AlertCondition[];
 }
 
+/** A scan's (or a schedule's) settings as stored; settings stored before alert conditions existed have none. */
+export function readScanSettings(text: string): ScanSettings {
+  const stored = JSON.parse(text) as Partial<ScanSettings>;
+  // The stored keys keep their order: a schedule's scans store its settings as they were stored.
+  return { ...stored, alert_conditions: stored.alert_conditions ?? [] } as ScanSettings;
+}
+
 /** The attributes that are the scan's and not a test option. */
 const SCAN_ATTRIBUTES = ['source', 'urls', 'sitemaps', 'include', 'exclude', 'templates', 'max_pages', 'sample', 'crawl_depth',
   'respect_robots', 'keep_query', 'alert_conditions'] as const;

@@ -15,7 +15,7 @@ import { readOptions, storeOptions } from '../options/stored-options.js';
 import { SECRET_OPTIONS } from '../vocabulary/options.js';
 import { planFrequencies, type MonitoredFrequency } from '../vocabulary/frequencies.js';
 import { clock } from '../clock.js';
-import { ApiError, isObject, show } from '../errors.js';
+import { ApiError, show } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Store } from '../../store/db.js';
 import { lockAccount } from '../../store/locks.js';
@@ -23,7 +23,7 @@ import {
   accountScanSchedules, countScanSchedules, deleteScanSchedule, getScanScheduleRow, insertScanSchedule, keptScanStates,
   updateScanSchedule, type ScanScheduleRow,
 } from '../../store/scan-schedules.js';
-import { parseScanRequest, type ScanSettings } from './scan-request.js';
+import { parseScanRequest, readScanSettings, type ScanSettings } from './scan-request.js';
 import { requestScan, type ScanIntake, type StartedScan } from './scans.js';
 
 export type { ScanScheduleRow };
@@ -196,13 +196,12 @@ export async function scheduleViews(store: Store, rows: readonly ScanScheduleRow
     } catch {
       options = {}; // a row this service cannot open (another key): the scheduler says why when its slot comes
     }
-    const settings = JSON.parse(r.settings) as unknown;
     return {
       id: r.id, url: r.url, source: r.source, frequency: r.frequency, nextRun: r.next_run, anchor: r.anchor,
       skippedAt: r.skipped_at, skipReason: r.skip_reason, lastScanId: r.last_scan_id,
       lastScanState: r.last_scan_id === null ? null : (states.get(r.last_scan_id) ?? null),
       created: r.created, location: r.location, browser: r.browser,
-      settings: (isObject(settings) ? settings : {}) as unknown as ScanSettings, options,
+      settings: readScanSettings(r.settings), options,
     };
   });
 }

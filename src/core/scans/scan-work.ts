@@ -29,7 +29,7 @@ import { readOptions, storedFingerprint } from '../options/stored-options.js';
 import { ARTIFACT, artifactKey } from '../reports/reports.js';
 import { newTestRow } from '../tests/tests.js';
 import { candidateRuns, readRunsMeta, type RunsFile } from '../tests/runs.js';
-import type { ScanSettings } from './scan-request.js';
+import { readScanSettings, type ScanSettings } from './scan-request.js';
 import { judgeScanAlerts, unjudged, type AlertVerdict, type ScanNotices } from './scan-alerts.js';
 
 export interface ScanWorkContext {
@@ -64,7 +64,7 @@ export async function discoverNextScan(ctx: ScanWorkContext, stopping: AbortSign
   const now = clock.now();
   const scan = await claimDiscovery(store.db, store.engine, ctx.owner, now, now + LEASE_MS);
   if (!scan) return false;
-  const settings = JSON.parse(scan.settings) as ScanSettings;
+  const settings = readScanSettings(scan.settings);
   const options = readOptions(store.box, scan.options);
   const abort = new AbortController();
   const onStop = () => abort.abort();
