@@ -9,6 +9,13 @@
  * performance score: medians of BENCH_RUNS loads each (default 5). The goal: each time within 15 ms, CLS equal to
  * 0.001, the score within 1 point; and no audit of the result in `error`.
  *
+ * A page whose first paint races a long task (/gallery: the render after the stylesheet against the
+ * DOMContentLoaded handler's 250 ms task) paints either before the task or after it, in either tool: its loads fall
+ * into two modes ~350 ms apart, and a median of 5 falls into the later one whenever 3 of 5 loads did. Such a page is
+ * judged within the mode most of its loads (both tools' together) fell into, with more loads (up to BENCH_RUNS more
+ * each) until each tool has 3 in it; the line says how each tool's loads split, so a tool that makes the race go
+ * one way more often than the other still shows. Two modes: the loads' first paints, sorted, have a gap over 100 ms.
+ *
  *   BENCH_RUNS=5 BENCH_PAGES=/,/faulty npm run bench -- parity
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -78,6 +85,33 @@ async function ours(url: string): Promise<{ figures: Figures; structure: number 
   }
 }
 
+/** Two modes 350 ms apart and the bar 15 ms: a gap in first paints over this splits a page's loads in two. */
+const MODE_GAP_MS = 100;
+const MODE_MIN_LOADS = 3;
+
+/** Each load's mode (0 early, 1 late) by its first paint, or all 0 when the first paints have no gap over MODE_GAP_MS. */
+function modesOf(loads: readonly Figures[]): number[] {
+  const sorted = loads.map((l) => l.fcp).sort((x, y) => x - y);
+  let split = Infinity;
+  for (let i = 1; i < sorted.length; i++) if (sorted[i]! - sorted[i - 1]! > MODE_GAP_MS) split = Math.min(split, sorted[i]!);
+  return loads.map((l) => (l.fcp >= split ? 1 : 0));
+}
+
+/** The loads of each tool in the mode most loads of both fell into, and a note of how each tool's loads split. */
+function sharedMode(a: readonly Figures[], b: readonly Figures[]): { a: Figures[]; b: Figures[]; note: string } {
+  const modes = modesOf([...a, ...b]);
+  const ma = modes.slice(0, a.length);
+  const mb = modes.slice(a.length);
+  if (!modes.includes(1)) return { a: [...a], b: [...b], note: '' };
+  const late = modes.filter((m) => m === 1).length * 2 > modes.length ? 1 : 0;
+  const count = (ms: number[]) => ms.filter((m) => m === 1).length;
+  return {
+    a: a.filter((_, i) => ma[i] === late), b: b.filter((_, i) => mb[i] === late),
+    note: `  two modes (a first paint before or after a long task): late in ${count(ma)}/${a.length} of ours, ` +
+      `${count(mb)}/${b.length} of the CLI's; judged in the ${late ? 'late' : 'early'} one`,
+  };
+}
+
 async function main(): Promise<void> {
   const cli = unpatchedLighthouse();
   // Its own process: the page's server delays are on its critical path, and our runner (unlike the CLI, a process of
@@ -92,25 +126,33 @@ async function main(): Promise<void> {
       const a: Figures[] = [];
       const b: Figures[] = [];
       const structures: number[] = [];
-      for (let i = 0; i < runs; i++) {
+      const pair = async (): Promise<void> => {
         const o = await ours(url);
         a.push(o.figures);
         if (o.structure !== null) structures.push(o.structure);
         b.push(await bare(cli, url));
+      };
+      for (let i = 0; i < runs; i++) await pair();
+      let judged = sharedMode(a, b);
+      for (let extra = 0; extra < runs && (judged.a.length < MODE_MIN_LOADS || judged.b.length < MODE_MIN_LOADS); extra++) {
+        await pair();
+        judged = sharedMode(a, b);
       }
-      const m = (xs: Figures[], k: keyof Omit<Figures, 'errors'>) => median(xs.map((x) => x[k]));
+      const m = (xs: Figures[], k: keyof Omit<Figures, 'errors'>) => (xs.length ? median(xs.map((x) => x[k])) : NaN);
       const cells: string[] = [];
       for (const [k, limit, digits] of [['fcp', 15, 0], ['si', 15, 0], ['lcp', 15, 0], ['tbt', 15, 0], ['cls', 0.001, 3], ['score', 1, 0]] as const) {
-        const mine = m(a, k);
-        const theirs = m(b, k);
+        const mine = m(judged.a, k);
+        const theirs = m(judged.b, k);
         const ok = Math.abs(mine - theirs) <= limit;
         failed ||= !ok;
         cells.push(`${k} ${mine.toFixed(digits)}/${theirs.toFixed(digits)}${ok ? '' : ' (!)'}`);
       }
       const errors = [...new Set([...a, ...b].flatMap((x) => x.errors))];
       failed ||= errors.length > 0;
-      rows.push(`${path.padEnd(9)} ${cells.join('  ')}  structure ${median(structures)}${errors.length ? `  errors: ${errors.join(', ')}` : ''}`);
+      rows.push(`${path.padEnd(9)} ${cells.join('  ')}  structure ${median(structures)}  loads ${judged.a.length}+${judged.b.length}` +
+        `${errors.length ? `  errors: ${errors.join(', ')}` : ''}${judged.note}`);
       console.log(rows.at(-1));
+      console.log(`          first paints, ours: ${a.map((x) => Math.round(x.fcp)).join(' ')}; the CLI's: ${b.map((x) => Math.round(x.fcp)).join(' ')}`);
     }
   } finally {
     await site.close();
