@@ -17,7 +17,6 @@ import type { Router } from '../router.js';
 import { sendList } from './lists.js';
 import type { Db } from '../../store/db.js';
 
-
 export async function scanResource(db: Db, s: ScanRow, links: Links) {
   const v = scanView(s, await scanProgress(db, s.id));
   const { settings } = v;

@@ -5,8 +5,7 @@
  * site's earlier scans, whose last one says whether a verdict triggered or resolved. scan-work.ts stores the verdicts
  * in the update that completes the scan, and queues the notices in the same transaction: exactly once.
  */
-import { scanSite } from '../../analysis/site-figures.js';
-import type { SiteFigures } from '../../analysis/site-figures.js';
+import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';
 import type { Db, Store } from '../../store/db.js';
 import { alertsOfSiteScans, type ScanPageRow, type ScanRow } from '../../store/scans.js';
 import { clock } from '../clock.js';

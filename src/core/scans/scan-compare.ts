@@ -4,9 +4,8 @@
  * of the same site and source. Reads the two scans' rows and their pages' rows only (scan_pages keeps each page's
  * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-compare.ts.
  */
-import { scanSite } from '../../analysis/site-figures.js';
 import { compareScans, type ComparePageInput, type ScanComparison } from '../../analysis/scan-compare.js';
-import type { SiteFigures } from '../../analysis/site-figures.js';
+import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';
 import type { Store } from '../../store/db.js';
 import { allScanPages, completedScansOfSite, scanPageCounts, type ScanPageRow, type ScanRow } from '../../store/scans.js';
 import { REGRESSION } from '../alerts/alerts.js';

@@ -4,8 +4,7 @@
  * analysis/site-budgets.ts), for the API's GET /scans/{id}/history and the app's charts. Reads the scans' rows (index
  * scans_site_history) and one grouped count of their pages (failed, Lighthouse versions), no page's figures.
  */
-import { scanSite } from '../../analysis/site-figures.js';
-import type { SiteFigures } from '../../analysis/site-figures.js';
+import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';
 import { siteFigureValues } from '../../analysis/site-budgets.js';
 import type { Db } from '../../store/db.js';
 import { completedScansOfSite, scanPageSummaries, type ScanRow } from '../../store/scans.js';

@@ -33,7 +33,6 @@ export const CONDITIONS_HINT = 'One per line, checked when the scan completes: a
   'site’s previous scan (<code>grade_drop 2</code>, <code>pages_worse 0</code>, <code>template_worse</code>). A change of verdict is sent ' +
   'to the webhooks of <code>scan.alert</code> and by e-mail.';
 
-
 function status(v: AlertVerdict): [string, string] {
   if (v.holds === null) return ['quiet', 'Not evaluated'];
   if (v.change === 'triggered') return ['triggered', 'Triggered'];

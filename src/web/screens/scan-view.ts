@@ -135,9 +135,6 @@ function pagesHref(scanId: string, sort: PagesView['sort'], page = 1): string {
   return `/scans/${scanId}${s ? `?${s}` : ''}#pages`;
 }
 
-/** The scan's site (its origin once discovery has run). */
-/** A page of the site as its path (the heading names the site), any other URL in full. */
-
 function pageCells(site: string, p: ScanPageRow): string {
   const href = p.report_id ? `/reports/${p.report_id}` : p.state === 'queued' || p.state === 'started' ? `/tests/${p.id}` : undefined;
   const url = href ? `<a href="${esc(href)}">${esc(pathOnSite(site, p.url))}</a>` : esc(pathOnSite(site, p.url));
