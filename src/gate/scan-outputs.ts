@@ -13,7 +13,7 @@ import { byteSize, plural } from '../lib/words.js';
 import type { Check } from './checks.js';
 import { md, OUTCOME_WORD, xml } from './outputs.js';
 import { formatSite, pageBlame, VITALS, type ScanAttributes, type ScanFigures, type ScanPage, type VitalName } from './scan-budgets.js';
-import { againstName, againstText, comparisonVerdict, countsText, reasonText, worsePages, worseText, type GateComparison } from './scan-compare.js';
+import { againstName, againstText, comparisonVerdict, countsText, reasonText, worsePages, worseText, type GateComparison } from './scan-regressions.js';
 
 export interface ScanResult {
   id: string;

@@ -2,7 +2,7 @@
  * `webgauge scan URL`: the CI gate for a whole site. Starts a site scan through API 2.0 (Webgauge's extension,
  * docs/scans.md), shows discovery and the pages' progress, prints the site's figures and checks site budgets
  * (`--budget lcp_p75=2500`) when the scan completed, and with `--compare-to` compares it with an earlier scan of the site
- * (scan-compare.ts). Exit codes as `webgauge test`: 0 all budgets passed and no page got worse, 1 a budget failed or a
+ * (scan-regressions.ts). Exit codes as `webgauge test`: 0 all budgets passed and no page got worse, 1 a budget failed or a
  * page got significantly worse, 2 the scan could not be run (refused, ended in error or cancelled, no page measured,
  * server unreachable).
  */
@@ -14,7 +14,7 @@ import { exitCodeOf, type Budget, type Check } from './checks.js';
 import { failureMessage, pollMsOf, pollPause, Progress, testOptionAttributes, writeMarkdown, writeOutput, type GateIo } from './cli.js';
 import { checkSiteBudgets, parseSiteBudgets, siteBudgetTable, type ScanAttributes, type ScanPage } from './scan-budgets.js';
 import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from './scan-outputs.js';
-import { fetchComparison, parseCompareTo, worsePages } from './scan-compare.js';
+import { fetchComparison, parseCompareTo, worsePages } from './scan-regressions.js';
 
 export const SCAN_USAGE = `Usage: webgauge scan URL [--sitemap | --crawl | --urls FILE] [--sitemap-url URL]... [--max-pages N] [--sample N]
          [--crawl-depth N] [--include PATTERN]... [--exclude PATTERN]... [--template PATTERN]... [--no-robots]

@@ -224,7 +224,7 @@ table.list td.schedule-skipped{white-space:normal;min-width:160px;max-width:340p
 .history-table{margin:14px 0 0}.history-table summary{cursor:pointer;font-weight:600}.history-table .tablewrap{margin-top:10px}
 .history-grades{display:inline-flex;gap:10px}.history-grades abbr{text-decoration:none;font-weight:650}
 tr.history-current td{background:#f3f6fb}
-/* Two scans compared (screens/scan-compare.ts) */
+/* Two scans compared (screens/scan-comparison.ts) */
 .scan-compare-with{margin:0 0 16px}.scan-compare-with h2{font-size:17px;margin:0 0 10px}.scan-compare-with p{margin:0 0 10px}
 .scmp-pick{align-items:flex-end}.scmp-pick>.field:first-child{flex:1 1 260px;max-width:480px}.scmp-pick>.field:last-child{flex:0 0 auto}
 .scmp-notes{margin:0 0 16px;border-left:4px solid #e6a700}.scmp-notes h2{font-size:17px;margin:0 0 8px}.scmp-notes ul{margin:0;padding-left:20px}

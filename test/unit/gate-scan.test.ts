@@ -17,8 +17,8 @@ import type { GateIo } from '../../src/gate/cli.js';
 import { parseScanArgs, runScanGate, SCAN_USAGE, type ScanOptions } from '../../src/gate/scan.js';
 import { checkSiteBudgets, pageBlame, parseSiteBudgets, SITE_BUDGET_NAMES, type ScanAttributes, type ScanPage } from '../../src/gate/scan-budgets.js';
 import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from '../../src/gate/scan-outputs.js';
-import type { GateComparison } from '../../src/gate/scan-compare.js';
-import { compareScans, type ComparePageInput } from '../../src/analysis/scan-compare.js';
+import type { GateComparison } from '../../src/gate/scan-regressions.js';
+import { compareScans, type ComparePageInput } from '../../src/analysis/scan-comparison-rules.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'webgauge-scan-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { toSecondsOrNull } from '../../core/clock.js';
 import type { FastifyRequest } from 'fastify';
 import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, type ScanRow } from '../../core/scans/scans.js';
 import { parseScanRequest } from '../../core/scans/scan-request.js';
-import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/scan-compare.js';
+import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/comparison-reader.js';
 import type { ScanPageRow } from '../../store/scans.js';
 import { scanPageAttributes, scanPagesCsv, scanPagesJson, scanView } from '../../core/scans/scan-export.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../../core/vocabulary/lists.js';

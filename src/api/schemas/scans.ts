@@ -1,7 +1,7 @@
 /** Site scans (docs/scans.md): POST /scans, the scan, its pages, their downloads, and the cancel. */
 import { SCAN_PAGES_LIST, SCAN_PAGE_STATES, SCAN_STATES, SCANS_LIST } from '../../core/vocabulary/lists.js';
 import { SKIP_REASONS } from '../../discovery/types.js';
-import { COMPARED_METRICS } from '../../analysis/scan-compare.js';
+import { COMPARED_METRICS } from '../../analysis/scan-comparison-rules.js';
 import { ID_PATTERN, MAX_ID_LENGTH } from '../../core/ids.js';
 import { parseListQuery } from '../query.js';
 import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str, strings } from './common.js';
@@ -82,7 +82,7 @@ const ScanPage = resource('scan-page', obj({
   fully_loaded_time: nullableInt('ms'), page_bytes: nullableInt(''), page_requests: nullableInt(''),
 }, ['url', 'template', 'state']), obj({ test: link(), report: link() }));
 
-/* A comparison of two scans (docs/scans.md "Compare two scans"; analysis/scan-compare.ts). */
+/* A comparison of two scans (docs/scans.md "Compare two scans"; analysis/scan-comparison-rules.ts). */
 
 const figureValues = {
   grade: str(undefined, { nullable: true }), performance_score: nullableInt(''), largest_contentful_paint: nullableInt('ms'),

@@ -5,7 +5,7 @@
  * template_worse). Parsed here with the E40004 details of the rest of the scan request; judged by alert-verdicts.ts.
  */
 import { fitsLimit, limitKind, siteBudget, SITE_BUDGET_NAMES, formatSite } from '../../analysis/site-budgets.js';
-import { GRADE_LETTERS } from '../../analysis/scan-compare.js';
+import { GRADE_LETTERS } from '../../analysis/scan-comparison-rules.js';
 import { orList } from '../../lib/words.js';
 import { ApiError, show } from '../errors.js';
 import { given } from '../options/options.js';

@@ -10,7 +10,7 @@ import type { Db, Store } from '../../store/db.js';
 import { alertsOfSiteScans, type ScanPageRow, type ScanRow } from '../../store/scans.js';
 import { clock } from '../clock.js';
 import { readScanSettings } from './scan-request.js';
-import { compareScanRows, previousScan } from './scan-compare.js';
+import { compareScanRows, previousScan } from './comparison-reader.js';
 import { conditionText } from './alert-conditions.js';
 import { judgeConditions, withChanges, type AlertVerdict, type EarlierVerdicts, type PreviousComparison } from './alert-verdicts.js';
 

@@ -9,7 +9,7 @@ import type { DiscoveryResult } from '../../discovery/types.js';
 import type { TargetPolicy } from '../../net/policy.js';
 import { dnsOverride } from '../../net/resolve.js';
 import { readStructureReport } from '../../analysis/structure/index.js';
-import { COMPARED_METRICS } from '../../analysis/scan-compare.js';
+import { COMPARED_METRICS } from '../../analysis/scan-comparison-rules.js';
 import {
   siteFigures, thirdPartiesOf, type HarEntryOfPage, type PageAudit, type PageThirdParty, type SiteFigures, type SitePage,
 } from '../../analysis/site-figures.js';

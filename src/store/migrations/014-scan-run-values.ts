@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * What a comparison of two scans needs of each page besides its figures (core/scans/scan-compare.ts), kept on the
+ * What a comparison of two scans needs of each page besides its figures (core/scans/comparison-reader.ts), kept on the
  * page's row so that a comparison reads the two scans' rows only: the values of each figure over the kept runs when
  * the page's test loaded it more than once (JSON `{metric: number[]}`, for the significance test), and the Lighthouse
  * that made its report (grades compare only within one structure audit set). Null for pages finished before.

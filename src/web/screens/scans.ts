@@ -3,7 +3,7 @@
  * "Analysis options", Analyze's (each page's test gets them). The form's fields carry the API's attribute names and go
  * through the API's parser (core/scans/scan-request.ts), so the checks and messages are the API's own. A scan's screen
  * (scan-view.ts) follows it live while it runs, then shows the site report and the site over time (scan-history.ts); its
- * pages download as CSV and JSON. A finished scan compares with another of its site (scan-compare.ts). "Repeat" makes a
+ * pages download as CSV and JSON. A finished scan compares with another of its site (scan-comparison.ts). "Repeat" makes a
  * schedule instead, listed with the account's others (scan-schedules.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -17,14 +17,14 @@ import {
 } from '../../core/scans/scans.js';
 import { siteHistory } from '../../core/scans/scan-history.js';
 import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } from '../../core/scans/scan-export.js';
-import { scansToCompareWith } from '../../core/scans/scan-compare.js';
+import { scansToCompareWith } from '../../core/scans/comparison-reader.js';
 import { testsChanged } from '../../core/tests/test-signal.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { csrfField, errorBox, errorScreen, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
 import { FormFields, newNonce, secureHeaders, visitorOf, type Visitor } from '../session.js';
 import { attributesFromForm, checkbox, input, optionsFields, textarea } from './analyze.js';
 import { utcMinute } from './figures.js';
-import { comparePart, registerScanCompareScreens } from './scan-compare.js';
+import { comparePart, registerScanCompareScreens } from './scan-comparison.js';
 import { alertsPart, conditionsFromLines, CONDITIONS_HINT } from './scan-alerts.js';
 import { siteOverTime } from './scan-history.js';
 import { registerScanScheduleScreens, repeatField, schedulesPart, startFromForm } from './scan-schedules.js';

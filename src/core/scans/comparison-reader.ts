@@ -2,9 +2,9 @@
  * Two scans of a site compared (docs/scans.md "Compare two scans"): both must be the account's (else 404, as any
  * scan), finished with figures (else 400 E40003 saying what to do); "last" is the account's previous completed scan
  * of the same site and source. Reads the two scans' rows and their pages' rows only (scan_pages keeps each page's
- * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-compare.ts.
+ * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-comparison-rules.ts.
  */
-import { compareScans, type ComparePageInput, type ScanComparison } from '../../analysis/scan-compare.js';
+import { compareScans, type ComparePageInput, type ScanComparison } from '../../analysis/scan-comparison-rules.js';
 import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';
 import type { Store } from '../../store/db.js';
 import { allScanPages, completedScansOfSite, scanPageCounts, type ScanPageRow, type ScanRow } from '../../store/scans.js';

@@ -1,11 +1,11 @@
 /**
- * Two scans compared (analysis/scan-compare.ts): pages matched by URL, the thresholds of one run, the Mann-Whitney test
+ * Two scans compared (analysis/scan-comparison-rules.ts): pages matched by URL, the thresholds of one run, the Mann-Whitney test
  * of several, grades across Lighthouse versions, new, gone and failed pages, templates as a whole, the notes, the
  * site figures side by side.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareScans, smallestP, type ComparePageInput, type CompareScanInput } from '../../src/analysis/scan-compare.js';
+import { compareScans, smallestP, type ComparePageInput, type CompareScanInput } from '../../src/analysis/scan-comparison-rules.js';
 import { siteFigures } from '../../src/analysis/site-figures.js';
 
 const SITE = 'https://shop.example';

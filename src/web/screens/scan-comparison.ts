@@ -1,6 +1,6 @@
 /**
  * Two scans of a site compared (`/scans/BEFORE/compare/AFTER`; docs/scans.md "Compare two scans", the comparison is
- * core/scans/scan-compare.ts, the API's own): the notes first (different options or Lighthouse versions), the counts,
+ * core/scans/comparison-reader.ts, the API's own): the notes first (different options or Lighthouse versions), the counts,
  * both scans' site figures side by side, the templates that got worse, then the pages, worse first, each linking its
  * two reports; then the pages new, gone and not measured. A finished scan's screen links here ("Compare with the
  * previous scan", or another scan of the site picked in a form: `/scans/ID/compare?with=OTHER`, the earlier first).
@@ -8,10 +8,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   COMPARE_RULES, pText, type ComparedMetric, type ComparedPage, type OtherPage, type Reason, type ScanComparison, type SiteFigureRow,
-} from '../../analysis/scan-compare.js';
+} from '../../analysis/scan-comparison-rules.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
-import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/scan-compare.js';
+import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/comparison-reader.js';
 import { getScan, scanNotFound, type ScanRow } from '../../core/scans/scans.js';
 import { ms } from '../../report/format.js';
 import { errorScreen, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
