@@ -20,28 +20,27 @@
 import { mannWhitneyU } from './mann-whitney.js';
 import { median } from './statistics.js';
 import { sameStructureAudits } from './structure/index.js';
+import { figure, formatChange, formatChangeSize, formatFigure, shortOf, SITE_FIGURES, type FigureUnit, type SiteFigure } from './figures.js';
+import { COMPARED_SITE_FIGURES } from './site-budgets.js';
 import { scanSite, type PageFigures, type SiteFigures, type SitePage } from './site-figures.js';
 
-export type ComparedMetric = 'performance_score' | 'largest_contentful_paint' | 'total_blocking_time' | 'cumulative_layout_shift' | 'fully_loaded_time';
+export type ComparedMetric = SiteFigure;
 
 export interface MetricRule {
   /** As a reason names it. */
   short: string;
-  unit: 'score' | 'ms' | 'cls';
+  unit: FigureUnit;
   better: 'higher' | 'lower';
   /** The least change of one report's figure that counts (one run a side, or too few runs for the test). */
   threshold: number;
 }
 
-/** The compared figures, in the order the comparison lists them, with the least change that counts. */
-export const COMPARE_RULES: Readonly<Record<ComparedMetric, MetricRule>> = {
-  performance_score: { short: 'performance', unit: 'score', better: 'higher', threshold: 10 },
-  largest_contentful_paint: { short: 'LCP', unit: 'ms', better: 'lower', threshold: 500 },
-  total_blocking_time: { short: 'TBT', unit: 'ms', better: 'lower', threshold: 200 },
-  cumulative_layout_shift: { short: 'CLS', unit: 'cls', better: 'lower', threshold: 0.1 },
-  fully_loaded_time: { short: 'fully loaded', unit: 'ms', better: 'lower', threshold: 1000 },
-};
-export const COMPARED_METRICS = Object.keys(COMPARE_RULES) as ComparedMetric[];
+/** The compared figures (the one table's site figures), in the order the comparison lists them, with the least change that counts. */
+export const COMPARE_RULES: Readonly<Record<ComparedMetric, MetricRule>> = Object.fromEntries(SITE_FIGURES.map((name) => {
+  const f = figure(name);
+  return [name, { short: shortOf(f), unit: f.unit, better: f.better, threshold: f.site!.change }];
+})) as Record<ComparedMetric, MetricRule>;
+export const COMPARED_METRICS: readonly ComparedMetric[] = SITE_FIGURES;
 /** Letters a grade must fall (worse) or rise (better) to count. */
 export const GRADE_LETTERS = 2;
 /** Under a test, the least change of the medians that counts: this share of the threshold. */
@@ -178,18 +177,13 @@ export interface ScanComparison {
   };
 }
 
-/* Formatting, as reasons say it. */
+/* Formatting, as reasons say it: the one table's way for each unit. */
 
 const round4 = (v: number): number => Math.round(v * 10_000) / 10_000;
-function fmt(unit: MetricRule['unit'] | 'count', v: number): string {
-  if (unit === 'cls') return String(Math.round(v * 1000) / 1000);
-  return Math.round(v).toLocaleString('en');
-}
-const withUnit = (unit: MetricRule['unit'] | 'count', v: number): string => `${fmt(unit, v)}${unit === 'ms' ? ' ms' : ''}`;
-function signed(unit: MetricRule['unit'], v: number): string {
-  const s = `${v > 0 ? '+' : v < 0 ? '−' : ''}${fmt(unit, Math.abs(v))}`;
-  return unit === 'ms' ? `${s} ms` : unit === 'score' ? `${s} points` : s;
-}
+const withUnit = (unit: FigureUnit, v: number): string => formatFigure(unit, v);
+const signed = (unit: FigureUnit, v: number): string => formatChange(unit, v);
+/** A threshold is the size of a change: 500 ms, 10 points, 0.1. */
+const changeSize = (unit: FigureUnit, v: number): string => formatChangeSize(unit, v);
 export const pText = (p: number): string => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
 /** The smallest one-sided p the exact Mann-Whitney test can give with n1 and n2 values: 1 / C(n1 + n2, n1). */
@@ -238,8 +232,8 @@ function judge(metric: ComparedMetric, before: number | null, after: number | nu
       tested: true,
       reason: {
         metric, direction, basis: 'test', before: was, after: now, change, threshold: least, p, n: [a.length, b.length],
-        text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${fmt(rule.unit, was)} → ${withUnit(rule.unit, now)}`,
-        why: `Mann-Whitney ${pText(p)} over ${a.length} and ${b.length} ${what}; medians ${signed(rule.unit, change)}, at least ${withUnit(rule.unit, least)}`,
+        text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${withUnit(rule.unit, was)} → ${withUnit(rule.unit, now)}`,
+        why: `Mann-Whitney ${pText(p)} over ${a.length} and ${b.length} ${what}; medians ${signed(rule.unit, change)}, at least ${changeSize(rule.unit, least)}`,
       },
     };
   }
@@ -255,8 +249,8 @@ function judge(metric: ComparedMetric, before: number | null, after: number | nu
     tested: false,
     reason: {
       metric, direction, basis: 'threshold', before, after, change, threshold: rule.threshold,
-      text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${fmt(rule.unit, before)} → ${withUnit(rule.unit, after)}`,
-      why: `${signed(rule.unit, change)}, threshold ${withUnit(rule.unit, rule.threshold)}${few}`,
+      text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${withUnit(rule.unit, before)} → ${withUnit(rule.unit, after)}`,
+      why: `${signed(rule.unit, change)}, threshold ${changeSize(rule.unit, rule.threshold)}${few}`,
     },
   };
 }
@@ -319,24 +313,15 @@ function compareTemplate(template: string, pairs: readonly [ComparePageInput, Co
   return { template, pages: pairs.length, verdict, reasons };
 }
 
-const SITE_ROWS: { figure: string; label: string; unit: SiteFigureRow['unit']; better: 'higher' | 'lower'; of: (f: SiteFigures) => number | null }[] = [
-  { figure: 'pages_measured', label: 'Pages measured', unit: 'count', better: 'higher', of: (f) => f.pages_measured },
-  { figure: 'performance_median', label: 'Performance, median', unit: 'score', better: 'higher', of: (f) => f.performance_score.median },
-  { figure: 'lcp_median', label: 'LCP, median', unit: 'ms', better: 'lower', of: (f) => f.largest_contentful_paint.median },
-  { figure: 'lcp_p75', label: 'LCP, 75th percentile', unit: 'ms', better: 'lower', of: (f) => f.largest_contentful_paint.p75 },
-  { figure: 'poor_lcp_pages', label: 'Pages with poor LCP', unit: 'count', better: 'lower', of: (f) => f.largest_contentful_paint.poor },
-  { figure: 'tbt_p75', label: 'TBT, 75th percentile', unit: 'ms', better: 'lower', of: (f) => f.total_blocking_time.p75 },
-  { figure: 'poor_tbt_pages', label: 'Pages with poor TBT', unit: 'count', better: 'lower', of: (f) => f.total_blocking_time.poor },
-  { figure: 'cls_p75', label: 'CLS, 75th percentile', unit: 'cls', better: 'lower', of: (f) => f.cumulative_layout_shift.p75 },
-  { figure: 'poor_cls_pages', label: 'Pages with poor CLS', unit: 'count', better: 'lower', of: (f) => f.cumulative_layout_shift.poor },
-  { figure: 'fully_loaded_median', label: 'Fully loaded, median', unit: 'ms', better: 'lower', of: (f) => f.fully_loaded_time.median },
-];
-
+/** The site figures the comparison lists (site-budgets.ts), as the API names their units: ms, cls, score, or a count. */
 function siteFigureRows(a: SiteFigures | null, b: SiteFigures | null): SiteFigureRow[] {
-  return SITE_ROWS.map(({ figure, label, unit, better, of }) => {
-    const before = a ? (of(a) ?? null) : null;
-    const after = b ? (of(b) ?? null) : null;
-    return { figure, label, unit, better, before, after, change: before !== null && after !== null ? round4(after - before) : null };
+  return COMPARED_SITE_FIGURES.map((f) => {
+    const before = a ? (f.value({ figures: a }) ?? null) : null;
+    const after = b ? (f.value({ figures: b }) ?? null) : null;
+    return {
+      figure: f.name, label: f.label, unit: f.unit === 'time' ? 'ms' : f.unit === 'pages' ? 'count' : f.unit,
+      better: f.direction === 'max' ? 'lower' : 'higher', before, after, change: before !== null && after !== null ? round4(after - before) : null,
+    };
   });
 }
 

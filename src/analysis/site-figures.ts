@@ -4,16 +4,15 @@
  * grade distribution, the worst pages and templates, the structure audits that fail on the most pages with their
  * savings added up, and the third-party origins most pages load. Pure: the caller reads the reports.
  */
+import { figure, rate, roundFigure, type FigureName, type RatedFigure } from './figures.js';
 import { median } from './statistics.js';
 
-/** Core Web Vitals thresholds (web.dev): good at or below the first, poor above the second; TBT as Lighthouse rates it. */
-export const VITALS = {
-  largest_contentful_paint: { good: 2500, poor: 4000 },
-  cumulative_layout_shift: { good: 0.1, poor: 0.25 },
-  total_blocking_time: { good: 200, poor: 600 },
-} as const;
-export type Vital = keyof typeof VITALS;
-export const VITAL_NAMES = Object.keys(VITALS) as Vital[];
+/**
+ * The rated figures a scan counts its pages by (good / needs improvement / poor, in the one table's bands; TBT standing
+ * in for INP, as in Lighthouse), in the order the site report lists them.
+ */
+export const VITAL_NAMES = ['largest_contentful_paint', 'cumulative_layout_shift', 'total_blocking_time'] as const satisfies readonly RatedFigure[];
+export type Vital = (typeof VITAL_NAMES)[number];
 
 /** A scan's site: its origin once discovery followed the start page's redirects, else the start URL's origin. */
 export const scanSite = (s: { site: string | null; url: string }): string => s.site ?? new URL(s.url).origin;
@@ -89,14 +88,11 @@ export function percentile(values: readonly number[], p: number): number | null 
 
 const present = (xs: readonly (number | null)[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 const mid = (xs: readonly number[]): number | null => (xs.length === 0 ? null : median(xs));
-/** CLS keeps three decimals; the rest are whole numbers. */
-const rounded = (v: number | null, vital?: Vital): number | null =>
-  v === null ? null : vital === 'cumulative_layout_shift' ? Math.round(v * 1000) / 1000 : Math.round(v);
+/** Rounded as the figure's unit keeps it (CLS three decimals, the rest whole numbers). */
+const rounded = (v: number | null, name: FigureName): number | null => (v === null ? null : roundFigure(figure(name).unit, v));
 
-export function rateVital(vital: Vital, value: number): 'good' | 'needs_improvement' | 'poor' {
-  const t = VITALS[vital];
-  return value <= t.good ? 'good' : value > t.poor ? 'poor' : 'needs_improvement';
-}
+/** The band of a page's value of a site vital. */
+export const rateVital = (vital: Vital, value: number) => rate(vital, value);
 
 function vitalFigures(pages: readonly SitePage[], vital: Vital): VitalFigures {
   const values = present(pages.map((p) => p[vital]));
@@ -125,8 +121,8 @@ export function siteFigures(pages: readonly SitePage[], audits: ReadonlyMap<stri
   for (const p of pages) templates.set(p.template, [...(templates.get(p.template) ?? []), p]);
   const worstTemplates = [...templates].map(([template, ps]) => ({
     template, pages: ps.length,
-    performance_score: rounded(mid(present(ps.map((p) => p.performance_score)))),
-    largest_contentful_paint: rounded(mid(present(ps.map((p) => p.largest_contentful_paint)))),
+    performance_score: rounded(mid(present(ps.map((p) => p.performance_score))), 'performance_score'),
+    largest_contentful_paint: rounded(mid(present(ps.map((p) => p.largest_contentful_paint))), 'largest_contentful_paint'),
   })).sort((a, b) => (a.performance_score ?? Infinity) - (b.performance_score ?? Infinity)
     || (b.largest_contentful_paint ?? -1) - (a.largest_contentful_paint ?? -1) || a.template.localeCompare(b.template));
 
@@ -163,13 +159,13 @@ export function siteFigures(pages: readonly SitePage[], audits: ReadonlyMap<stri
     cumulative_layout_shift: vitalFigures(pages, 'cumulative_layout_shift'),
     total_blocking_time: vitalFigures(pages, 'total_blocking_time'),
     fully_loaded_time: {
-      median: rounded(mid(present(pages.map((p) => p.fully_loaded_time)))),
-      p75: rounded(percentile(present(pages.map((p) => p.fully_loaded_time)), 0.75)),
+      median: rounded(mid(present(pages.map((p) => p.fully_loaded_time))), 'fully_loaded_time'),
+      p75: rounded(percentile(present(pages.map((p) => p.fully_loaded_time)), 0.75), 'fully_loaded_time'),
     },
     performance_score: {
-      median: rounded(mid(present(pages.map((p) => p.performance_score)))),
+      median: rounded(mid(present(pages.map((p) => p.performance_score))), 'performance_score'),
       // The score a quarter of the pages fall below: higher is better, so the 25th percentile of the values.
-      p75: rounded(percentile(present(pages.map((p) => p.performance_score)), 0.25)),
+      p75: rounded(percentile(present(pages.map((p) => p.performance_score)), 0.25), 'performance_score'),
     },
     grades,
     worst_pages: [...pages].sort(worseFirst).slice(0, top).map((p) => ({

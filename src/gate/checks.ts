@@ -6,6 +6,7 @@
 import { mannWhitneyU } from '../analysis/mann-whitney.js';
 import { median } from '../analysis/statistics.js';
 import { sameStructureAudits } from '../analysis/structure/index.js';
+import { formatAgainst, formatFigure } from '../analysis/figures.js';
 import { comparesByAuditSet, higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
 import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
@@ -87,16 +88,17 @@ export function parseBudget(text: string, file: string): Budget {
   return budget;
 }
 
-/** A figure as the report gives it: ms, bytes, a score, or layout shift. */
+/** A figure as every output prints it (the one table's way for its unit). */
 export function formatValue(attribute: string, v: number): string {
-  const unit = metricSpec(attribute)?.unit;
-  const n = unit === 'cls' ? String(Math.round(v * 10_000) / 10_000) : String(Math.round(v));
-  return unit === 'time' ? `${n} ms` : unit === 'size' ? `${n} bytes` : n;
+  return formatFigure(metricSpec(attribute)?.unit ?? 'count', v);
 }
 
 const limitText = (attribute: string, l: Limit) =>
   [l.min !== undefined ? `min ${formatValue(attribute, l.min)}` : '', l.max !== undefined ? `max ${formatValue(attribute, l.max)}` : '']
     .filter(Boolean).join(', ');
+
+/** A value and the limit it broke, never printed alike (formatAgainst). */
+const against = (attribute: string, v: number, limit: number) => formatAgainst(metricSpec(attribute)?.unit ?? 'count', v, limit);
 
 /** Each limit against the median of the runs (`figures`: attribute → the value to judge). */
 export function checkBudget(budget: Budget, figures: Readonly<Record<string, number | undefined>>): Check[] {
@@ -108,9 +110,9 @@ export function checkBudget(budget: Budget, figures: Readonly<Record<string, num
     }
     const over = limit.max !== undefined && value > limit.max;
     const under = limit.min !== undefined && value < limit.min;
-    const shown = formatValue(attribute, value);
-    const message = over ? `${attribute} ${shown} is over its budget of max ${formatValue(attribute, limit.max!)}`
-      : under ? `${attribute} ${shown} is under its budget of min ${formatValue(attribute, limit.min!)}`
+    const [shown, bound] = over ? against(attribute, value, limit.max!) : under ? against(attribute, value, limit.min!) : [formatValue(attribute, value), ''];
+    const message = over ? `${attribute} ${shown} is over its budget of max ${bound}`
+      : under ? `${attribute} ${shown} is under its budget of min ${bound}`
         : `${attribute} ${shown} is within its budget (${limitText(attribute, limit)})`;
     return { kind: 'budget', attribute, value, limit, outcome: over || under ? 'fail' : 'pass', message };
   });

@@ -3,6 +3,7 @@
  * Markdown summary (GitHub's step summary), and one JSON document for scripts.
  */
 import { metricSpec } from '../core/vocabulary/metrics.js';
+import { formatFigure } from '../analysis/figures.js';
 import { formatValue, type Check } from './checks.js';
 
 export interface GateResult {
@@ -34,7 +35,7 @@ const STEP_ONLY: Record<string, string> = { interaction_to_next_paint: 'INP', du
 function stepFigures(figures: Record<string, number>): string {
   return STEP_FIGURES.filter((f) => figures[f] !== undefined).map((f) => {
     const v = figures[f]!;
-    return f in STEP_ONLY ? `${STEP_ONLY[f]} ${Math.round(v)} ms` : `${metricSpec(f)?.label ?? f} ${formatValue(f, v)}`;
+    return f in STEP_ONLY ? `${STEP_ONLY[f]} ${formatFigure('time', v)}` : `${metricSpec(f)?.label ?? f} ${formatValue(f, v)}`;
   }).join(', ');
 }
 

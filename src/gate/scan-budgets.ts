@@ -7,7 +7,9 @@ import { orList } from '../lib/words.js';
 import { GateError } from './api-client.js';
 import type { Budget, Check, Limit } from './checks.js';
 import type { Vital, VitalFigures } from '../analysis/site-figures.js';
-import { fitsLimit, formatSite, limitKind, siteBudget, SITE_BUDGET_NAMES, SITE_BUDGETS, VITAL_TERMS, type SiteUnit } from '../analysis/site-budgets.js';
+import {
+  fitsLimit, formatSite, formatSiteAgainst, limitKind, siteBudget, SITE_BUDGET_NAMES, SITE_BUDGETS, type SiteUnit,
+} from '../analysis/site-budgets.js';
 
 export type { VitalFigures, SiteUnit };
 export { formatSite, SITE_BUDGET_NAMES };
@@ -81,9 +83,6 @@ export interface ScanPage {
 
 export type VitalName = Vital;
 
-/** The Web Vitals a scan rates each page by, with the service's thresholds (good at or under `good`, poor over `poor`). */
-export const VITALS = VITAL_TERMS;
-
 /**
  * `--budget NAME=VALUE`s into a budget (name → its limit in the table's direction, in the order given). A name not
  * in the table, a value that is not a number of the figure's kind, or a name given twice is a GateError.
@@ -119,8 +118,8 @@ export function checkSiteBudgets(budget: Budget, scan: ScanAttributes): Check[] 
         message: `${name}: the scan has no value (no page measured it), budget ${shownLimit}` };
     }
     const failed = b.direction === 'max' ? value > bound : value < bound;
-    const shown = formatSite(b.unit, value);
-    const message = failed ? `${name} ${shown} is ${b.direction === 'max' ? 'over' : 'under'} its budget of ${shownLimit}`
+    const [shown, against] = formatSiteAgainst(b.unit, value, bound);
+    const message = failed ? `${name} ${shown} is ${b.direction === 'max' ? 'over' : 'under'} its budget of ${b.direction} ${against}`
       : `${name} ${shown} is within its budget (${shownLimit})`;
     return { kind: 'budget', attribute: name, value, limit, outcome: failed ? 'fail' : 'pass', message };
   });

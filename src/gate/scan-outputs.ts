@@ -12,7 +12,9 @@
 import { byteSize, plural } from '../lib/words.js';
 import type { Check } from './checks.js';
 import { md, OUTCOME_WORD, xml } from './outputs.js';
-import { formatSite, pageBlame, VITALS, type ScanAttributes, type ScanFigures, type ScanPage, type VitalName } from './scan-budgets.js';
+import { figure, formatFigure, headingOf, rate, RATING_WORDS, type FigureName } from '../analysis/figures.js';
+import { VITAL_NAMES } from '../analysis/site-figures.js';
+import { pageBlame, type ScanAttributes, type ScanFigures, type ScanPage } from './scan-budgets.js';
 import { againstName, againstText, comparisonVerdict, countsText, reasonText, worsePages, worseText, type GateComparison } from './scan-regressions.js';
 
 export interface ScanResult {
@@ -39,9 +41,11 @@ const FAILED_PAGES = 10;
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const dash = '–';
-const time = (v: number | null | undefined) => (isNumber(v) ? formatSite('time', v) : dash);
-const cls = (v: number | null | undefined) => (isNumber(v) ? formatSite('cls', v) : dash);
-const score = (v: number | null | undefined) => (isNumber(v) ? formatSite('score', v) : dash);
+const time = (v: number | null | undefined) => formatFigure('time', v);
+const cls = (v: number | null | undefined) => formatFigure('cls', v);
+const score = (v: number | null | undefined) => formatFigure('score', v);
+/** A figure's column heading: its short name ("LCP"). */
+const figHead = (name: FigureName) => headingOf(figure(name));
 const reportLink = (r: ScanResult, report: string | null | undefined) => (report ? `${r.web}/reports/${encodeURIComponent(report)}` : undefined);
 
 /** Why URLs were not tested, as a sentence reads them. */
@@ -78,14 +82,16 @@ function duration(scan: ScanAttributes): string {
 /** The site's rows: [label, good, needs improvement, poor, median, p75] (empty cells for the figures without ratings). */
 function figureRows(f: ScanFigures): string[][] {
   const rows: string[][] = [];
-  for (const [name, v] of Object.entries(VITALS) as [VitalName, (typeof VITALS)[VitalName]][]) {
+  for (const name of VITAL_NAMES) {
     const x = f[name];
     if (!x) continue;
-    const shown = v.unit === 'cls' ? cls : time;
-    rows.push([`${v.label} (${v.short})`, String(x.good), String(x.needs_improvement), String(x.poor), shown(x.median), shown(x.p75)]);
+    const { label, short, unit } = figure(name);
+    rows.push([`${label} (${short})`, String(x.good), String(x.needs_improvement), String(x.poor), formatFigure(unit, x.median), formatFigure(unit, x.p75)]);
   }
-  if (f.fully_loaded_time) rows.push(['Fully loaded', '', '', '', time(f.fully_loaded_time.median), time(f.fully_loaded_time.p75)]);
-  if (f.performance_score) rows.push(['Performance score', '', '', '', score(f.performance_score.median), score(f.performance_score.p75)]);
+  for (const name of ['fully_loaded_time', 'performance_score'] as const) {
+    const x = f[name];
+    if (x) rows.push([figure(name).label, '', '', '', formatFigure(figure(name).unit, x.median), formatFigure(figure(name).unit, x.p75)]);
+  }
   return rows;
 }
 const FIGURE_HEADER = ['', 'good', 'needs improvement', 'poor', 'median', 'p75'];
@@ -154,13 +160,14 @@ export function scanText(r: ScanResult): string {
     const worst = worstPages(f);
     if (worst.length) {
       lines.push('', 'Worst pages:', ...columns(worst.map((p) => [p.grade ?? dash, score(p.performance_score),
-        `LCP ${time(p.largest_contentful_paint)}`, `TBT ${time(p.total_blocking_time)}`, `CLS ${cls(p.cumulative_layout_shift)}`,
+        `${figHead('largest_contentful_paint')} ${time(p.largest_contentful_paint)}`, `${figHead('total_blocking_time')} ${time(p.total_blocking_time)}`,
+        `${figHead('cumulative_layout_shift')} ${cls(p.cumulative_layout_shift)}`,
         p.url, reportLink(r, p.report) ?? '']), [0, 5, 6]));
     }
     const templates = (f.worst_templates ?? []).slice(0, WORST_TEMPLATES);
     if (templates.length) {
       lines.push('', 'Worst templates:', ...columns(templates.map((t) => [t.template, plural(t.pages, 'page'),
-        `performance ${score(t.performance_score)}`, `LCP ${time(t.largest_contentful_paint)}`])));
+        `performance ${score(t.performance_score)}`, `${figHead('largest_contentful_paint')} ${time(t.largest_contentful_paint)}`])));
     }
     const structure = structureLines(f);
     if (structure.length) lines.push('', 'Top failing structure audits:', ...structure.map((l) => `  ${l}`));
@@ -179,16 +186,14 @@ export function scanText(r: ScanResult): string {
 /** A page's figures in one line, and its report's page. */
 function pageFigures(r: ScanResult, p: ScanPage): string {
   const parts = [
-    p.grade ? `grade ${p.grade}` : '', isNumber(p.performance_score) ? `performance ${p.performance_score}` : '',
-    isNumber(p.structure_score) ? `structure ${p.structure_score}` : '',
-    ...(Object.entries(VITALS) as [VitalName, (typeof VITALS)[VitalName]][]).map(([name, v]) => {
+    p.grade ? `grade ${p.grade}` : '', isNumber(p.performance_score) ? `performance ${score(p.performance_score)}` : '',
+    isNumber(p.structure_score) ? `structure ${score(p.structure_score)}` : '',
+    ...VITAL_NAMES.map((name) => {
       const x = p[name];
-      if (!isNumber(x)) return '';
-      const rating = x > v.poor ? 'poor' : x > v.good ? 'needs improvement' : 'good';
-      return `${v.short} ${formatSite(v.unit, x)} (${rating})`;
+      return isNumber(x) ? `${figHead(name)} ${formatFigure(figure(name).unit, x)} (${RATING_WORDS[rate(name, x)]})` : '';
     }),
     isNumber(p.fully_loaded_time) ? `fully loaded ${time(p.fully_loaded_time)}` : '',
-    isNumber(p.page_bytes) ? `${p.page_bytes} bytes` : '', isNumber(p.page_requests) ? plural(p.page_requests, 'request') : '',
+    isNumber(p.page_bytes) ? formatFigure('size', p.page_bytes) : '', isNumber(p.page_requests) ? plural(p.page_requests, 'request') : '',
   ].filter(Boolean);
   const link = reportLink(r, p.report);
   return `${parts.join(', ')}${link ? `\nreport: ${link}` : ''}`;
@@ -267,7 +272,8 @@ export function scanMarkdown(r: ScanResult): string {
     if (grades) lines.push(`Grades: ${grades}`, '');
     const worst = worstPages(f);
     if (worst.length) {
-      lines.push('#### Worst pages', '', '| Page | Grade | Performance | LCP | TBT | CLS |', '| --- | --- | --- | --- | --- | --- |');
+      const heads = (['performance_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift'] as const).map(figHead);
+      lines.push('#### Worst pages', '', `| Page | Grade | ${heads.join(' | ')} |`, '| --- | --- | --- | --- | --- | --- |');
       for (const p of worst) {
         const link = reportLink(r, p.report);
         lines.push(`| ${link ? `[${md(p.url)}](${link})` : md(p.url)} | ${md(p.grade ?? dash)} | ${score(p.performance_score)} | ` +
@@ -277,7 +283,7 @@ export function scanMarkdown(r: ScanResult): string {
     }
     const templates = (f.worst_templates ?? []).slice(0, WORST_TEMPLATES);
     if (templates.length) {
-      lines.push('#### Worst templates', '', '| Template | Pages | Performance | LCP |', '| --- | --- | --- | --- |',
+      lines.push('#### Worst templates', '', `| Template | Pages | ${figHead('performance_score')} | ${figHead('largest_contentful_paint')} |`, '| --- | --- | --- | --- |',
         ...templates.map((t) => `| ${md(t.template)} | ${t.pages} | ${score(t.performance_score)} | ${time(t.largest_contentful_paint)} |`), '');
     }
     const structure = structureLines(f);

@@ -4,6 +4,7 @@
  * the outbox (notify/outbox.ts) until sent.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
+import { figureSpec, formatFigure } from '../analysis/figures.js';
 import { operatorSymbol } from '../core/vocabulary/alert-operators.js';
 
 export interface MailMessage {
@@ -49,9 +50,10 @@ export interface AlertMailFacts {
 
 /** Text as HTML of an e-mail. */
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(3).replace(/0+$/, '').replace(/\.$/, ''));
 
 export function alertMail(f: AlertMailFacts): MailMessage {
+  /** A value of the metric as every output prints it (the one table of figures). */
+  const num = (v: number) => formatFigure(figureSpec(f.metric)?.unit ?? 'count', v);
   const what = f.operator === 'regression'
     ? `${f.metric} regressed by at least ${Math.round(f.conditionValue * 100)} % against the page's history`
     : `${f.metric} ${operatorSymbol(f.operator) ?? f.operator} ${num(f.conditionValue)}`;

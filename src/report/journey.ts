@@ -4,7 +4,8 @@
  * app's progress screen uses for a journey that failed.
  */
 import type { JourneyStepSummary, JourneySummary } from '../core/reports/journey-summary.js';
-import { bytes, esc, ms } from './format.js';
+import { figure, formatFigure, headingOf, type FigureName } from '../analysis/figures.js';
+import { esc, ms } from './format.js';
 
 /** Lighthouse's words for a step's mode, as a person reads them. */
 export const STEP_MODE: Record<JourneyStepSummary['mode'], string> = { navigation: 'Navigation', timespan: 'Timespan' };
@@ -25,21 +26,26 @@ export function stepName(title: string, name: string): string {
   return title && name.startsWith(`${title}: `) ? name.slice(title.length + 2) : name;
 }
 
-const cls = (v: number) => v.toFixed(2);
+/** A column of a figure of the one table: its short name as the heading, its label as the title, printed as its unit. */
+const column = (name: FigureName, head = headingOf(figure(name))): (typeof COLUMNS)[number] => {
+  const f = figure(name);
+  return { head, title: f.label, show: (s) => fig(s, name, (v) => formatFigure(f.unit, v)) };
+};
 /** The figures of the table: a navigation's are a page load's, a timespan's its interactions' (– where none). */
 const COLUMNS: { head: string; title: string; show: (s: JourneyStepSummary) => string }[] = [
-  { head: 'Score', title: 'Lighthouse performance score', show: (s) => fig(s, 'performance_score', String) },
-  { head: 'TTFB', title: 'Time to first byte', show: (s) => fig(s, 'time_to_first_byte', ms) },
-  { head: 'FCP', title: 'First contentful paint', show: (s) => fig(s, 'first_contentful_paint', ms) },
-  { head: 'LCP', title: 'Largest contentful paint', show: (s) => fig(s, 'largest_contentful_paint', ms) },
+  { head: 'Score', title: 'Lighthouse performance score', show: (s) => fig(s, 'performance_score', (v) => formatFigure('score', v)) },
+  column('time_to_first_byte'),
+  column('first_contentful_paint'),
+  column('largest_contentful_paint'),
   {
+    // Measured in a timespan only (not a report's figure): Lighthouse's INP of the step's interactions.
     head: 'INP', title: 'Interaction to next paint',
     show: (s) => (s.mode === 'timespan' && s.figures.interaction_to_next_paint === undefined ? 'no interaction' : fig(s, 'interaction_to_next_paint', ms)),
   },
-  { head: 'TBT', title: 'Total blocking time', show: (s) => fig(s, 'total_blocking_time', ms) },
-  { head: 'CLS', title: 'Cumulative layout shift', show: (s) => fig(s, 'cumulative_layout_shift', cls) },
-  { head: 'Requests', title: 'Requests', show: (s) => fig(s, 'page_requests', String) },
-  { head: 'Transferred', title: 'Bytes transferred', show: (s) => fig(s, 'page_bytes', bytes) },
+  column('total_blocking_time'),
+  column('cumulative_layout_shift'),
+  column('page_requests'),
+  column('page_bytes', 'Transferred'),
   { head: 'Duration', title: 'How long the step took', show: (s) => ms(s.duration) },
 ];
 

@@ -9,6 +9,7 @@ import type { StructureAuditResult, StructureItem } from '../analysis/structure/
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import type { ReportRow } from '../core/reports/reports.js';
 import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
+import { figure, formatFigure, RATED_FIGURES, rate, RATING_WORDS, titleOf, type FigureName, type FigureUnit, type Rating } from '../analysis/figures.js';
 import { bytes, esc, ms } from './format.js';
 import { CONTENT_TYPES } from '../analysis/resource-summary.js';
 import { REPORT_CSS } from './style.js';
@@ -23,12 +24,10 @@ const scoreColour = (v: number): string =>
   v >= 90 ? GRADE_COLOUR.A : v >= 80 ? GRADE_COLOUR.B : v >= 70 ? GRADE_COLOUR.C : v >= 60 ? GRADE_COLOUR.D
     : v >= 50 ? GRADE_COLOUR.E : GRADE_COLOUR.F;
 
-/** Web Vitals bands (web.dev): good up to the first figure, poor past the second. */
-const VITALS = [
-  { key: 'largest_contentful_paint', name: 'Largest Contentful Paint', good: 2500, poor: 4000, show: ms },
-  { key: 'total_blocking_time', name: 'Total Blocking Time', good: 200, poor: 600, show: ms },
-  { key: 'cumulative_layout_shift', name: 'Cumulative Layout Shift', good: 0.1, poor: 0.25, show: (v: number) => v.toFixed(2) },
-] as const;
+/** The Web Vitals the report rates, with their bands (the one table of figures). */
+const VITALS = RATED_FIGURES.map((name) => ({ name, spec: figure(name) }));
+/** A rating's colour on the report. */
+const RATING_COLOUR: Record<Rating, string> = { good: 'var(--good)', needs_improvement: 'var(--ok)', poor: 'var(--poor)' };
 
 function ring(label: string, value: number | null): string {
   if (value === null) return '';
@@ -37,12 +36,13 @@ function ring(label: string, value: number | null): string {
 }
 
 function vitals(r: ReportRow): string {
-  const cards = VITALS.map((v) => {
-    const value = r[v.key];
-    if (value === null) return `<div class="vital" style="--c:#98a2b3"><p>${v.name}</p><b>–</b><span>not measured</span></div>`;
-    const [colour, verdict] = value <= v.good ? ['var(--good)', 'good'] : value <= v.poor ? ['var(--ok)', 'needs improvement']
-      : ['var(--poor)', 'poor'];
-    return `<div class="vital" style="--c:${colour}"><p>${v.name}</p><b>${esc(v.show(value))}</b><span>${verdict}</span></div>`;
+  const cards = VITALS.map(({ name, spec }) => {
+    const value = r[name];
+    const title = titleOf(spec);
+    if (value === null) return `<div class="vital" style="--c:#98a2b3"><p>${title}</p><b>–</b><span>not measured</span></div>`;
+    const rating = rate(name, value);
+    return `<div class="vital" style="--c:${RATING_COLOUR[rating]}"><p>${title}</p><b>${esc(formatFigure(spec.unit, value))}</b>` +
+      `<span>${RATING_WORDS[rating]}</span></div>`;
   });
   return `<div class="card"><h2>Web Vitals</h2><div class="vitals">${cards.join('')}</div>${keyNumbers(r)}</div>`;
 }
@@ -182,30 +182,23 @@ function waterfall(d: ReportData): string {
     `<div class="card">${html}</div></section>`;
 }
 
-/** How a figure of the spread reads: its values, and its standard deviation (finer: it is usually small). */
-const SCORE = { value: (v: number) => `${Math.round(v)}%`, stdev: (v: number) => v.toFixed(1) };
-const TIME = { value: ms, stdev: ms };
-const CLS = { value: (v: number) => v.toFixed(2), stdev: (v: number) => v.toFixed(3) };
-const SIZE = { value: bytes, stdev: bytes };
+/** A standard deviation of the spread: finer than its figure (it is usually small). */
+const STDEV: Record<FigureUnit, (v: number) => string> = {
+  score: (v) => v.toFixed(1), cls: (v) => v.toFixed(3), time: ms, size: bytes, count: (v) => v.toFixed(1),
+};
 
 /** The spread of a multi-run test's key figures: what "median of N runs" hides. */
-const RUN_FIGURES: [string, string, typeof SCORE][] = [
-  ['service_score', 'Grade %', SCORE],
-  ['performance_score', 'Performance', SCORE],
-  ['largest_contentful_paint', 'Largest contentful paint', TIME],
-  ['total_blocking_time', 'Total blocking time', TIME],
-  ['cumulative_layout_shift', 'Cumulative layout shift', CLS],
-  ['first_contentful_paint', 'First contentful paint', TIME],
-  ['time_to_first_byte', 'Time to first byte', TIME],
-  ['onload_time', 'Onload', TIME],
-  ['fully_loaded_time', 'Fully loaded', TIME],
-  ['page_bytes', 'Page size', SIZE],
+const RUN_FIGURES: readonly FigureName[] = [
+  'service_score', 'performance_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift',
+  'first_contentful_paint', 'time_to_first_byte', 'onload_time', 'fully_loaded_time', 'page_bytes',
 ];
 
 function runsSpread(m: RunsMeta | undefined): string {
   if (!m) return '';
-  const rows = RUN_FIGURES.filter(([k]) => m.spread[k]).map(([k, name, show]) => {
+  const rows = RUN_FIGURES.filter((k) => m.spread[k]).map((k) => {
     const s = m.spread[k]!;
+    const { label: name, unit } = figure(k);
+    const show = { value: (v: number) => formatFigure(unit, v), stdev: STDEV[unit] };
     // Min and max may wrap between them (a phone has no room for five columns); each value stays whole.
     return `<tr><td>${name}</td><td>${esc(show.value(s.median))}</td><td class="range"><span>${esc(show.value(s.min))} –</span> ` +
       `<span>${esc(show.value(s.max))}</span></td><td>± ${esc(show.stdev(s.stdev))}</td></tr>`;

@@ -115,7 +115,7 @@ for (const engine of engines()) describe(`webgauge test, the CI gate (${engine})
       const junit = join(dir, 'fail.xml');
       const ran = await webgauge([...options(), '--runs', '2', '--compare-history', '--budget', budgetFile(), '--junit', junit], env);
       assert.equal(ran.code, 1, `${ran.err}\n${ran.out}`);
-      assert.match(ran.out, /FAIL {4}time_to_first_byte 3\d{3} ms is over its budget of max 2250 ms/);
+      assert.match(ran.out, /FAIL {4}time_to_first_byte 3\.\d{2} s is over its budget of max 2\.25 s/);
       assert.match(ran.out, /FAIL {4}time_to_first_byte is significantly worse: 3\d{3} ms against 15\d\d ms before \(\+\d+\.\d %, p = 0\.0\d+; 2 runs against 10 earlier reports\)/);
       assert.match(ran.out, /FAILED: 2 of 2 checks/);
       const cases = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))

@@ -82,15 +82,15 @@ for (const engine of engines()) {
       const slow = { '/': { largest_contentful_paint: 1000 }, '/gallery': { largest_contentful_paint: 3100 }, '/paint': { largest_contentful_paint: 900 },
         '/faulty': { largest_contentful_paint: 4600 } };
 
-      // First scan: LCP p75 3,100 ms and one poor page hold; there is no scan to compare with yet.
+      // First scan: LCP p75 3.10 s and one poor page hold; there is no scan to compare with yet.
       const first = await scanWith(key, slow);
       const v1 = await verdicts(key, first);
       assert.deepEqual([v1.lcp_p75.holds, v1.lcp_p75.measured, v1.lcp_p75.change, v1.lcp_p75.previous_scan], [true, 3100, 'triggered', null]);
       assert.deepEqual(v1.lcp_p75.pages.map((p: any) => new URL(p.url).pathname).sort(), ['/faulty', '/gallery']);
-      assert.match(v1.lcp_p75.message, /^lcp_p75 > 2500 ms holds: lcp_p75 is 3100 ms\. Pages: \/gallery: LCP 3100 ms is over lcp_p75's limit of 2500 ms; \/faulty: LCP 4600 ms/);
+      assert.match(v1.lcp_p75.message, /^lcp_p75 > 2\.50 s holds: lcp_p75 is 3\.10 s\. Pages: \/gallery: LCP 3\.10 s is over lcp_p75's limit of 2\.50 s; \/faulty: LCP 4\.60 s/);
       assert.ok(v1.lcp_p75.pages.every((p: any) => p.report), 'each page named links its report');
       assert.deepEqual([v1.poor_lcp_pages.holds, v1.poor_lcp_pages.change], [true, 'triggered']);
-      assert.deepEqual(v1.poor_lcp_pages.pages.map((p: any) => p.why), ['poor LCP: 4600 ms is over 4000 ms']);
+      assert.deepEqual(v1.poor_lcp_pages.pages.map((p: any) => p.why), ['poor LCP: 4.60 s is over 4.00 s']);
       for (const kind of ['grade_drop', 'pages_worse']) {
         assert.equal(v1[kind].holds, null);
         assert.match(v1[kind].message, /was not evaluated: there is no earlier completed scan of http:\/\/127\.0\.0\.1:\d+ \(source list\)/);
@@ -115,7 +115,7 @@ for (const engine of engines()) {
       assert.match(alert.data.alert.message, /\/faulty/);
       assert.match(alert.data.alert.pages[0].report_page, /^http:\/\/127\.0\.0\.1:\d+\/reports\//);
       const mails = await until('two alert e-mails', () => (smtp.mails.filter((m) => m.includes(email)).length >= 2 ? smtp.mails.filter((m) => m.includes(email)) : undefined));
-      const mail = unwrapped(mails.find((m) => /Subject: \[Webgauge\] Alert: lcp_p75 > 2500 ms on/.test(m)) ?? '');
+      const mail = unwrapped(mails.find((m) => /Subject: \[Webgauge\] Alert: lcp_p75 > 2\.50 s on/.test(m)) ?? '');
       assert.ok(mail, mails.join('\n----\n'));
       assert.match(mail, /\/faulty/);
       assert.match(mail, /\/reports\//);
@@ -167,7 +167,7 @@ for (const engine of engines()) {
       assert.match(section, /2 alerts triggered with this scan/);
       assert.match(section, /scan-alert-triggered[\s\S]*?Triggered[\s\S]*?a page&#39;s grade falls 2 letters or more/);
       assert.match(section, new RegExp(`<a href="/reports/${v3.grade_drop.pages[0].report}">/paint</a>: grade A → D`));
-      assert.match(section, /scan-alert-resolved[\s\S]*?Resolved[\s\S]*?lcp_p75 &gt; 2500 ms/);
+      assert.match(section, /scan-alert-resolved[\s\S]*?Resolved[\s\S]*?lcp_p75 &gt; 2\.50 s/);
     });
 
     test('bad alert conditions are 400 E40004 naming the condition and what to fix, and create nothing', async () => {

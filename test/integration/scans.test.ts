@@ -328,7 +328,7 @@ for (const engine of engines()) {
       assert.equal(gallery.verdict, 'worse');
       assert.equal(gallery.basis, 'threshold');
       assert.deepEqual(gallery.reasons.map((r: any) => `${r.basis}: ${r.text} (${r.why})`),
-        ['threshold: grade A → D (3 letters down, threshold 2 letters)', 'threshold: LCP 1,800 → 2,900 ms (+1,100 ms, threshold 500 ms)']);
+        ['threshold: grade A → D (3 letters down, threshold 2 letters)', 'threshold: LCP 1.80 s → 2.90 s (+1.10 s, threshold 500 ms)']);
       assert.ok(gallery.before.report && gallery.after.report && gallery.before.report !== gallery.after.report, 'each side links its report');
       const home2 = byPath['/'];
       assert.equal(home2.verdict, 'worse', 'LCP +400 ms: under the threshold, but five runs a side show it');

@@ -983,7 +983,7 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.deepEqual(await page.$$eval('.scan-grades li', (lis) => lis.map((li) => (li.textContent ?? '').trim())),
       ['A1 page', 'B2 pages', 'C1 page', 'D1 page', 'E0 pages', 'F0 pages']);
     const worst = await tableRows(page, 'table.scan-worst');
-    assert.deepEqual(worst[0], ['/p/3', '/p/:id', 'D', '58%', '4.60 s', '700 ms', '0.30'], 'the worst page first, by its path on the site');
+    assert.deepEqual(worst[0], ['/p/3', '/p/:id', 'D', '58%', '4.60 s', '700 ms', '0.3'], 'the worst page first, by its path on the site');
     assert.equal(await page.$eval(`table.scan-worst ${aria('/p/3', 'link')}`, (e) => e.getAttribute('href')),
       `/reports/${finishedScan.pages[3]!.reportId}`, 'and it opens its report');
     assert.deepEqual(await tableRows(page, 'table.scan-worst-templates'),
@@ -1145,12 +1145,12 @@ describe('the web app in a real browser (sqlite)', () => {
     const templates = await tableRows(page, 'table.scmp-templates');
     assert.equal(templates.length, 1);
     assert.deepEqual(templates[0]!.slice(0, 2), ['/p/:id', '3'], 'its pages in both scans');
-    assert.match(templates[0]![2]!, /^LCP median 3,100 → 4,200 ms \(threshold: \+1,100 ms, threshold 500 ms; 3 and 3 pages are too few for a test\)$/);
+    assert.match(templates[0]![2]!, /^LCP median 3\.10 s → 4\.20 s \(threshold: \+1\.10 s, threshold 500 ms; 3 and 3 pages are too few for a test\)$/);
     const paths = (css: string) => page.$$eval(`${css} .scmp-path`, (els) => els.map((e) => e.textContent));
     const rows = await tableRows(page, 'table.scmp-pages');
     assert.deepEqual(await paths('table.scmp-pages'), ['/p/2', '/p/3', '/', '/p/1'], 'worse first');
     assert.deepEqual(rows.map((r) => r[1]), ['Worse', 'Better', 'Unchanged', 'Unchanged']);
-    assert.match(rows[0]![2]!, /^grade C → E \(threshold: 2 letters down, threshold 2 letters\) ?LCP 3,100 → 4,200 ms \(threshold: \+1,100 ms, threshold 500 ms\)$/);
+    assert.match(rows[0]![2]!, /^grade C → E \(threshold: 2 letters down, threshold 2 letters\) ?LCP 3\.10 s → 4\.20 s \(threshold: \+1\.10 s, threshold 500 ms\)$/);
     assert.deepEqual([rows[0]![3], rows[0]![5]], ['C → E', '3.10 s → 4.20 s'], 'each figure before → after');
     const links = await page.$$eval('table.scmp-pages tbody tr:first-child .scmp-links a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
     assert.deepEqual(links, [['Before report of /p/2', `/reports/${finishedScan.pages[2]!.reportId}`], ['After report of /p/2', `/reports/${later.pages[2]!.reportId}`]],

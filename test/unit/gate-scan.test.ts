@@ -196,11 +196,11 @@ describe('site budgets', () => {
     assert.deepEqual(checks.map((c) => `${c.attribute} ${c.outcome} ${c.value}`), ['lcp_p75 fail 3500', 'poor_lcp_pages fail 2',
       'performance_median pass 80', 'cls_p75 pass 0.1', 'tbt_median pass 180', 'fully_loaded_p75 fail 3950', 'failed_pages pass 1',
       'poor_tbt_pages fail 2']);
-    assert.equal(checks[0]!.message, 'lcp_p75 3500 ms is over its budget of max 2500 ms');
+    assert.equal(checks[0]!.message, 'lcp_p75 3.50 s is over its budget of max 2.50 s');
     assert.equal(checks[1]!.message, 'poor_lcp_pages 2 is over its budget of max 0');
-    assert.equal(checks[2]!.message, 'performance_median 80 is within its budget (min 75)');
+    assert.equal(checks[2]!.message, 'performance_median 80% is within its budget (min 75%)');
     assert.equal(checkSiteBudgets(parseSiteBudgets(['performance_median=81']), SCAN)[0]!.message,
-      'performance_median 80 is under its budget of min 81');
+      'performance_median 80% is under its budget of min 81%');
     // A figure the scan lacks (no Lighthouse: no performance score) fails, saying so.
     const { performance_score: _, ...noScore } = SCAN.figures!;
     const missing = checkSiteBudgets(parseSiteBudgets(['performance_median=50']), { ...SCAN, figures: noScore });
@@ -211,8 +211,8 @@ describe('site budgets', () => {
   test('the pages a failed budget is made of: past its limit, poor on its vital, or failed', () => {
     const checks = checkSiteBudgets(parseSiteBudgets(['lcp_p75=2500', 'poor_cls_pages=0', 'failed_pages=0', 'tbt_p75=600']), SCAN);
     const blamed = Object.fromEntries(PAGES.map((p) => [p.url.replace('https://shop.example', ''), pageBlame(p, checks)]));
-    assert.deepEqual(blamed['/blog/c'], ['LCP 5200 ms is over lcp_p75\'s limit of 2500 ms', 'poor CLS: 0.3 is over 0.25']);
-    assert.deepEqual(blamed['/blog/b'], ['LCP 2700 ms is over lcp_p75\'s limit of 2500 ms']);
+    assert.deepEqual(blamed['/blog/c'], ['LCP 5.20 s is over lcp_p75\'s limit of 2.50 s', 'poor CLS: 0.3 is over 0.25']);
+    assert.deepEqual(blamed['/blog/b'], ['LCP 2.70 s is over lcp_p75\'s limit of 2.50 s']);
     assert.deepEqual(blamed['/p/3'], ['the page failed: net::ERR_CONNECTION_RESET']);
     // tbt_p75 passed: /p/2's TBT of 640 ms blames nothing; /p/1's CLS 0.12 needs improvement but is not poor.
     assert.deepEqual(blamed['/p/1'], []);
@@ -228,16 +228,16 @@ describe('scan outputs', () => {
     assert.match(text, /56 skipped: 40 sampled out \(--sample per template\), 12 on another host, 3 disallowed by robots\.txt, 1 repeated/);
     assert.match(text, /discovery error: sitemap https:\/\/shop\.example\/news\.xml: line 3/);
     assert.match(text, /Site figures of 7 measured pages:/);
-    assert.match(text, /Largest contentful paint \(LCP\) +4 +1 +2 +2400 ms +3500 ms\n/);
+    assert.match(text, /Largest contentful paint \(LCP\) +4 +1 +2 +2\.40 s +3\.50 s\n/);
     assert.match(text, /Cumulative layout shift \(CLS\) +5 +1 +1 +0\.05 +0\.1\n/);
-    assert.match(text, /Performance score +80 +65\n/);
+    assert.match(text, /Performance +80% +65%\n/);
     assert.match(text, /Grades: A 2 · B 2 · C 1 · D 1 · E 1\n/);
-    assert.match(text, /E +41 +LCP 5200 ms +TBT 900 ms +CLS 0\.3 +https:\/\/shop\.example\/blog\/c +https:\/\/wg\.example\/reports\/t4\n/);
-    assert.match(text, /D +58 +LCP 4300 ms +TBT 640 ms +CLS 0\.08 +https:\/\/shop\.example\/p\/2 {5}https:\/\/wg\.example\/reports\/t6\n/);
-    assert.match(text, /\/p\/:id +2 pages +performance 69 +LCP 3350 ms/);
+    assert.match(text, /E +41% +LCP 5\.20 s +TBT 900 ms +CLS 0\.3 +https:\/\/shop\.example\/blog\/c +https:\/\/wg\.example\/reports\/t4\n/);
+    assert.match(text, /D +58% +LCP 4\.30 s +TBT 640 ms +CLS 0\.08 +https:\/\/shop\.example\/p\/2 {5}https:\/\/wg\.example\/reports\/t6\n/);
+    assert.match(text, /\/p\/:id +2 pages +performance 69% +LCP 3\.35 s/);
     assert.match(text, /Render blocking requests fails on 6 of 7 pages \(high impact\); 2\.3 s to save\n {2}Document request latency fails on 5 of 7 pages \(high impact\); 1\.2 MiB and 9\.1 s to save/);
     assert.match(text, /Failed pages:\n {2}https:\/\/shop\.example\/p\/3: net::ERR_CONNECTION_RESET/);
-    assert.match(text, /FAIL {4}lcp_p75 3500 ms is over its budget of max 2500 ms\n {2}pass {4}performance_median 80 is within/);
+    assert.match(text, /FAIL {4}lcp_p75 3\.50 s is over its budget of max 2\.50 s\n {2}pass {4}performance_median 80% is within/);
     assert.match(text, /\nFAILED: 1 of 2 budgets\n$/);
     assert.match(scanText(result([])), /\nPASSED\n$/);
     assert.match(scanText(result([], { exitCode: 2, error: 'the scan was cancelled (5 of 8 pages finished)' })),
@@ -257,10 +257,10 @@ describe('scan outputs', () => {
     assert.deepEqual(cases.map((c) => `${c.classname} ${c.name.replace('https://shop.example', '')}`),
       ['/ /', '/blog/:slug /blog/a', '/blog/:slug /blog/b', '/blog/:slug /blog/c', '/p/:id /p/1', '/p/:id /p/2', '/about /about', '/p/:id /p/3']);
     assert.deepEqual(cases.filter((c) => c.failure).map((c) => c.name.replace('https://shop.example', '')), ['/blog/b', '/blog/c', '/p/2']);
-    assert.equal(cases[3]!.failure!.message, 'LCP 5200 ms is over lcp_p75\'s limit of 2500 ms');
+    assert.equal(cases[3]!.failure!.message, 'LCP 5.20 s is over lcp_p75\'s limit of 2.50 s');
     assert.equal(cases[7]!.skipped!.message, 'not measured: the page failed: net::ERR_CONNECTION_RESET');
-    assert.match(cases[0]!['system-out']!, /^grade A, performance 96, structure 90, LCP 1200 ms \(good\), CLS 0\.01 \(good\), TBT 40 ms \(good\), fully loaded 2100 ms, 812000 bytes, 41 requests\nreport: https:\/\/wg\.example\/reports\/t1$/);
-    assert.match(cases[3]!['system-out']!, /LCP 5200 ms \(poor\), CLS 0\.3 \(poor\), TBT 900 ms \(poor\)/);
+    assert.match(cases[0]!['system-out']!, /^grade A, performance 96%, structure 90%, LCP 1\.20 s \(good\), CLS 0\.01 \(good\), TBT 40 ms \(good\), fully loaded 2\.10 s, 793\.0 KB, 41 requests\nreport: https:\/\/wg\.example\/reports\/t1$/);
+    assert.match(cases[3]!['system-out']!, /LCP 5\.20 s \(poor\), CLS 0\.3 \(poor\), TBT 900 ms \(poor\)/);
     const budgets = site!.testcase as { classname: string; name: string; failure?: { message: string } }[];
     assert.deepEqual(budgets.map((c) => `${c.classname} ${c.name} ${c.failure ? 'fail' : 'pass'}`),
       ['webgauge.budget lcp_p75 fail', 'webgauge.budget performance_median pass']);
@@ -285,9 +285,9 @@ describe('scan outputs', () => {
   test('the Markdown summary and the JSON document', () => {
     const text = scanMarkdown(result(['lcp_p75=2500']));
     assert.match(text, /^### Webgauge scan: ❌ 1 of 1 budget failed\n/);
-    assert.match(text, /\| lcp\\_p75 \| FAIL \| lcp\\_p75 3500 ms is over its budget of max 2500 ms \|/);
-    assert.match(text, /\| Largest contentful paint \(LCP\) \| 4 \| 1 \| 2 \| 2400 ms \| 3500 ms \|/);
-    assert.match(text, /\| \[https:\/\/shop\.example\/blog\/c\]\(https:\/\/wg\.example\/reports\/t4\) \| E \| 41 \| 5200 ms \| 900 ms \| 0\.3 \|/);
+    assert.match(text, /\| lcp\\_p75 \| FAIL \| lcp\\_p75 3\.50 s is over its budget of max 2\.50 s \|/);
+    assert.match(text, /\| Largest contentful paint \(LCP\) \| 4 \| 1 \| 2 \| 2\.40 s \| 3\.50 s \|/);
+    assert.match(text, /\| \[https:\/\/shop\.example\/blog\/c\]\(https:\/\/wg\.example\/reports\/t4\) \| E \| 41% \| 5\.20 s \| 900 ms \| 0\.3 \|/);
     assert.match(text, /- Document request latency fails on 5 of 7 pages \(high impact\); 1\.2 MiB and 9\.1 s to save/);
     assert.match(scanMarkdown(result([])), /^### Webgauge scan: ✅ passed/);
     const doc = JSON.parse(scanJson(result(['lcp_p75=2500'])));
@@ -310,8 +310,8 @@ describe('scan outputs with --compare-to', () => {
   test('the text lists each page that got worse, what got worse and the basis; the verdict fails', () => {
     const text = scanText(compared(WORSE, ['lcp_p75=9000']));
     assert.match(text, /\nCompared with scan s0 \(started 2025-11-28 03:20 UTC\): 1 worse, 0 better, 5 unchanged, 1 new, 1 gone, 1 not measured\n/);
-    assert.match(text, /\nPages significantly worse:\n {2}https:\/\/shop\.example\/blog\/c: LCP 1,800 → 5,200 ms \(threshold, not a test: \+3,400 ms, threshold 500 ms\)\n/);
-    assert.match(text, /\nTemplates worse as a whole:\n {2}\/blog\/:slug \(3 pages\): LCP median 2,100 → 2,700 ms \(threshold, not a test: \+600 ms, threshold 500 ms; 3 and 3 pages are too few for a test\)\n/);
+    assert.match(text, /\nPages significantly worse:\n {2}https:\/\/shop\.example\/blog\/c: LCP 1\.80 s → 5\.20 s \(threshold, not a test: \+3\.40 s, threshold 500 ms\)\n/);
+    assert.match(text, /\nTemplates worse as a whole:\n {2}\/blog\/:slug \(3 pages\): LCP median 2\.10 s → 2\.70 s \(threshold, not a test: \+600 ms, threshold 500 ms; 3 and 3 pages are too few for a test\)\n/);
     assert.match(text, /\nFAILED: 1 page significantly worse than scan s0\n$/);
     assert.match(scanText(compared(SAME, ['lcp_p75=9000'])), /\nPASSED: 1 budget; no page significantly worse than scan s0\n$/);
     assert.match(scanText(compared(WORSE, ['lcp_p75=2500'])), /\nFAILED: 1 of 1 budget; 1 page significantly worse than scan s0\n$/);
@@ -327,7 +327,7 @@ describe('scan outputs with --compare-to', () => {
     const [pages, site] = doc.testsuites.testsuite as { testcase: { name: string; classname: string; failure?: { message: string } }[] | { name: string; classname: string; failure?: { message: string } } }[];
     const failing = (pages!.testcase as { name: string; failure?: { message: string } }[]).filter((c) => c.failure);
     assert.deepEqual(failing.map((c) => [c.name, c.failure!.message]), [['https://shop.example/blog/c',
-      'worse than scan s0: LCP 1,800 → 5,200 ms (threshold, not a test: +3,400 ms, threshold 500 ms)']]);
+      'worse than scan s0: LCP 1.80 s → 5.20 s (threshold, not a test: +3.40 s, threshold 500 ms)']]);
     const siteCase = site!.testcase as { name: string; classname: string; failure?: { message: string } };
     assert.deepEqual([siteCase.classname, siteCase.name, siteCase.failure?.message],
       ['webgauge.compare', 'compared with scan s0', '1 page significantly worse than scan s0: 1 worse, 0 better, 5 unchanged, 1 new, 1 gone, 1 not measured']);
@@ -336,7 +336,7 @@ describe('scan outputs with --compare-to', () => {
     const markdown = scanMarkdown(compared(WORSE));
     assert.match(markdown, /^### Webgauge scan: ❌ 1 page significantly worse than scan s0\n/);
     assert.match(markdown, /#### Compared with scan s0 \(started 2025-11-28 03:20 UTC\)\n\n1 worse, 0 better, 5 unchanged, 1 new, 1 gone, 1 not measured\n/);
-    assert.match(markdown, /\| \[https:\/\/shop\.example\/blog\/c\]\(https:\/\/wg\.example\/reports\/t4\) \| LCP 1,800 → 5,200 ms \| threshold: \+3,400 ms, threshold 500 ms \|/);
+    assert.match(markdown, /\| \[https:\/\/shop\.example\/blog\/c\]\(https:\/\/wg\.example\/reports\/t4\) \| LCP 1\.80 s → 5\.20 s \| threshold: \+3\.40 s, threshold 500 ms \|/);
     const json = JSON.parse(scanJson(compared(WORSE)));
     assert.equal(json.exitCode, 1);
     assert.equal(json.comparison.against, 's0');
@@ -460,7 +460,7 @@ describe('webgauge scan against a stub of the scans API', () => {
     for (const line of ['discovering: found 0 URLs', 'discovering: found 64 URLs', 'running: 0 of 8 pages done', 'running: 4 of 8 pages done, 1 failed',
       'running: 8 of 8 pages done, 1 failed', 'completed']) assert.match(err, new RegExp(`\\n${line} \\(\\d+ s\\)\\n`), line);
     const out = io.out();
-    assert.match(out, /Largest contentful paint \(LCP\) +4 +1 +2 +2400 ms +3500 ms/);
+    assert.match(out, /Largest contentful paint \(LCP\) +4 +1 +2 +2\.40 s +3\.50 s/);
     assert.match(out, new RegExp(`https://shop\\.example/blog/c +${stub.origin.replace(/\./g, '\\.')}/reports/t4`));
     assert.match(out, /FAILED: 1 of 2 budgets\n$/);
     const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
@@ -515,7 +515,7 @@ describe('webgauge scan against a stub of the scans API', () => {
     let io = captureIo({ WEBGAUGE_SERVER: stub.origin });
     assert.equal(await runScanGate(['https://shop.example/', '--budget', 'lcp_p75=9000', '--compare-to', 'last'], io), 1, io.err());
     assert.equal(stub.requests.at(-1)!.url, '/api/2.0/scans/s1/compare/last', 'asked after the pages, once the scan completed');
-    assert.match(io.out(), /Pages significantly worse:\n {2}https:\/\/shop\.example\/blog\/c: LCP 1,800 → 5,200 ms \(threshold, not a test/);
+    assert.match(io.out(), /Pages significantly worse:\n {2}https:\/\/shop\.example\/blog\/c: LCP 1\.80 s → 5\.20 s \(threshold, not a test/);
     assert.match(io.out(), /\nFAILED: 1 page significantly worse than scan s0\n$/);
 
     // A scan's ID: that scan is the before side; nothing worse passes.

@@ -36,13 +36,13 @@ describe('budgets', () => {
       '"page_bytes": {"min": 1000, "max": 5000}, "total_blocking_time": {"max": 100}}', 'b.json');
     const checks = checkBudget(budget, { largest_contentful_paint: 2600, performance_score: 95, page_bytes: 5000 });
     assert.deepEqual(checks.map((c) => c.outcome), ['fail', 'pass', 'pass', 'fail']);
-    assert.equal(checks[0]!.message, 'largest_contentful_paint 2600 ms is over its budget of max 2500 ms');
-    assert.match(checks[1]!.message, /performance_score 95 is within its budget \(min 90\)/);
+    assert.equal(checks[0]!.message, 'largest_contentful_paint 2.60 s is over its budget of max 2.50 s');
+    assert.match(checks[1]!.message, /performance_score 95% is within its budget \(min 90%\)/);
     assert.match(checks[3]!.message, /total_blocking_time: the report has no value/);
     assert.equal(exitCodeOf(checks), 1);
     assert.equal(exitCodeOf(checks.filter((c) => c.outcome === 'pass')), 0);
     assert.match(checkBudget(parseBudget('{"performance_score": {"min": 90}}', 'b'), { performance_score: 89 })[0]!.message,
-      /performance_score 89 is under its budget of min 90/);
+      /performance_score 89% is under its budget of min 90%/);
   });
 });
 
@@ -53,7 +53,7 @@ describe('the comparison with history', () => {
     const c = compareWithHistory('largest_contentful_paint', [1400, 1420, 1390], history);
     assert.equal(c.outcome, 'fail');
     assert.ok(c.p! < COMPARISON.alpha && c.change! > 0.35, JSON.stringify(c));
-    assert.match(c.message, /largest_contentful_paint is significantly worse: 1400 ms against 1001 ms before \(\+39\.9 %, p = /);
+    assert.match(c.message, /largest_contentful_paint is significantly worse: 1\.40 s against 1\.00 s before \(\+39\.9 %, p = /);
   });
 
   test('a clear improvement passes as "better"; for a score, higher is better', () => {
@@ -124,7 +124,7 @@ describe('outputs', () => {
     const cases = suite.testcase as { name: string; classname: string; failure?: { message: string } }[];
     assert.deepEqual(cases.map((c) => `${c.classname} ${c.name}`),
       ['webgauge.budget largest_contentful_paint', 'webgauge.budget performance_score', 'webgauge.comparison cumulative_layout_shift']);
-    assert.equal(cases[0]!.failure!.message, 'largest_contentful_paint 2600 ms is over its budget of max 2500 ms');
+    assert.equal(cases[0]!.failure!.message, 'largest_contentful_paint 2.60 s is over its budget of max 2.50 s');
   });
 
   test('a test without checks is one passing case', () => {
@@ -138,10 +138,10 @@ describe('outputs', () => {
     const mdText = markdownSummary(result);
     assert.match(mdText, /^### Webgauge: ❌ 1 of 3 checks failed/);
     assert.match(mdText, /\[report\]\(https:\/\/wg\.example\/reports\/t1\) \(median of 3 runs\)/);
-    assert.match(mdText, /\| budget largest\\_contentful\\_paint \| FAIL \| largest\\_contentful\\_paint 2600 ms is over/);
-    assert.match(mdText, /\| Cumulative layout shift \| 0\.0123 \|/);
+    assert.match(mdText, /\| budget largest\\_contentful\\_paint \| FAIL \| largest\\_contentful\\_paint 2\.60 s is over/);
+    assert.match(mdText, /\| Cumulative layout shift \| 0\.012 \|/);
     const text = textSummary(result);
-    assert.match(text, /FAIL {4}largest_contentful_paint 2600 ms is over its budget of max 2500 ms/);
+    assert.match(text, /FAIL {4}largest_contentful_paint 2\.60 s is over its budget of max 2\.50 s/);
     assert.match(text, /FAILED: 1 of 3 checks\n$/);
     assert.doesNotMatch(textSummary({ ...result, runs: 1 }), /median of/);
   });

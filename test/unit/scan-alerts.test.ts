@@ -82,7 +82,7 @@ describe('alert_conditions parsed', () => {
   test('a condition is said as the app and the e-mail say it; its identity is kind, figure, operator and value', () => {
     const [lcp, poor, grade] = parseAlertConditions([{ figure: 'lcp_p75', operator: 'gte', value: 2500 },
       { figure: 'poor_lcp_pages', operator: 'gt', value: 0 }, { kind: 'grade_drop', value: 1 }]);
-    assert.deepEqual([lcp, poor, grade].map((c) => conditionText(c!)), ['lcp_p75 ≥ 2500 ms', 'poor_lcp_pages > 0 pages', 'a page\'s grade falls 1 letter or more']);
+    assert.deepEqual([lcp, poor, grade].map((c) => conditionText(c!)), ['lcp_p75 ≥ 2.50 s', 'poor_lcp_pages > 0 pages', 'a page\'s grade falls 1 letter or more']);
     assert.equal(conditionKey(lcp!), 'figure|lcp_p75|gte|2500');
     assert.notEqual(conditionKey(lcp!), conditionKey({ ...lcp!, value: 2600 }));
   });
@@ -107,8 +107,8 @@ describe('figure conditions judged', () => {
     assert.equal(v!.measured, 3800);
     assert.equal(v!.pages.length, NAMED_MAX);
     assert.equal(v!.more_pages, 1);
-    assert.deepEqual(v!.pages[0], { url: `${SITE}/p/0`, template: '/p/:id', report: 'r0', why: 'LCP 3000 ms is over lcp_p75\'s limit of 2500 ms' });
-    assert.match(v!.message, /^lcp_p75 > 2500 ms holds: lcp_p75 is 3800 ms\. Pages: \/p\/0: LCP 3000 ms is over lcp_p75's limit of 2500 ms; .*\/p\/9: LCP 3900 ms .*; and 1 more\.$/);
+    assert.deepEqual(v!.pages[0], { url: `${SITE}/p/0`, template: '/p/:id', report: 'r0', why: 'LCP 3.00 s is over lcp_p75\'s limit of 2.50 s' });
+    assert.match(v!.message, /^lcp_p75 > 2\.50 s holds: lcp_p75 is 3\.80 s\. Pages: \/p\/0: LCP 3\.00 s is over lcp_p75's limit of 2\.50 s; .*\/p\/9: LCP 3\.90 s .*; and 1 more\.$/);
     assert.equal(v!.change, null);
   });
 
@@ -126,7 +126,7 @@ describe('figure conditions judged', () => {
     const [lcp, perf, tbt] = judgeConditions(conditions([{ figure: 'lcp_median', operator: 'gt', value: 5000 },
       { figure: 'performance_median', operator: 'gte', value: 50 }, { figure: 'tbt_p75', operator: 'gt', value: 0 }]),
     { ...SCAN, figures: { ...SCAN.figures, total_blocking_time: { good: 0, needs_improvement: 0, poor: 0, median: null, p75: null } } }, NONE);
-    assert.deepEqual([lcp!.holds, lcp!.pages, lcp!.message], [false, [], 'lcp_median > 5000 ms does not hold: lcp_median is 3500 ms.']);
+    assert.deepEqual([lcp!.holds, lcp!.pages, lcp!.message], [false, [], 'lcp_median > 5.00 s does not hold: lcp_median is 3.50 s.']);
     // Holds, but on the figure's good side: nothing to blame.
     assert.deepEqual([perf!.holds, perf!.pages], [true, []]);
     assert.deepEqual([tbt!.holds, tbt!.measured], [null, null]);
@@ -161,11 +161,11 @@ describe('comparison conditions judged', () => {
     assert.equal(grade!.outcome, 'a page\'s grade falls 2 letters or more holds: the grade of 1 page of 4 fell 2 letters or more since scan A.');
     assert.equal(pagesWorse!.holds, true);
     assert.equal(pagesWorse!.measured, 4);
-    assert.match(pagesWorse!.pages.find((p) => p.url.endsWith('/p/1'))!.why, /^LCP 1,800 → 2,800 ms \[threshold: \+1,000 ms, threshold 500 ms\]$/);
+    assert.match(pagesWorse!.pages.find((p) => p.url.endsWith('/p/1'))!.why, /^LCP 1\.80 s → 2\.80 s \[threshold: \+1\.00 s, threshold 500 ms\]$/);
     assert.match(pagesWorse!.message, /^more than 3 pages significantly worse holds: 4 pages of 4 got significantly worse since scan A\. Pages: \/p\/2: grade B → E \[threshold: 3 letters down, threshold 2 letters\], LCP/);
     assert.equal(template!.holds, true);
     assert.deepEqual(template!.templates.map((t) => [t.template, t.pages]), [['/p/:id', 4]]);
-    assert.match(template!.templates[0]!.reasons[0]!, /^LCP median 1,800 → 2,800 ms \[(test|threshold): /);
+    assert.match(template!.templates[0]!.reasons[0]!, /^LCP median 1\.80 s → 2\.80 s \[(test|threshold): /);
     assert.match(template!.message, /1 template of 1 got significantly worse as a whole since scan A \(\/p\/:id: LCP median/);
     assert.equal(template!.pages.length, 4);
     assert.equal(notMore!.holds, false, 'four pages worse is not more than four');

@@ -47,7 +47,7 @@ describe('one run a page: thresholds, not a test', () => {
     assert.equal(slow.basis, 'threshold');
     assert.equal(slow.changes.largest_contentful_paint, 1100);
     assert.deepEqual(slow.reasons.map((r) => [r.metric, r.direction, r.basis, r.text, r.why]),
-      [['largest_contentful_paint', 'worse', 'threshold', 'LCP 1,800 → 2,900 ms', '+1,100 ms, threshold 500 ms']]);
+      [['largest_contentful_paint', 'worse', 'threshold', 'LCP 1.80 s → 2.90 s', '+1.10 s, threshold 500 ms']]);
     assert.equal(slow.before.report, before[1]!.report_id);
     assert.equal(slow.after.report, after[1]!.report_id);
     // CLS 0.1 → 0.2 is exactly the threshold (no floating-point shortfall).
@@ -60,7 +60,7 @@ describe('one run a page: thresholds, not a test', () => {
     assert.equal(byPath(c, '/').verdict, 'unchanged');
     const faster = byPath(c, '/faster');
     assert.equal(faster.verdict, 'better');
-    assert.deepEqual(faster.reasons.map((r) => `${r.text} (${r.why})`), ['TBT 700 → 100 ms (−600 ms, threshold 200 ms)']);
+    assert.deepEqual(faster.reasons.map((r) => `${r.text} (${r.why})`), ['TBT 700 ms → 100 ms (−600 ms, threshold 200 ms)']);
   });
 
   test('the grade counts from two letters; worse outweighs better, worse reasons first', () => {
@@ -70,7 +70,7 @@ describe('one run a page: thresholds, not a test', () => {
     assert.equal(g.changes.grade, 2);
     const mixed = byPath(c, '/mixed');
     assert.equal(mixed.verdict, 'worse');
-    assert.deepEqual(mixed.reasons.map((r) => `${r.direction} ${r.text}`), ['worse performance 90 → 70', 'better fully loaded 2,500 → 800 ms']);
+    assert.deepEqual(mixed.reasons.map((r) => `${r.direction} ${r.text}`), ['worse performance 90% → 70%', 'better fully loaded 2.50 s → 800 ms']);
     const oneLetter = compareScans(scan('A', [page({ path: '/', grade: 'B' })]), scan('B', [page({ path: '/', grade: 'C' })]), ALPHA);
     assert.equal(oneLetter.pages[0]!.verdict, 'unchanged');
   });
@@ -99,7 +99,7 @@ describe('several runs a page: the Mann-Whitney test of the alerts', () => {
     assert.equal(r.basis, 'test');
     assert.deepEqual(r.n, [5, 5]);
     assert.ok(r.p! < 0.01, `p ${r.p}`);
-    assert.equal(r.text, 'LCP 1,800 → 2,100 ms');
+    assert.equal(r.text, 'LCP 1.80 s → 2.10 s');
     assert.equal(r.why, 'Mann-Whitney p = 0.004 over 5 and 5 runs; medians +300 ms, at least 250 ms');
   });
 
@@ -167,13 +167,13 @@ describe('what does not match, templates, notes and site figures', () => {
     const [blog, p] = c.templates;
     assert.deepEqual([blog!.template, blog!.verdict, blog!.pages], ['/blog/:slug', 'worse', 2]);
     assert.deepEqual(blog!.reasons.map((r) => `${r.basis}: ${r.text} (${r.why})`),
-      ['threshold: TBT median 100 → 400 ms (+300 ms, threshold 200 ms; 2 and 2 pages are too few for a test)']);
+      ['threshold: TBT median 100 ms → 400 ms (+300 ms, threshold 200 ms; 2 and 2 pages are too few for a test)']);
     assert.deepEqual([p!.template, p!.verdict, p!.pages], ['/p/:id', 'worse', 4]);
     const r = p!.reasons[0]!;
     assert.equal(r.basis, 'test');
     assert.deepEqual(r.n, [4, 4]);
     assert.match(r.why, /^Mann-Whitney p = 0\.014 over 4 and 4 pages; medians \+300 ms, at least 250 ms$/);
-    assert.equal(r.text, 'LCP median 2,075 → 2,375 ms');
+    assert.equal(r.text, 'LCP median 2.08 s → 2.38 s');
   });
 
   test('notes at the top: options that differ, another site, the order, a cancelled scan', () => {

@@ -6,6 +6,7 @@ import { ACCEPTED_FREQUENCIES, FREQUENCIES, FREQUENCY_NAMES } from '../../src/co
 import {
   ALERTABLE_METRICS, CHARTED_METRICS, COMPARED_METRICS, higherIsBetter, LIGHTHOUSE_METRICS, LOAD_METRICS, METRICS, unitBetter,
 } from '../../src/core/vocabulary/metrics.js';
+import { titleOf } from '../../src/analysis/figures.js';
 import { CAPABILITY_NAMES, IDENTITY_OPTIONS, OPTIONS, PRO_OPTIONS, SECRET_OPTIONS, WRITE_ONLY_OPTIONS } from '../../src/core/vocabulary/options.js';
 import { REPORT_TYPE_NAMES } from '../../src/core/vocabulary/report-types.js';
 import { RETENTION_MONTHS } from '../../src/core/vocabulary/retentions.js';
@@ -26,19 +27,19 @@ const props = (s: unknown, ...path: string[]): Record<string, Schema> => {
 test('metrics: every column is a numeric attribute of the report resource and a filter of the report list', () => {
   const attributes = props(REPORT_SCHEMAS.Report, 'attributes');
   for (const m of METRICS) {
-    const a = attributes[m.column];
-    assert.ok(a, `${m.column} is a report attribute`);
-    assert.equal(a.type, m.unit === 'cls' ? 'number' : 'integer', m.column);
-    assert.ok(REPORTS_LIST.attrs[m.column], `${m.column} is a report list attribute`);
+    const a = attributes[m.name];
+    assert.ok(a, `${m.name} is a report attribute`);
+    assert.equal(a.type, m.unit === 'cls' ? 'number' : 'integer', m.name);
+    assert.ok(REPORTS_LIST.attrs[m.name], `${m.name} is a report list attribute`);
   }
-  assert.equal(new Set(METRICS.map((m) => m.column)).size, METRICS.length, 'no metric twice');
+  assert.equal(new Set(METRICS.map((m) => m.name)).size, METRICS.length, 'no metric twice');
 });
 
 test('metrics: directions', () => {
   for (const m of ['service_score', 'performance_score', 'structure_score', 'pagespeed_score', 'yslow_score']) assert.ok(higherIsBetter(m), m);
   for (const m of ['fully_loaded_time', 'page_bytes', 'page_requests', 'cumulative_layout_shift', 'total_blocking_time']) assert.ok(!higherIsBetter(m), m);
   // Every metric of a unit reads the same way (compare's default direction of a unit relies on it).
-  for (const m of METRICS) assert.equal(m.better, unitBetter(m.unit), m.column);
+  for (const m of METRICS) assert.equal(m.better, unitBetter(m.unit), m.name);
 });
 
 test('metrics: the run metrics, alerts, compare and charts read the table', () => {
@@ -49,9 +50,9 @@ test('metrics: the run metrics, alerts, compare and charts read the table', () =
   ]);
   assert.deepEqual([...LIGHTHOUSE_METRICS], ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time', 'cumulative_layout_shift']);
   assert.deepEqual([...ALERT_METRICS].sort(), [...ALERTABLE_METRICS].sort());
-  assert.deepEqual(FIGURES.map((f) => f.key), COMPARED_METRICS.map((m) => m.column));
+  assert.deepEqual(FIGURES.map((f) => f.key), COMPARED_METRICS.map((m) => m.name));
   assert.deepEqual(FIGURES.find((f) => f.key === 'largest_contentful_paint'), { key: 'largest_contentful_paint', label: 'Largest contentful paint', kind: 'time', better: 'lower' });
-  assert.deepEqual(CHARTED_METRICS.map((m) => m.chart.title), [
+  assert.deepEqual(CHARTED_METRICS.map(titleOf), [
     'Grade', 'Performance', 'Structure', 'Largest Contentful Paint', 'Total Blocking Time', 'Cumulative Layout Shift', 'Fully loaded', 'Page size',
   ]);
 });

@@ -37,7 +37,7 @@ describe('compare: differences', () => {
     assert.deepEqual(figureDelta('size', 2048, 1024), { text: '\u22121.0 KB', verdict: 'better' });
     assert.deepEqual(figureDelta('count', 10, 13), { text: '+3 requests', verdict: 'worse' });
     assert.deepEqual(figureDelta('count', 10, 9), { text: '\u22121 request', verdict: 'better' });
-    assert.deepEqual(figureDelta('cls', 0.1, 0.25), { text: '+0.150', verdict: 'worse' });
+    assert.deepEqual(figureDelta('cls', 0.1, 0.25), { text: '+0.15', verdict: 'worse' });
     assert.deepEqual(figureDelta('cls', 0.1, 0.1002), { text: 'same', verdict: 'same' });
   });
 
@@ -51,7 +51,8 @@ describe('compare: differences', () => {
     assert.equal(showFigure('time', 850), '850 ms');
     assert.equal(showFigure('time', -1), 'stopped at onload');
     assert.equal(showFigure('score', 87), '87%');
-    assert.equal(showFigure('cls', 0.123), '0.12');
+    assert.equal(showFigure('cls', 0.123), '0.123');
+    assert.equal(showFigure('cls', 0.1), '0.1');
     assert.equal(showFigure('size', null), '–');
     assert.equal(showFigure('count', 12), '12');
   });

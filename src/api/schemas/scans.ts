@@ -1,7 +1,9 @@
 /** Site scans (docs/scans.md): POST /scans, the scan, its pages, their downloads, and the cancel. */
 import { SCAN_PAGES_LIST, SCAN_PAGE_STATES, SCAN_STATES, SCANS_LIST } from '../../core/vocabulary/lists.js';
 import { SKIP_REASONS } from '../../discovery/types.js';
+import { figure, shortOf } from '../../analysis/figures.js';
 import { COMPARED_METRICS } from '../../analysis/scan-comparison-rules.js';
+import { VITAL_NAMES, type Vital } from '../../analysis/site-figures.js';
 import { ID_PATTERN, MAX_ID_LENGTH } from '../../core/ids.js';
 import { parseListQuery } from '../query.js';
 import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str, strings } from './common.js';
@@ -35,15 +37,16 @@ const ScanAttributesInput = obj(
   { description: 'The scan\'s own attributes and every option of POST /tests (not journey), applied to each page\'s test.' },
 );
 
-const vital = (what: string) => obj({
-  good: int(), needs_improvement: int(), poor: int(), median: nullableNum(`median ${what}`), p75: nullableNum(`75th percentile ${what}`),
-});
+/** A rated figure's counts and statistics, described from the one table of figures (its short name, unit and bands). */
+const vital = (name: Vital) => {
+  const f = figure(name);
+  const what = `${shortOf(f)}${f.unit === 'time' ? ' (ms)' : ''}; good ≤ ${f.bands!.good}, poor > ${f.bands!.poor}`;
+  return obj({ good: int(), needs_improvement: int(), poor: int(), median: nullableNum(`median ${what}`), p75: nullableNum(`75th percentile ${what}`) });
+};
 
 const ScanFigures = obj({
   pages_measured: int('completed pages the figures are made of'),
-  largest_contentful_paint: vital('LCP (ms); good ≤ 2500, poor > 4000'),
-  cumulative_layout_shift: vital('CLS; good ≤ 0.1, poor > 0.25'),
-  total_blocking_time: vital('TBT (ms); good ≤ 200, poor > 600'),
+  ...Object.fromEntries(VITAL_NAMES.map((name) => [name, vital(name)])),
   fully_loaded_time: obj({ median: nullableNum('median ms'), p75: nullableNum('75th percentile ms') }),
   performance_score: obj({ median: nullableNum('median score'), p75: nullableNum('the score 75 % of pages reach') }),
   grades: { type: 'object', additionalProperties: { type: 'integer' }, description: 'pages per grade' },
@@ -100,7 +103,7 @@ const CompareReason = obj({
   after: { anyOf: [{ type: 'number' }, { type: 'string' }] },
   change: num('after − before; of a grade, letters fallen'), threshold: num('the least change that counted'),
   p: num('the test\'s one-sided p'), n: { type: 'array', items: { type: 'integer' }, description: 'values on each side (runs, or pages of a template)' },
-  text: str('e.g. "LCP 1,800 → 2,900 ms"'), why: str('e.g. "+1,100 ms, threshold 500 ms" or "Mann-Whitney p = 0.004 over 5 and 5 runs; ..."'),
+  text: str('e.g. "LCP 1.80 s → 2.90 s"'), why: str('e.g. "+1.10 s, threshold 500 ms" or "Mann-Whitney p = 0.004 over 5 and 5 runs; ..."'),
 }, ['metric', 'direction', 'basis', 'text', 'why']);
 const verdict = str(undefined, { enum: ['worse', 'better', 'unchanged'] });
 const ComparedPage = obj({

@@ -49,12 +49,12 @@ const bad = (detail: string) => new ApiError('E40004', detail);
 /** The identity of a condition: the same on every scan that carries it, whatever else the scans have. */
 export const conditionKey = (c: AlertCondition): string => [c.kind, c.figure ?? '', c.operator ?? '', c.value].join('|');
 
-/** "lcp_p75 > 2500 ms", "a page's grade falls 2 letters or more", as messages and the app say a condition. */
-export function conditionText(c: AlertCondition): string {
+/** "lcp_p75 > 2.50 s", "a page's grade falls 2 letters or more", as messages and the app say a condition. */
+export function conditionText(c: AlertCondition, shownValue?: string): string {
   switch (c.kind) {
     case 'figure': {
       const b = siteBudget(c.figure ?? '');
-      const value = b ? formatSite(b.unit, c.value) : String(c.value);
+      const value = shownValue ?? (b ? formatSite(b.unit, c.value) : String(c.value));
       return `${c.figure} ${c.operator ? OPERATOR_SYMBOLS[c.operator] : '?'} ${value}${b?.unit === 'pages' ? ' pages' : ''}`;
     }
     case 'grade_drop':

@@ -6,7 +6,7 @@
  * verdict against the condition's last verdict on an earlier scan: triggered when it holds and did not, resolved when
  * it held and no longer does.
  */
-import { formatSite, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/site-budgets.js';
+import { formatSiteAgainst, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/site-budgets.js';
 import type { ComparedPage, Reason, ScanComparison } from '../../analysis/scan-comparison-rules.js';
 import { pathOnSite, type SiteFigures } from '../../analysis/site-figures.js';
 import { plural } from '../../lib/words.js';
@@ -20,7 +20,7 @@ export interface NamedPage {
   template: string;
   /** The page's report in this scan (null: it failed). */
   report: string | null;
-  /** Why it is named: "LCP 4600 ms is over lcp_p75's limit of 2500 ms", "grade B → D". */
+  /** Why it is named: "LCP 4.60 s is over lcp_p75's limit of 2.50 s", "grade B → D". */
   why: string;
 }
 
@@ -83,12 +83,15 @@ const NOTHING = { pages: [], more_pages: 0, templates: [], compared_with: null, 
 
 function judgeFigure(c: AlertCondition, scan: ScanForAlerts): Judged {
   const b = siteBudget(c.figure ?? '')!;
-  const what = conditionText(c);
   const value = b.value(scan);
   if (value === undefined) {
-    return { ...NOTHING, holds: null, measured: null, outcome: `${what} was not evaluated: the scan has no ${b.name} (no page measured it).` };
+    return { ...NOTHING, holds: null, measured: null,
+      outcome: `${conditionText(c)} was not evaluated: the scan has no ${b.name} (no page measured it).` };
   }
-  const shown = `${b.name} is ${b.unit === 'pages' ? plural(value, 'page') : formatSite(b.unit, value)}`;
+  // The value and the threshold never print alike when they differ (2.50 s (2,504 ms) against 2.50 s (2,500 ms)).
+  const [shownValue, shownLimit] = b.unit === 'pages' ? [plural(value, 'page'), undefined] : formatSiteAgainst(b.unit, value, c.value);
+  const what = conditionText(c, shownLimit);
+  const shown = `${b.name} is ${shownValue}`;
   const holds = HOLDS(c.operator, value, c.value);
   // Pages are to blame when the condition points at the figure's wrong side (over a max, under a min).
   const wrongSide = b.direction === 'max' ? c.operator === 'gt' || c.operator === 'gte' : c.operator === 'lt' || c.operator === 'lte';

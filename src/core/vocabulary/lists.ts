@@ -106,7 +106,7 @@ export const REPORTS_LIST: ListSpec<'reports'> = {
     location: { type: 'id', filter: true },
     created: time(true),
     expires: time(true),
-    ...Object.fromEntries(LISTED_METRICS.map((m) => [m.column, metric(m.unit === 'cls' ? 'number' : 'int', m.source !== 'load')])),
+    ...Object.fromEntries(LISTED_METRICS.map((m) => [m.name, metric(m.unit === 'cls' ? 'number' : 'int', m.source !== 'load')])),
   },
   defaultSort: [{ attr: 'created', desc: true }],
   defaultPageSize: 50,

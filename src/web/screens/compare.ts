@@ -6,8 +6,9 @@
  */
 import type { ReportRow } from '../../core/reports/reports.js';
 import { ApiError } from '../../core/errors.js';
+import { formatChangeSize, formatFigure } from '../../analysis/figures.js';
 import { COMPARED_METRICS, unitBetter, type Better, type MetricUnit } from '../../core/vocabulary/metrics.js';
-import { bytes, ms } from '../../report/format.js';
+import { ms } from '../../report/format.js';
 import { loadReportData, type ReportData } from '../../report/view.js';
 import { renderWaterfall } from '../../report/waterfall.js';
 import { esc, shell, type WebKit } from '../kit.js';
@@ -24,7 +25,7 @@ type NumericKey = { [K in keyof ReportRow]: ReportRow[K] extends number | null ?
 
 /** The compared figures: the metrics table's, in its compare order, with their labels, units and directions. */
 export const FIGURES: { key: NumericKey; label: string; kind: FigureKind; better: Better }[] = COMPARED_METRICS.map((m) => ({
-  key: m.column as NumericKey, label: m.label, kind: m.unit, better: m.better,
+  key: m.name as NumericKey, label: m.label, kind: m.unit, better: m.better,
 }));
 
 /**
@@ -48,16 +49,9 @@ export function figureValue(kind: FigureKind, v: number | null | undefined): num
   return kind !== 'score' && v < 0 ? null : v;
 }
 
-/** A figure as the report shows it. */
+/** A figure as the report shows it (a time of -1: the test stopped at onload). */
 export function showFigure(kind: FigureKind, v: number | null | undefined): string {
-  if (kind === 'time') return ms(v);
-  if (v === null || v === undefined) return '–';
-  switch (kind) {
-    case 'score': return `${Math.round(v)}%`;
-    case 'size': return bytes(v);
-    case 'cls': return v.toFixed(2);
-    case 'count': return String(v);
-  }
+  return kind === 'time' ? ms(v) : formatFigure(kind, v);
 }
 
 export interface Delta {
@@ -68,25 +62,10 @@ export interface Delta {
 
 const MINUS = '\u2212';
 
-/** A difference's size in the figure's unit, rounded as it is shown (0 reads as "same"). */
+/** A difference's size in the figure's unit, rounded as it is shown (0 reads as "same"); requests are counted in words. */
 function magnitude(kind: FigureKind, d: number): string {
-  switch (kind) {
-    case 'time': {
-      const a = Math.round(d);
-      if (a < 1000) return a === 0 ? '' : `${a} ms`;
-      return a < 10_000 ? `${(a / 1000).toFixed(2)} s` : `${(a / 1000).toFixed(1)} s`;
-    }
-    case 'score': {
-      const a = Math.round(d);
-      return a === 0 ? '' : plural(a, 'point', 'points');
-    }
-    case 'size': return d === 0 ? '' : bytes(d);
-    case 'count': return d === 0 ? '' : plural(d, 'request', 'requests');
-    case 'cls': {
-      const a = d.toFixed(3);
-      return Number(a) === 0 ? '' : a;
-    }
-  }
+  const size = formatChangeSize(kind, d);
+  return kind === 'count' && size !== '' ? plural(Math.round(d), 'request', 'requests') : size;
 }
 
 /** How `value` differs from `base`, and whether that is better (the metric's direction; by default its unit's). */

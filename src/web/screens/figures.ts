@@ -1,6 +1,7 @@
 /** Small pieces of figures the app's lists and charts share. */
 import { readOptions, StoredOptionsError } from '../../core/options/stored-options.js';
 import type { SecretBox } from '../../store/secret-box.js';
+import { figure, headingOf, type FigureName } from '../../analysis/figures.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { esc } from '../kit.js';
 
@@ -22,6 +23,10 @@ export function gradeBox(r: { service_grade: string | null; service_score: numbe
   return `<span class="gradebox" style="background:${bg};color:${inkOn(bg)}" title="${r.service_score}%">${esc(r.service_grade)}</span>` +
     `<span class="muted"> ${r.service_score}%</span>`;
 }
+
+/** Column headings of figures of the one table, by their short names ("LCP", "Fully loaded"), numbers aligned. */
+export const figureHeads = (...names: FigureName[]): string =>
+  names.map((n) => `<th scope="col" class="num">${esc(headingOf(figure(n)))}</th>`).join('');
 
 /** "2026-11-25 14:02" (UTC, to the minute): when, in the app's tables and headings. */
 export const utcMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');

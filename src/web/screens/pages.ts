@@ -14,13 +14,14 @@ import { readOptions } from '../../core/options/stored-options.js';
 import { linkTags, listTags, type TagRow } from '../../core/pages/tags.js';
 import { failedTestsOfPage, requestTest, type TestRow } from '../../core/tests/tests.js';
 import { couldBeId, hasControlCharacter } from '../../core/ids.js';
-import { ms } from '../../report/format.js';
+import { cls, ms, pct } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartMarker, type ChartMetric } from '../charts.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
-import { gradeBox, inkOn } from './figures.js';
+import { figureHeads, gradeBox, inkOn } from './figures.js';
 import { figureValue, showFigure } from './compare.js';
+import { shortOf, titleOf } from '../../analysis/figures.js';
 import { CHARTED_METRICS } from '../../core/vocabulary/metrics.js';
 import { FREQUENCIES, type FrequencySpec } from '../../core/vocabulary/frequencies.js';
 import { newestReports } from './report.js';
@@ -89,8 +90,6 @@ export function pagesHref(view: PagesView, page: number): string {
   return s ? `/pages?${s}` : '/pages';
 }
 
-const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${Math.round(v)}%`);
-const cls = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
 const timeTag = (t: number | null) => (t === null ? '–' : `<time datetime="${new Date(t).toISOString()}">${when(t)}</time>`);
 
 export function tagPill(t: Pick<TagRow, 'name' | 'color' | 'description'>): string {
@@ -150,8 +149,7 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
     }).join('');
     const from = (view.page - 1) * PAGE_SIZE + 1;
     content = `<div class="card tablewrap"><table class="list pages-list"><caption class="visually-hidden">Pages ${from} to ${from + list.rows.length - 1}</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Browser</th><th scope="col">Grade</th><th scope="col" class="num">Performance</th><th scope="col" class="num">Structure</th>
-<th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th><th scope="col" class="num">Fully loaded</th>
+<thead><tr><th scope="col">URL</th><th scope="col">Browser</th><th scope="col">Grade</th>${figureHeads('performance_score', 'structure_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift', 'fully_loaded_time')}
 <th scope="col">Last test (UTC)</th><th scope="col">Monitoring</th><th scope="col">Tags</th></tr></thead><tbody>${rows}</tbody></table></div>`;
   }
   const pager = view.page > 1 || list.hasNext
@@ -171,10 +169,10 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
  * value, or null when it has none (a negative time is a test stopped at onload: no figure).
  */
 const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => number | null }[] = CHARTED_METRICS.map((m) => ({
-  column: m.column,
-  metric: { title: m.chart.title, label: m.chart.label, format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop,
+  column: m.name,
+  metric: { title: titleOf(m), label: shortOf(m), format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop,
     byAuditSet: m.byAuditSet === true },
-  value: (r: ReportRow) => figureValue(m.unit, r[m.column as keyof ReportRow] as number | null),
+  value: (r: ReportRow) => figureValue(m.unit, r[m.name as keyof ReportRow] as number | null),
 }));
 
 /**
@@ -201,8 +199,8 @@ function reportsTable(reports: ReportRow[], total: number): string {
   }).join('');
   const note = total > reports.length ? `<p class="muted">The ${reports.length} newest of ${total} reports.</p>` : '';
   const table = `<div class="tablewrap"><table class="list"><thead><tr>${compare ? '<th scope="col">Compare</th>' : ''}<th scope="col">Tested (UTC)</th><th scope="col">Grade</th>` +
-    `<th scope="col" class="num">Performance</th><th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th>` +
-    `<th scope="col" class="num">Fully loaded</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    figureHeads('performance_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift', 'fully_loaded_time') +
+    `</tr></thead><tbody>${rows}</tbody></table></div>`;
   if (!compare) return `<div class="card">${table}${note}</div>`;
   return `<form method="get" action="/compare" class="card">${table}${note}` +
     `<div class="actions pv-compare"><button class="btn" type="submit">Compare selected</button><span class="hint">Choose 2 to 4 reports.</span></div></form>`;

@@ -7,40 +7,40 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  COMPARE_RULES, pText, type ComparedMetric, type ComparedPage, type OtherPage, type Reason, type ScanComparison, type SiteFigureRow,
+  COMPARE_RULES, COMPARED_METRICS, pText, type ComparedMetric, type ComparedPage, type OtherPage, type Reason, type ScanComparison, type SiteFigureRow,
 } from '../../analysis/scan-comparison-rules.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/comparison-reader.js';
 import { getScan, scanNotFound, type ScanRow } from '../../core/scans/scans.js';
-import { ms } from '../../report/format.js';
+import { figure, formatChangeSize, formatFigure, headingOf, type FigureUnit } from '../../analysis/figures.js';
 import { errorScreen, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
-import { plural, utcMinute } from './figures.js';
+import { figureHeads, plural, utcMinute } from './figures.js';
 import { gradeLetter, SOURCE_NAMES } from './scan-view.js';
 import { pathOnSite, scanSite } from '../../analysis/site-figures.js';
 
-const FIGURE_LABELS: Record<ComparedMetric, string> = {
-  performance_score: 'Performance', largest_contentful_paint: 'LCP', total_blocking_time: 'TBT', cumulative_layout_shift: 'CLS',
-  fully_loaded_time: 'Fully loaded',
-};
+/** The compared figures' column headings: their short names in the one table ("LCP", "Fully loaded"). */
+const FIGURE_LABELS = Object.fromEntries(COMPARED_METRICS.map((m) => [m, headingOf(figure(m))])) as Record<ComparedMetric, string>;
 const VERDICT_NAMES = { worse: 'Worse', better: 'Better', unchanged: 'Unchanged' } as const;
 const PAGE_STATE_NAMES: Record<string, string> = { queued: 'Queued', started: 'Loading', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
 
 const when = (s: ScanRow) => `<time datetime="${new Date(s.started ?? s.created).toISOString()}">${esc(utcMinute(s.started ?? s.created))}</time>`;
 
-function value(metric: ComparedMetric | 'count' | 'score' | 'ms' | 'cls', v: number | null): string {
-  if (v === null) return '–';
-  const unit = metric in COMPARE_RULES ? COMPARE_RULES[metric as ComparedMetric].unit : metric;
-  return unit === 'ms' ? ms(v) : unit === 'cls' ? String(Math.round(v * 1000) / 1000) : unit === 'score' ? `${Math.round(v)}` : v.toLocaleString('en');
+/** A site figure row's unit as the API names it (ms, count) in the one table's terms. */
+const figureUnit = (unit: SiteFigureRow['unit']): FigureUnit => (unit === 'ms' ? 'time' : unit);
+
+/** A value of a compared figure, or of a site figure row's unit, as the one table prints it. */
+function value(metric: ComparedMetric | SiteFigureRow['unit'], v: number | null): string {
+  return formatFigure(metric in COMPARE_RULES ? COMPARE_RULES[metric as ComparedMetric].unit : figureUnit(metric as SiteFigureRow['unit']), v);
 }
 
 /** A change in words and colour: worse in the poor colour, better in the good one. */
 function changeCell(unit: SiteFigureRow['unit'], better: 'higher' | 'lower', change: number | null): string {
   if (change === null) return '<td class="num">–</td>';
-  if (change === 0) return '<td class="num muted">no change</td>';
+  const size = formatChangeSize(figureUnit(unit), change);
+  if (size === '') return '<td class="num muted">no change</td>';
   const worse = better === 'lower' ? change > 0 : change < 0;
-  const size = unit === 'ms' ? ms(Math.abs(change)) : unit === 'cls' ? String(Math.round(Math.abs(change) * 1000) / 1000) : Math.abs(Math.round(change)).toLocaleString('en');
   return `<td class="num ${worse ? 'worse' : 'better'}">${change > 0 ? '+' : '−'}${size}</td>`;
 }
 
@@ -64,7 +64,7 @@ function countsPart(c: ScanComparison): string {
     ['Worse', n.worse, n.worse ? 'worse' : ''], ['Better', n.better, n.better ? 'better' : ''], ['Unchanged', n.unchanged, ''],
     ['New', n.new, ''], ['Gone', n.gone, ''], ['Not measured', n.failed, ''],
   ];
-  const thresholds = (Object.keys(COMPARE_RULES) as ComparedMetric[]).map((m) => `${FIGURE_LABELS[m]} ${value(m, c.rules.thresholds[m])}`).join(', ');
+  const thresholds = COMPARED_METRICS.map((m) => `${FIGURE_LABELS[m]} ${formatChangeSize(COMPARE_RULES[m].unit, c.rules.thresholds[m])}`).join(', ');
   return `<section class="card scan-card scmp-counts" aria-labelledby="scmp-counts-h"><h2 id="scmp-counts-h">${plural(n.matched, 'page')} in both scans</h2>` +
     `<ul class="scmp-count-list">${rows.map(([k, x, cls]) => `<li${cls ? ` class="${cls}"` : ''}><b>${x}</b> ${k.toLowerCase()}</li>`).join('')}</ul>` +
     `<p class="muted">A page counts as worse or better by the Mann-Whitney test over its runs (p &lt; ${c.rules.alpha}) when both scans loaded it ` +
@@ -110,7 +110,7 @@ const pageCell = (site: string, p: { url: string; template: string }, links: str
 
 function pagesPart(site: string, c: ScanComparison): string {
   if (c.pages.length === 0) return '<div class="card"><p class="muted">No page was measured in both scans.</p></div>';
-  const metrics = Object.keys(COMPARE_RULES) as ComparedMetric[];
+  const metrics = COMPARED_METRICS;
   const rows = c.pages.map((p) => {
     const grade = p.changes.grade === null && p.before.grade && p.after.grade
       ? `<span>${beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade))} <span class="muted">(not compared)</span></span>`
@@ -130,11 +130,11 @@ function otherPages(site: string, pages: readonly OtherPage[], empty: string, ca
   if (pages.length === 0) return `<div class="card"><p class="muted">${empty}</p></div>`;
   const rows = pages.map((p) => `<tr>${pageCell(site, p, p.side.report ? `<span class="scmp-sub scmp-links">${reportLink('Report', p.side.report, pathOnSite(site, p.url))}</span>` : '')}` +
     `${cell('State', esc(PAGE_STATE_NAMES[p.state] ?? p.state))}${cell('Grade', gradeLetter(p.side.grade))}` +
-    `${cell('Performance', value('performance_score', p.side.performance_score), 'num')}` +
-    `${cell('LCP', value('largest_contentful_paint', p.side.largest_contentful_paint), 'num')}</tr>`).join('');
+    `${cell(FIGURE_LABELS.performance_score, value('performance_score', p.side.performance_score), 'num')}` +
+    `${cell(FIGURE_LABELS.largest_contentful_paint, value('largest_contentful_paint', p.side.largest_contentful_paint), 'num')}</tr>`).join('');
   return `<div class="card tablewrap"><table class="list pv-stack scmp-other"><caption class="visually-hidden">${caption}</caption>` +
-    `<thead><tr><th scope="col">Page</th><th scope="col">State</th><th scope="col">Grade</th><th scope="col" class="num">Performance</th>` +
-    `<th scope="col" class="num">LCP</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    `<thead><tr><th scope="col">Page</th><th scope="col">State</th><th scope="col">Grade</th>${figureHeads('performance_score', 'largest_contentful_paint')}` +
+    `</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function failedPart(site: string, c: ScanComparison): string {

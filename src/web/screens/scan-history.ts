@@ -5,28 +5,19 @@
  * grades. Shown when the site has at least two completed scans.
  */
 import type { HistoryPoint, SiteHistory } from '../../core/scans/scan-history.js';
-import { ms } from '../../report/format.js';
+import { CHARTED_SITE_FIGURES, formatSite } from '../../analysis/site-budgets.js';
+import { ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { lineChart, when, type ChartMetric } from '../charts.js';
 import { esc } from '../kit.js';
 import { plural } from './figures.js';
 import { SOURCE_NAMES } from './scan-view.js';
 
-const count = (v: number) => String(Math.round(v));
-const pct = (v: number) => `${Math.round(v)}%`;
-const cls = (v: number) => v.toFixed(2);
-
-/** The charted figures: names of the one table of site figures (a history point's `figures`), the app's titles. */
-const SITE_CHARTS: { figure: string; metric: ChartMetric }[] = [
-  { figure: 'performance_median', metric: { title: 'Performance, median', label: 'median performance', format: pct, max: 100 } },
-  { figure: 'lcp_p75', metric: { title: 'LCP, 75th percentile', label: 'LCP p75', format: ms, minTop: 1000 } },
-  { figure: 'tbt_p75', metric: { title: 'TBT, 75th percentile', label: 'TBT p75', format: ms, minTop: 100 } },
-  { figure: 'cls_p75', metric: { title: 'CLS, 75th percentile', label: 'CLS p75', format: cls, minTop: 0.1 } },
-  { figure: 'fully_loaded_p75', metric: { title: 'Fully loaded, 75th percentile', label: 'fully loaded p75', format: ms, minTop: 1000 } },
-  { figure: 'poor_lcp_pages', metric: { title: 'Pages with poor LCP', label: 'pages with poor LCP', format: count, minTop: 5 } },
-  { figure: 'poor_cls_pages', metric: { title: 'Pages with poor CLS', label: 'pages with poor CLS', format: count, minTop: 5 } },
-  { figure: 'poor_tbt_pages', metric: { title: 'Pages with poor TBT', label: 'pages with poor TBT', format: count, minTop: 5 } },
-];
+/** The charted figures: the site figures the table charts (analysis/site-budgets.ts), with its labels, prints and axes. */
+const SITE_CHARTS: { figure: string; metric: ChartMetric }[] = CHARTED_SITE_FIGURES.map((f) => ({
+  figure: f.name,
+  metric: { title: f.label, label: f.short, format: (v: number) => formatSite(f.unit, v), max: f.chart.max, minTop: f.chart.minTop },
+}));
 
 /** The newest Lighthouse that made the scan's reports (a change of it is drawn on the charts). */
 const lighthouseOf = (p: HistoryPoint): string | null => p.lighthouseVersions.at(-1) ?? null;
@@ -44,7 +35,7 @@ function scansTable(h: SiteHistory): string {
     const f = p.figures;
     return `<tr${current ? ' class="history-current"' : ''}><td>${link}${p.scheduleId ? ' <span class="muted">scheduled</span>' : ''}</td>` +
       `<td class="num">${p.pagesMeasured}</td><td class="num">${f.failed_pages ?? 0}</td>` +
-      `<td class="num">${f.performance_median === null ? '–' : pct(f.performance_median!)}</td><td class="num">${ms(f.lcp_p75)}</td>` +
+      `<td class="num">${pct(f.performance_median)}</td><td class="num">${ms(f.lcp_p75)}</td>` +
       `<td>${gradesCell(p.grades)}</td></tr>`;
   }).join('');
   return `<details class="card history-table"><summary>Every scan (${h.points.length})</summary><div class="tablewrap">` +

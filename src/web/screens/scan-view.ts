@@ -8,13 +8,14 @@
 import type { ScanPageRow } from '../../core/scans/scans.js';
 import type { ScanView } from '../../core/scans/scan-export.js';
 import type { SiteFigures, VitalFigures } from '../../analysis/site-figures.js';
-import { pathOnSite, scanSite, VITALS } from '../../analysis/site-figures.js';
+import { pathOnSite, scanSite, VITAL_NAMES, type Vital } from '../../analysis/site-figures.js';
+import { bandsText, figure, formatFigure, headingOf, shortOf, titleOf } from '../../analysis/figures.js';
 import type { ListQuery } from '../../store/list-query.js';
-import { bytes, ms } from '../../report/format.js';
+import { bytes, cls, ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { actionButton, esc, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
-import { inkOn, plural, utcMinute } from './figures.js';
+import { figureHeads, inkOn, plural, utcMinute } from './figures.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -63,8 +64,6 @@ export function scanLabel(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figur
 /** "27 of 50 done", the scans list's and the progress part's count (failed pages count as done). */
 export const doneOf = (s: Pick<ScanView, 'pages'>): string => `${s.pages.completed + s.pages.failed} of ${s.pages.total}`;
 
-const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${Math.round(v)}%`);
-const cls = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
 const share = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 1000) / 10);
 const timeTag = (t: number) => `<time datetime="${new Date(t).toISOString()}">${esc(utcMinute(t))}</time>`;
 
@@ -93,12 +92,12 @@ const COLUMNS: Column[] = [
   { attr: 'template', label: 'Template', firstDesc: false },
   { attr: 'state', label: 'State', firstDesc: false },
   { attr: 'grade', label: 'Grade', firstDesc: true },
-  { attr: 'performance_score', label: 'Performance', firstDesc: false, num: true },
-  { attr: 'structure_score', label: 'Structure', firstDesc: false, num: true },
-  { attr: 'largest_contentful_paint', label: 'LCP', firstDesc: true, num: true },
-  { attr: 'total_blocking_time', label: 'TBT', firstDesc: true, num: true },
-  { attr: 'cumulative_layout_shift', label: 'CLS', firstDesc: true, num: true },
-  { attr: 'fully_loaded_time', label: 'Fully loaded', firstDesc: true, num: true },
+  { attr: 'performance_score', label: headingOf(figure('performance_score')), firstDesc: false, num: true },
+  { attr: 'structure_score', label: headingOf(figure('structure_score')), firstDesc: false, num: true },
+  { attr: 'largest_contentful_paint', label: headingOf(figure('largest_contentful_paint')), firstDesc: true, num: true },
+  { attr: 'total_blocking_time', label: headingOf(figure('total_blocking_time')), firstDesc: true, num: true },
+  { attr: 'cumulative_layout_shift', label: headingOf(figure('cumulative_layout_shift')), firstDesc: true, num: true },
+  { attr: 'fully_loaded_time', label: headingOf(figure('fully_loaded_time')), firstDesc: true, num: true },
 ];
 const SORTABLE = new Set(COLUMNS.map((c) => c.attr));
 
@@ -223,11 +222,11 @@ export function progressPart(s: ScanView): string {
 
 /* The site report. */
 
-const VITAL_PARTS: { key: keyof typeof VITALS; title: string; format: (v: number | null) => string; limits: string }[] = [
-  { key: 'largest_contentful_paint', title: 'Largest Contentful Paint (LCP)', format: ms, limits: 'good ≤ 2.5 s, poor > 4 s' },
-  { key: 'cumulative_layout_shift', title: 'Cumulative Layout Shift (CLS)', format: cls, limits: 'good ≤ 0.1, poor > 0.25' },
-  { key: 'total_blocking_time', title: 'Total Blocking Time (TBT)', format: ms, limits: 'good ≤ 200 ms, poor > 600 ms' },
-];
+/** The site vitals' cards: each figure's title, short name, print and bands from the one table. */
+const VITAL_PARTS = VITAL_NAMES.map((key: Vital) => {
+  const f = figure(key);
+  return { key, title: `${titleOf(f)} (${headingOf(f)})`, format: (v: number | null) => formatFigure(f.unit, v), limits: bandsText(key) };
+});
 
 function vitalCard(part: (typeof VITAL_PARTS)[number], f: VitalFigures): string {
   const total = f.good + f.needs_improvement + f.poor;
@@ -261,7 +260,7 @@ function worstPages(site: string, f: SiteFigures): string {
     `<td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td><td class="num">${ms(p.largest_contentful_paint)}</td>` +
     `<td class="num">${ms(p.total_blocking_time)}</td><td class="num">${cls(p.cumulative_layout_shift)}</td></tr>`).join('');
   return `<div class="card tablewrap"><table class="list scan-worst"><thead><tr><th scope="col">Page</th><th scope="col">Template</th><th scope="col">Grade</th>` +
-    `<th scope="col" class="num">Performance</th><th scope="col" class="num">LCP</th><th scope="col" class="num">TBT</th><th scope="col" class="num">CLS</th>` +
+    figureHeads('performance_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift') +
     `</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
@@ -270,7 +269,7 @@ function worstTemplates(f: SiteFigures): string {
   const rows = f.worst_templates.map((t) => `<tr><td class="scan-template">${esc(t.template)}</td><td class="num">${t.pages}</td>` +
     `<td class="num">${pct(t.performance_score)}</td><td class="num">${ms(t.largest_contentful_paint)}</td></tr>`).join('');
   return `<div class="card tablewrap"><table class="list scan-worst-templates"><thead><tr><th scope="col">Template</th><th scope="col" class="num">Pages</th>` +
-    `<th scope="col" class="num">Median performance</th><th scope="col" class="num">Median LCP</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    `<th scope="col" class="num">Median ${esc(shortOf(figure('performance_score')))}</th><th scope="col" class="num">Median ${esc(shortOf(figure('largest_contentful_paint')))}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** "Document request latency fails on 38 of 50 pages; 9.10 s and 1.15 MB to save". */
