@@ -157,7 +157,7 @@ async function timeGets(server: TestServer, path: string, n: number, check: (bod
 }
 
 /**
- * `scans` completed scans of one 200-page site a day apart, as scan-work.ts leaves them: each page's row with its
+ * `scans` completed scans of one 200-page site a day apart, as the scan's work leaves them: each page's row with its
  * figures, run values of 3 runs and Lighthouse version, the scan's site figures computed from them (with 12 structure
  * audits and 4 third parties a page, so the figures are as big as a real site's). Returns the IDs oldest first.
  */

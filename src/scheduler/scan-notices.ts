@@ -2,7 +2,7 @@
  * What a completed scan tells (docs/scans.md "Alerts on a site"): the webhook `scan.completed` on every completion,
  * and for each alert condition that triggered or resolved the webhook `scan.alert` and, when SMTP is configured, an
  * e-mail to the account's address, as page alerts are mailed (scheduler/test-events.ts). Built before the transaction
- * that completes the scan and queued in it (core/scans/scan-work.ts): exactly once across processes, in the outbox,
+ * that completes the scan and queued in it (core/scans/completion.ts): exactly once across processes, in the outbox,
  * signed and retried like every delivery.
  */
 import { siteFigureValues } from '../analysis/site-budgets.js';

@@ -1,10 +1,13 @@
 /**
- * The scans' work loops in every API process (core/scans/scan-work.ts): discovery of the scans waiting for it, one at
- * a time per process under a lease (any process takes up a crashed one's), and the following of running scans'
- * pages until their site figures are made.
+ * The scans' work loops in every API process (core/scans/scan-work.ts lists the stages): discovery of the scans
+ * waiting for it, one at a time per process under a lease (any process takes up a crashed one's) and then queueing of
+ * their pages (core/scans/discovery-run.ts), and the following of running scans' pages until their site figures are
+ * made (core/scans/following.ts, completion.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { discoverNextScan, followScans, type FollowContext, type ScanWorkContext } from '../core/scans/scan-work.js';
+import { discoverNextScan } from '../core/scans/discovery-run.js';
+import { followScans } from '../core/scans/following.js';
+import type { FollowContext, ScanWorkContext } from '../core/scans/scan-work.js';
 import { PeriodicJob } from '../lib/periodic-job.js';
 
 export class ScanDiscoveryJob extends PeriodicJob<number> {

@@ -169,7 +169,7 @@ const scanFigureColumns = (p: ScanPageSeed) => ({
 });
 
 /**
- * A scan written straight into the store, as scan-work.ts would leave it: `completed` with its site figures (computed
+ * A scan written straight into the store, as completion.ts would leave it: `completed` with its site figures (computed
  * by analysis/site-figures.ts from the pages given), or `running` with its `started` pages held by a test whose lease
  * lasts an hour (no agent claims it, the scans' follower leaves it loading). Completed pages get a page and a report.
  */

@@ -52,7 +52,7 @@ function parseRunValues(text: string | null): Record<string, number[]> | null {
     const o = JSON.parse(text) as unknown;
     return typeof o === 'object' && o !== null && !Array.isArray(o) ? o as Record<string, number[]> : null;
   } catch {
-    return null; // only scan-work.ts writes the column; a damaged value leaves the page to the thresholds
+    return null; // only following.ts writes the column; a damaged value leaves the page to the thresholds
   }
 }
 

@@ -2,7 +2,7 @@
  * A completing scan's alert conditions judged (docs/scans.md "Alerts on a site"; the rules are alert-verdicts.ts):
  * what they read is read here, before the transaction that completes the scan (SQLite has one connection): the
  * comparison with the site's previous completed scan when a condition needs it, and the conditions' verdicts on the
- * site's earlier scans, whose last one says whether a verdict triggered or resolved. scan-work.ts stores the verdicts
+ * site's earlier scans, whose last one says whether a verdict triggered or resolved. completion.ts stores the verdicts
  * in the update that completes the scan, and queues the notices in the same transaction: exactly once.
  */
 import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';

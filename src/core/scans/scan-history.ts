@@ -41,7 +41,7 @@ function parseFigures(text: string | null): SiteFigures | null {
   try {
     return JSON.parse(text) as SiteFigures;
   } catch {
-    return null; // only scan-work.ts writes the column
+    return null; // only completion.ts writes the column
   }
 }
 

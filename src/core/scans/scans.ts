@@ -1,6 +1,7 @@
 /**
  * Site scans (docs/scans.md): a scan is started here (its credits reserved, its start page checked against the
- * target policy), discovered and queued by scan-work.ts, read and cancelled here. A scan's pages are ordinary tests.
+ * target policy), discovered and queued by its work's stages (scan-work.ts lists them), read and cancelled here. A
+ * scan's pages are ordinary tests.
  */
 import type { AnalysisOptions } from '../options/analysis-options.js';
 import { adjustCredits, fromTenths, spendCredits, type Principal } from '../accounts/accounts.js';
@@ -56,7 +57,7 @@ export interface ScheduledStart {
 /**
  * Start a scan: the role, the target policy for the start page (before anything is charged), then in one transaction
  * the credits of `max_pages` tests reserved (402 E40201 when the account has fewer; nothing is created) and the scan
- * stored as `discovering`. Discovery runs in the background (scan-work.ts). A schedule's scan carries its ID and
+ * stored as `discovering`. Discovery runs in the background (discovery-run.ts). A schedule's scan carries its ID and
  * commits with the schedule's own change (`scheduled.within`), or not at all.
  */
 export async function requestScan(intake: ScanIntake, principal: Principal, options: AnalysisOptions, settings: ScanSettings,
