@@ -11,6 +11,7 @@ import { toSecondsOrNull } from '../core/clock.js';
 import { conditionText } from '../core/scans/alert-conditions.js';
 import type { AlertVerdict, ScanNotices } from '../core/scans/scan-alerts.js';
 import { scanProgress, type ScanRow } from '../core/scans/scans.js';
+import { readScanFigures } from '../core/scans/scan-readers.js';
 import { queueEmail, queueWebhookEvent } from '../notify/outbox.js';
 import { scanAlertMail } from '../notify/scan-mail.js';
 import { accountById } from '../store/accounts.js';
@@ -42,7 +43,7 @@ export function scanNotices(o: ScanNoticesOptions): ScanNotices {
       const reportPage = (id: string | null) => (id ? `${links.origin}/reports/${id}` : null);
       const site = scanSite(scan);
       const pages = await scanProgress(store.db, scan.id);
-      const figures = scan.figures === null ? null : JSON.parse(scan.figures) as SiteFigures;
+      const figures = readScanFigures(scan.figures);
       const about = {
         id: scan.id, url: scan.url, site, source: scan.source, schedule: scan.schedule_id, state: scan.state,
         created: toSecondsOrNull(scan.created), finished: toSecondsOrNull(scan.finished),

@@ -5,7 +5,7 @@
  * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-comparison-rules.ts.
  */
 import { compareScans, type ComparePageInput, type ScanComparison } from '../../analysis/scan-comparison-rules.js';
-import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';
+import { scanSite } from '../../analysis/site-figures.js';
 import type { Store } from '../../store/db.js';
 import { allScanPages, completedScansOfSite, scanPageCounts, type ScanPageRow, type ScanRow } from '../../store/scans.js';
 import { REGRESSION } from '../alerts/alerts.js';
@@ -14,6 +14,7 @@ import { ApiError } from '../errors.js';
 import { runCount } from '../options/analysis-options.js';
 import { readOptions } from '../options/stored-options.js';
 import { getScan } from './scans.js';
+import { readRunValues, readScanFigures } from './scan-readers.js';
 
 /** The word that names, in place of the earlier scan's ID, the account's previous completed scan of the same site. */
 export const LAST = 'last';
@@ -46,21 +47,11 @@ function conditionsOf(store: Store, scan: ScanRow): Record<string, string | numb
   };
 }
 
-function parseRunValues(text: string | null): Record<string, number[]> | null {
-  if (text === null) return null;
-  try {
-    const o = JSON.parse(text) as unknown;
-    return typeof o === 'object' && o !== null && !Array.isArray(o) ? o as Record<string, number[]> : null;
-  } catch {
-    return null; // only following.ts writes the column; a damaged value leaves the page to the thresholds
-  }
-}
-
 const pageInput = (p: ScanPageRow): ComparePageInput => ({
   url: p.url, template: p.template, position: p.position, state: p.state, error: p.error, report_id: p.report_id, grade: p.grade,
   performance_score: p.performance_score, largest_contentful_paint: p.largest_contentful_paint, total_blocking_time: p.total_blocking_time,
   cumulative_layout_shift: p.cumulative_layout_shift, fully_loaded_time: p.fully_loaded_time, lighthouse_version: p.lighthouse_version,
-  run_values: parseRunValues(p.run_values),
+  run_values: readRunValues(p.run_values),
 });
 
 /** 400 E40003 unless the scan has finished with figures: a comparison needs every page of both scans settled. */
@@ -131,7 +122,7 @@ export async function compareScanRows(store: Store, before: ScanRow, after: Scan
   const [a, b] = await Promise.all([side(before), side(after)]);
   const input = (s: typeof a) => ({
     id: s.scan.id, created: s.scan.created, url: s.scan.url, site: s.scan.site, state: s.scan.state, conditions: s.options,
-    figures: s.scan.figures === null ? null : JSON.parse(s.scan.figures) as SiteFigures, pages: s.pages,
+    figures: readScanFigures(s.scan.figures), pages: s.pages,
   });
   return {
     before: { scan: before, options: a.options },

@@ -14,7 +14,7 @@ import { candidateRuns, readRunsMeta, type RunsFile } from '../tests/runs.js';
 /**
  * The compared figures over the kept runs of a report whose test loaded the page more than once (its runs.json), as
  * the page's run_values: `{metric: number[]}` with a figure only when every kept run has it; null for a single run.
- * Read back by the comparison of two scans (comparison-reader.ts).
+ * Read back by readRunValues (scan-readers.ts).
  */
 export async function runValuesOf(artifacts: ArtifactStore, r: { id: string; runs: string | null }): Promise<string | null> {
   if ((readRunsMeta(r.runs)?.count ?? 1) < 2) return null;

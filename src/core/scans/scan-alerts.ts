@@ -12,7 +12,8 @@ import { clock } from '../clock.js';
 import { readScanSettings } from './scan-request.js';
 import { compareScanRows, previousScan } from './comparison-reader.js';
 import { conditionText } from './alert-conditions.js';
-import { judgeConditions, withChanges, type AlertVerdict, type EarlierVerdicts, type PreviousComparison } from './alert-verdicts.js';
+import { judgeConditions, withChanges, type AlertVerdict, type PreviousComparison } from './alert-verdicts.js';
+import { readScanAlerts } from './scan-readers.js';
 
 export type { AlertVerdict };
 
@@ -25,16 +26,6 @@ export interface ScanNotices {
   prepare(scan: ScanRow, verdicts: readonly AlertVerdict[]): Promise<(trx: Db) => Promise<void>>;
   /** Deliveries were queued (after the commit): wake their sender. */
   queued(): void;
-}
-
-function parseVerdicts(text: string | null): EarlierVerdicts['verdicts'] {
-  if (text === null) return [];
-  try {
-    const v = JSON.parse(text) as unknown;
-    return Array.isArray(v) ? v as EarlierVerdicts['verdicts'] : [];
-  } catch {
-    return []; // only this module's caller writes the column; a damaged value counts as no verdict
-  }
 }
 
 /**
@@ -64,7 +55,8 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
   const earlier = await alertsOfSiteScans(store.db, scan.account_id, {
     site: scanSite(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: EARLIER_SCANS,
   });
-  return withChanges(verdicts, earlier.map((e) => ({ scan: e.id, verdicts: parseVerdicts(e.alerts) })));
+  // An earlier scan without verdicts (or whose verdicts cannot be read) has none to follow.
+  return withChanges(verdicts, earlier.map((e) => ({ scan: e.id, verdicts: readScanAlerts(e.alerts) ?? [] })));
 }
 
 /** The verdicts of a scan whose conditions could not be judged (logged): each not evaluated, saying so. */

@@ -7,12 +7,13 @@ import type { SiteFigures } from '../../analysis/site-figures.js';
 import type { ScanPageRow, ScanRow } from '../../store/scans.js';
 import { fromTenths } from '../accounts/accounts.js';
 import { readScanSettings, type ScanSettings } from './scan-request.js';
+import { readDiscoveryErrors, readScanAlerts, readScanFigures, readSkipped } from './scan-readers.js';
 import type { AlertVerdict } from './alert-verdicts.js';
 import type { scanProgress } from './scans.js';
 
 export type ScanProgress = Awaited<ReturnType<typeof scanProgress>>;
 
-/** A scan read back: its stored JSON parsed, its progress and credits; times in milliseconds. */
+/** A scan read back: its stored JSON read (scan-readers.ts), its progress and credits; times in milliseconds. */
 export interface ScanView {
   id: string;
   url: string;
@@ -44,13 +45,13 @@ export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
     created: s.created, started: s.started, finished: s.finished, location: s.location, browser: s.browser,
     settings: readScanSettings(s.settings),
     found: s.found,
-    skipped: JSON.parse(s.skipped) as Record<string, number>,
-    discoveryErrors: JSON.parse(s.discovery_errors) as string[],
+    skipped: readSkipped(s.skipped),
+    discoveryErrors: readDiscoveryErrors(s.discovery_errors),
     pages,
     creditsReserved: fromTenths(s.reserved_tenths),
     creditsUsed: fromTenths(s.cost_tenths * (pages.total - pages.cancelled - pages.failed)),
-    figures: s.figures === null ? null : JSON.parse(s.figures) as SiteFigures,
-    alerts: s.alerts === null ? null : JSON.parse(s.alerts) as AlertVerdict[],
+    figures: readScanFigures(s.figures),
+    alerts: readScanAlerts(s.alerts),
   };
 }
 

@@ -4,12 +4,13 @@
  * analysis/site-budgets.ts), for the API's GET /scans/{id}/history and the app's charts. Reads the scans' rows (index
  * scans_site_history) and one grouped count of their pages (failed, Lighthouse versions), no page's figures.
  */
-import { scanSite, type SiteFigures } from '../../analysis/site-figures.js';
+import { scanSite } from '../../analysis/site-figures.js';
 import { siteFigureValues } from '../../analysis/site-budgets.js';
 import type { Db } from '../../store/db.js';
 import { completedScansOfSite, scanPageSummaries, type ScanRow } from '../../store/scans.js';
 import { clock } from '../clock.js';
 import { getScan } from './scans.js';
+import { readScanFigures } from './scan-readers.js';
 
 /** The newest scans a history holds. */
 export const HISTORY_MAX_SCANS = 100;
@@ -36,15 +37,6 @@ export interface SiteHistory {
   points: HistoryPoint[];
 }
 
-function parseFigures(text: string | null): SiteFigures | null {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as SiteFigures;
-  } catch {
-    return null; // only completion.ts writes the column
-  }
-}
-
 /**
  * The account's completed scans of the scan's site and source (the scan itself when completed), the newest
  * HISTORY_MAX_SCANS, oldest first; 404 E40400 for a scan the account does not have.
@@ -56,7 +48,7 @@ export async function siteHistory(db: Db, accountId: string, scanId: string): Pr
   const summaries = await scanPageSummaries(db, rows.map((r) => r.id));
   const points: HistoryPoint[] = [];
   for (const r of rows.reverse()) {
-    const f = parseFigures(r.figures);
+    const f = readScanFigures(r.figures);
     const summary = summaries.get(r.id);
     points.push({
       scan: r.id, created: r.created, finished: r.finished, scheduleId: r.schedule_id,
