@@ -17,7 +17,7 @@ import { call, errorOf, startServer, type TestServer } from '../helpers/server.j
 import { creditsOf } from '../helpers/assertions.js';
 import { accountIdOf, completeSeededScanPage, seedPage, seedScan, type ScanPageSeed, type SeededScan } from '../helpers/seed.js';
 import { stubResult } from '../helpers/stub-result.js';
-import { journeySteps } from './web-app-journeys.js';
+import { journeySteps } from './web-app/journeys.js';
 import {
   accessibleNodes, aria, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, fieldNames, goto, heading, launchBrowser, newTab, textOf,
 } from '../helpers/browser.js';

@@ -1,13 +1,13 @@
 /**
- * Discovery against hostile sitemaps (discovery-sites.ts, host hostile.test): each is refused without harm, said
- * in `errors` with the sitemap's URL and line, counted as `sitemap_error` (or `other_host`), and what came before
- * the refusal is kept. The internal service on 127.0.0.2 gets no connection.
+ * Discovery against hostile sitemaps (test/fixtures/discovery-sites.ts, host hostile.test): each is refused without
+ * harm, said in `errors` with the sitemap's URL and line, counted as `sitemap_error` (or `other_host`), and what came
+ * before the refusal is kept. The internal service on 127.0.0.2 gets no connection.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { discover } from '../../src/discovery/discover.js';
 import type { DiscoveryResult } from '../../src/discovery/types.js';
-import { startSites, type Sites } from './discovery-sites.js';
+import { startSites, type Sites } from '../fixtures/discovery-sites.js';
 
 let sites: Sites;
 before(async () => {

@@ -1,5 +1,5 @@
 /**
- * Site discovery (src/discovery) against real local HTTP servers (discovery-sites.ts): the fixture site's scan pages
+ * Site discovery (src/discovery) against real local HTTP servers (test/fixtures/discovery-sites.ts): the fixture site's scan pages
  * through robots.txt and every kind of sitemap, the crawl and its traps, robots.txt, the start page's failures,
  * HTTP auth, list sources, include/exclude, sampling and maxPages, determinism, and templates as pure functions.
  * The hostile sitemaps are in discovery-hostile.test.ts. The internal service on 127.0.0.2 never gets a connection.
@@ -14,7 +14,7 @@ import { assignTemplates, checkPathPattern, compilePattern, selectPages, stableR
 import { normalizeUrl, Site } from '../../src/discovery/url.js';
 import { makePrivateCa } from '../helpers/certificates.js';
 import { SCAN_SITE } from '../fixtures/site/scan-site.js';
-import { AUTH, SHUFFLED, startSites, type Sites } from './discovery-sites.js';
+import { AUTH, SHUFFLED, startSites, type Sites } from '../fixtures/discovery-sites.js';
 
 let sites: Sites;
 before(async () => {

@@ -4,7 +4,7 @@ import { servedByCdn } from '../../../src/analysis/cdn.js';
 import {
   cacheLifetime, header, isCompressible, kindOf, mainDocumentChain, redirectTarget, sameSite, siteOf,
 } from '../../../src/analysis/har.js';
-import { doc, entry, har, PAGE } from './fixtures.js';
+import { doc, entry, har, PAGE } from '../../fixtures/analysis.js';
 
 describe('HAR helpers', () => {
   it('reads headers case-insensitively and joins repeats', () => {

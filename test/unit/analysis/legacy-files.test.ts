@@ -6,7 +6,7 @@ import { analyseBodies, analyseImage, analyseText, minifyHtml } from '../../../s
 import { archiveName, buildPagespeedFiles, type PagespeedFilesManifest } from '../../../src/analysis/legacy/files.js';
 import { legacyAnalysis } from '../../../src/analysis/legacy/index.js';
 import { tar } from '../../../src/analysis/legacy/tar.js';
-import { doc, entry, facts, har, PAGE } from './fixtures.js';
+import { doc, entry, facts, har, PAGE } from '../../fixtures/analysis.js';
 
 const W = 'https://www.example.com';
 

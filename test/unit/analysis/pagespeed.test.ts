@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PAGESPEED_RULES, PAGESPEED_RULESET, pagespeedReport } from '../../../src/analysis/legacy/pagespeed/index.js';
-import { bodies, CACHED, doc, entry, har, image, input, PAGE } from './fixtures.js';
+import { bodies, CACHED, doc, entry, har, image, input, PAGE } from '../../fixtures/analysis.js';
 
 const W = 'https://www.example.com';
 const run = (id: keyof typeof PAGESPEED_RULES, ...args: Parameters<typeof input>) => PAGESPEED_RULES[id](input(...args));

@@ -13,7 +13,7 @@ import {
 import { lighthouseItems, lighthouseSavings } from '../../../src/analysis/structure/lighthouse-details.js';
 import { noDuplicateRequests } from '../../../src/analysis/structure/no-duplicate-requests.js';
 import { useCdn } from '../../../src/analysis/structure/use-cdn.js';
-import { doc, entry, facts, har } from './fixtures.js';
+import { doc, entry, facts, har } from '../../fixtures/analysis.js';
 
 describe('Lighthouse structure audits', () => {
   it('takes Lighthouse\'s score for scored audits', () => {

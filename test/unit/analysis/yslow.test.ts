@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { overallScore } from '../../../src/analysis/legacy/rule.js';
 import { YSLOW_RULES, YSLOW_RULESET, yslowReport } from '../../../src/analysis/legacy/yslow/index.js';
 import { isEtagGood } from '../../../src/analysis/legacy/yslow/server.js';
-import { bodies, CACHED, doc, entry, har, image, input, PAGE } from './fixtures.js';
+import { bodies, CACHED, doc, entry, har, image, input, PAGE } from '../../fixtures/analysis.js';
 
 const W = 'https://www.example.com';
 const run = (id: keyof typeof YSLOW_RULES, ...args: Parameters<typeof input>) => YSLOW_RULES[id](input(...args));

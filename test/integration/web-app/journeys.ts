@@ -1,9 +1,10 @@
 /**
- * The web app's journey steps (issue 29), run by the browser suite (web-app.test.ts) in its one server and browser,
- * after its other steps: a recording the API refuses (its message, the form kept but not the secrets, nothing charged);
- * the shop's sign-in from Analyze, given as a file with its password in "Secrets" (a real run), and its report's steps
- * table, measured step, film and flow report; a broken recording's progress screen (the error, the steps that
- * completed, the screen when it failed, which another account cannot fetch).
+ * The web app's journey steps (issue 29): a part of the browser suite, test/integration/web-app.test.ts (in the folder
+ * named for it; not a test file of its own), run in its one server and browser, after its other steps: a recording the
+ * API refuses (its message, the form kept but not the secrets, nothing charged); the shop's sign-in from Analyze, given
+ * as a file with its password in "Secrets" (a real run), and its report's steps table, measured step, film and flow
+ * report; a broken recording's progress screen (the error, the steps that completed, the screen when it failed, which
+ * another account cannot fetch).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,13 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
-import { LIGHTHOUSE_HTML_CSP } from '../../src/report/lighthouse-html.js';
-import { ms } from '../../src/report/format.js';
-import type { FixtureSite } from '../fixtures/site/server.js';
-import { shopRecordings, SHOP } from '../fixtures/site/shop.js';
-import { creditsOf } from '../helpers/assertions.js';
-import { aria, checkScreen, clickAndWait, fieldNames, goto, heading, newTab, textOf } from '../helpers/browser.js';
-import { call, errorOf, type TestServer } from '../helpers/server.js';
+import { LIGHTHOUSE_HTML_CSP } from '../../../src/report/lighthouse-html.js';
+import { ms } from '../../../src/report/format.js';
+import type { FixtureSite } from '../../fixtures/site/server.js';
+import { shopRecordings, SHOP } from '../../fixtures/site/shop.js';
+import { creditsOf } from '../../helpers/assertions.js';
+import { aria, checkScreen, clickAndWait, fieldNames, goto, heading, newTab, textOf } from '../../helpers/browser.js';
+import { call, errorOf, type TestServer } from '../../helpers/server.js';
 
 export interface SuiteState {
   server: TestServer;
