@@ -3,13 +3,16 @@
  * and each layer imports only the layers below it. From the top:
  *   main.ts, admin.ts, app.ts          composition: the command, the service built and started, its administration
  *   api/, web/, gate/                  the edges (HTTP API, web app, the CI gate `webgauge test`): never import each
- *                                      other; the gate is a client of the API and imports only pure code below
+ *                                      other (edges-apart); the gate is a client of the API and imports only pure code
+ *                                      below: analysis/, core/vocabulary/, lib/ (gate-is-a-client)
  *   context/, config.ts                what the edges are handed: the application context, links, configuration
  *   agent/, scheduler/, report/        work loops and rendering
  *   notify/                            webhook deliveries and e-mail
  *   core/                              the rules
  *   store/, artifacts/                 persistence
  *   runner/, analysis/, discovery/     the page load, pure analysis of what it captured, a scan's discovery of pages
+ *                                      (a fetch of text, never a page load: imports only net/ and lib/,
+ *                                      discovery-is-a-leaf)
  *   net/, lib/                         addresses and the target policy; generic helpers (leaves)
  * Type-only imports count: a circle of types is a circle of knowledge.
  */
@@ -60,6 +63,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/gate/' },
       to: { path: '^src/', pathNot: '^src/(gate|analysis|lib|core/vocabulary)/' },
+    },
+    {
+      name: 'discovery-is-a-leaf',
+      comment: "A scan's discovery fetches text through the target policy and knows nothing of the service: it imports only net/ and lib/",
+      severity: 'error',
+      from: { path: '^src/discovery/' },
+      to: { path: '^src/', pathNot: '^src/(discovery|net|lib)/' },
     },
     ...upward,
   ],

@@ -1,7 +1,7 @@
 /**
  * The import rules of src/ (.dependency-cruiser.cjs: no circle, type-only imports included; each layer imports only
- * the layers below it; api/ and web/ never each other), checked over the real tree, and shown to bite on a small
- * tree that breaks each rule.
+ * the layers below it; api/ and web/ never each other; the gate a client of the API; discovery a leaf over net/ and
+ * lib/), checked over the real tree, and shown to bite on a small tree that breaks each rule.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -31,7 +31,7 @@ describe('import rules', () => {
   const tree = mkdtempSync(join(tmpdir(), 'webgauge-deps-'));
   after(() => rmSync(tree, { recursive: true, force: true }));
 
-  test('a circle, an upward import, two edges importing each other and a gate reaching into the service all fail the check', async () => {
+  test('a circle, an upward import, two edges importing each other, a gate reaching into the service and discovery importing beside net/ and lib/ all fail the check', async () => {
     const files: Record<string, string> = {
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
       'package.json': JSON.stringify({ type: 'module' }),
@@ -41,6 +41,8 @@ describe('import rules', () => {
       'src/api/route.ts': "import { screen } from '../web/screen.js';\nexport const route = screen;\n",
       'src/web/screen.ts': 'export const screen = 1;\n',
       'src/gate/cli.ts': "import type { A } from '../store/a.js';\nexport type G = A;\n",
+      'src/analysis/grade.ts': 'export const grade = 1;\n',
+      'src/discovery/crawl.ts': "import { grade } from '../analysis/grade.js';\nexport const crawl = grade;\n",
     };
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(tree, path)), { recursive: true });
@@ -52,5 +54,6 @@ describe('import rules', () => {
     assert.match(output, /layer-net-lib: src\/net\/policy\.ts → src\/api\/route\.ts/);
     assert.match(output, /edges-apart: src\/api\/route\.ts → src\/web\/screen\.ts/);
     assert.match(output, /gate-is-a-client: src\/gate\/cli\.ts → src\/store\/a\.ts/);
+    assert.match(output, /discovery-is-a-leaf: src\/discovery\/crawl\.ts → src\/analysis\/grade\.ts/);
   });
 });
