@@ -35,7 +35,7 @@ const USAGE = `Usage:
   webgauge backup --to DIR
   webgauge restore --from DIR
 Configuration: WEBGAUGE_HOST, WEBGAUGE_PORT, WEBGAUGE_DATA_DIR, WEBGAUGE_DATABASE_URL, WEBGAUGE_CHROME_PATH, WEBGAUGE_FIREFOX_PATH,
-WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see README).`;
+WEBGAUGE_ALLOW_PRIVATE_TARGETS, WEBGAUGE_AGENT_SLOTS, WEBGAUGE_PLANS_FILE (see docs/operations.md).`;
 
 /** Errors of the operator's making: the command stops with exit 2 and the message alone. */
 const operatorErrors: (new (...args: never[]) => Error)[] = [ConfigError, AccountInputError, LocationInputError, TrustStoreError, BackupError];
