@@ -2,7 +2,7 @@
  * The monitoring scheduler: runs each monitored page as a `monitored` test once per slot of its frequency,
  * through startTest like any API test, so it is charged like one (credits, concurrency limit).
  *
- * Exactly once per slot, across processes and restarts: the slot is claimed by
+ * Exactly once per slot, across processes and restarts (slots.ts, as every schedule): the slot is claimed by
  * `update pages set monitor_next_run = <next> where id = ? and monitor_next_run = <due> and monitored = <freq>`
  * inside the transaction that queues the test, so claim and test commit together or not at all, and of two
  * schedulers only one can move `monitor_next_run` off the value both read. Slots missed while no scheduler ran
@@ -12,27 +12,24 @@
  * the page (`monitor_skipped_at`, `monitor_skip_reason`); too many tests pending (E42900) → retried every
  * RETRY_MS until the next slot is due.
  */
-import { PeriodicJob } from '../lib/periodic-job.js';
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import { readOptions } from '../core/options/stored-options.js';
-import { clock } from '../core/clock.js';
+import type { Principal } from '../core/accounts/accounts.js';
 import { ApiError } from '../core/errors.js';
-import { accountPrincipal, nextSlot, type Frequency } from '../core/pages/monitoring.js';
+import { nextSlot } from '../core/pages/monitoring.js';
 import { assertAllowedTest } from '../core/tests/targets.js';
+import type { MonitoredFrequency } from '../core/vocabulary/frequencies.js';
 import type { TargetPolicy } from '../net/policy.js';
 import type { PlanRegistry } from '../core/accounts/plans.js';
 import { startTest } from '../core/tests/tests.js';
-import type { Db, Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
 import { lockAccount } from '../store/locks.js';
 import { duePages, moveSlotIfUnchanged, type DuePage, type SlotMove } from '../store/monitoring.js';
+import { SlotScheduler, type Claim, type DueSlot, type SlotLog } from './slots.js';
 
 export const RETRY_MS = 60_000;
 
-export interface MonitorLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type MonitorLog = SlotLog;
 
 export interface MonitorOptions {
   store: Store;
@@ -57,88 +54,52 @@ export interface TickResult {
   errors: number;
 }
 
-/** Thrown inside the queueing transaction when the slot is no longer ours: rolls the test back. */
-class SlotTaken extends Error {}
+type PageSlot = DueSlot<DuePage, SlotMove>;
 
-const quiet: MonitorLog = { info() {}, warn() {}, error() {} };
-
-export class MonitorScheduler extends PeriodicJob<TickResult> {
-  private readonly log: MonitorLog;
-
+export class MonitorScheduler extends SlotScheduler<DuePage, SlotMove, AnalysisOptions, TickResult> {
   constructor(private readonly o: MonitorOptions) {
-    super({ intervalMs: o.intervalMs ?? 30_000, log: o.log ?? quiet, failure: 'monitor tick failed', outages: o.store.health });
-    this.log = o.log ?? quiet;
+    super({
+      ...o, batchSize: o.batchSize ?? 100,
+      words: { slot: 'monitored test', started: 'queued', row: 'page', idKey: 'pageId', tick: 'monitor tick' },
+      outcomes: { queued: 0, skipped: 0, retried: 0, lost: 0, errors: 0 },
+    });
   }
 
-  protected runOnce(): Promise<TickResult> {
-    return this.runTick();
+  protected dueRows(now: number, limit: number, exclude: string[]): Promise<DuePage[]> {
+    return duePages(this.o.store.db, now, limit, exclude);
   }
 
-  /** Queue a test for every due slot. Overlapping calls on one instance share the tick in progress. */
-  tick(): Promise<TickResult> {
-    return this.run();
-  }
-
-  private async runTick(): Promise<TickResult> {
-    const result: TickResult = { queued: 0, skipped: 0, retried: 0, lost: 0, errors: 0 };
-    const batchSize = this.o.batchSize ?? 100;
-    const failed = new Set<string>();
-    for (let b = 0; b < (this.o.maxBatches ?? 20); b++) {
-      // Pages that failed unexpectedly stay due; leave them to the next tick instead of reading them again.
-      const due = await duePages(this.o.store.db, clock.now(), batchSize, [...failed]);
-      for (const page of due) {
-        const outcome = await this.runSlot(page);
-        result[outcome] += 1;
-        if (outcome === 'errors') failed.add(page.id);
-      }
-      if (due.length < batchSize) break;
-    }
-    if (result.queued || result.skipped || result.errors) this.log.info(result, 'monitor tick');
-    return result;
-  }
-
-  private async runSlot(page: DuePage): Promise<keyof TickResult> {
-    const { store } = this.o;
-    const freq = page.monitored as Exclude<Frequency, 'no'>;
+  protected slotOf(page: DuePage, now: number): PageSlot {
+    const freq = page.monitored as MonitoredFrequency;
     const due = page.monitor_next_run!;
-    const now = clock.now();
     const next = nextSlot(freq, page.monitor_anchor ?? due, now);
-    /** Move the schedule only if it is still the one we read (another scheduler may have moved it). */
-    const moveIfUnchanged = (db: Db, set: SlotMove): Promise<boolean> => moveSlotIfUnchanged(db, page.id, due, freq, set);
-    const skip = async (reason: string) => {
-      const moved = await moveIfUnchanged(store.db, { monitor_next_run: next, monitor_skipped_at: due, monitor_skip_reason: reason });
-      if (moved) this.log.warn({ pageId: page.id, due, reason }, 'monitored test skipped');
-      return moved ? 'skipped' : 'lost';
+    return {
+      row: page, id: page.id, accountId: page.account_id, due, now, next,
+      moveIfUnchanged: (db, set) => moveSlotIfUnchanged(db, page.id, due, freq, set),
+      skipped: (reason) => ({ monitor_next_run: next, monitor_skipped_at: due, monitor_skip_reason: reason }),
     };
+  }
 
-    let options: AnalysisOptions;
-    try {
-      options = readOptions(store.box, page.options);
-      await assertAllowedTest(options, this.o.targetPolicy);
-    } catch (err) {
-      return skip(err instanceof ApiError ? (err.detail ?? err.title) : `The page's stored options are unreadable: ${(err as Error).message}`);
-    }
-    const principal = await accountPrincipal(store.db, this.o.plans, page.account_id);
-    if (!principal) return skip('The account that owns the page no longer exists.');
+  /** The page's options, checked against the target policy (a refusal skips the slot). */
+  protected async read(page: DuePage): Promise<AnalysisOptions> {
+    const options = readOptions(this.o.store.box, page.options);
+    await assertAllowedTest(options, this.o.targetPolicy);
+    return options;
+  }
 
-    try {
-      await startTest(store, principal, options, 'monitored', async (trx) => {
-        // Account row first, then the page: the lock order of setMonitoring, so the two cannot deadlock.
-        await lockAccount(trx, store.engine, page.account_id);
-        if (!(await moveIfUnchanged(trx, { monitor_next_run: next }))) throw new SlotTaken();
-      });
-      this.o.notifyQueued?.();
-      return 'queued';
-    } catch (err) {
-      if (err instanceof SlotTaken) return 'lost';
-      if (err instanceof ApiError && err.code === 'E42900') {
-        // The account's tests are all busy: try again shortly, but never past the next slot.
-        return (await moveIfUnchanged(store.db, { monitor_next_run: Math.min(now + RETRY_MS, next) })) ? 'retried' : 'lost';
-      }
-      if (err instanceof ApiError) return skip(err.detail ?? err.title);
-      if (store.health.noticed(err)) return 'errors';
-      this.log.error({ err, pageId: page.id }, 'monitored test could not be queued; retrying next tick');
-      return 'errors';
-    }
+  protected async startSlot(slot: PageSlot, options: AnalysisOptions, principal: Principal, claim: Claim<SlotMove>): Promise<void> {
+    const { store } = this.o;
+    await startTest(store, principal, options, 'monitored', async (trx) => {
+      // Account row first, then the page: the lock order of setMonitoring, so the two cannot deadlock.
+      await lockAccount(trx, store.engine, slot.accountId);
+      await claim(trx, { monitor_next_run: slot.next });
+    });
+    this.o.notifyQueued?.();
+  }
+
+  /** The account's tests are all busy (E42900): try again shortly, but never past the next slot. */
+  protected override async refused(slot: PageSlot, err: unknown): Promise<keyof TickResult | undefined> {
+    if (!(err instanceof ApiError && err.code === 'E42900')) return undefined;
+    return (await slot.moveIfUnchanged(this.o.store.db, { monitor_next_run: Math.min(slot.now + RETRY_MS, slot.next) })) ? 'retried' : 'lost';
   }
 }

@@ -2,7 +2,7 @@
  * The scan schedules' scheduler: starts each schedule's scan once per slot of its frequency, through requestScan like
  * POST /scans, so it is checked and charged like one and queues like any other scan (no special turn in the queue).
  *
- * Exactly once per slot, across processes and restarts, as the monitor does (monitor.ts): the slot is claimed by
+ * Exactly once per slot, across processes and restarts, as the monitor does (slots.ts): the slot is claimed by
  * `update scan_schedules set next_run = <next>, last_scan_id = <scan> where id = ? and next_run = <due> and frequency = <freq>`
  * inside the transaction that stores the scan and reserves its credits, so claim and scan commit together or not at
  * all, and of two schedulers only one can move `next_run` off the value both read. Slots missed while no scheduler
@@ -12,24 +12,18 @@
  * frequency, the account gone, or any other refusal) is skipped: `skipped_at` and `skip_reason` say which and why, and
  * the next slot stays on the grid.
  */
-import { PeriodicJob } from '../lib/periodic-job.js';
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import { readOptions } from '../core/options/stored-options.js';
-import { clock } from '../core/clock.js';
-import { ApiError } from '../core/errors.js';
-import { accountPrincipal, assertFrequencyOnPlan, nextSlot } from '../core/pages/monitoring.js';
+import type { Principal } from '../core/accounts/accounts.js';
+import { assertFrequencyOnPlan, nextSlot } from '../core/pages/monitoring.js';
 import type { MonitoredFrequency } from '../core/vocabulary/frequencies.js';
 import type { PlanRegistry } from '../core/accounts/plans.js';
 import { readScanSettings, type ScanSettings } from '../core/scans/scan-request.js';
 import { requestScan, type ScanIntake } from '../core/scans/scans.js';
-import type { Db } from '../store/db.js';
 import { dueScanSchedules, moveScheduleSlotIfUnchanged, type ScanScheduleRow, type ScheduleSlotMove } from '../store/scan-schedules.js';
+import { SlotScheduler, type Claim, type DueSlot, type SlotLog } from './slots.js';
 
-export interface ScanScheduleLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type ScanScheduleLog = SlotLog;
 
 export interface ScanScheduleOptions {
   /** The store, the target policy and the wake-ups a scan needs (the API's own intake). */
@@ -51,85 +45,48 @@ export interface ScheduleTickResult {
   errors: number;
 }
 
-/** Thrown inside the scan's transaction when the slot is no longer ours: rolls the scan back. */
-class SlotTaken extends Error {}
+type ScheduleSlot = DueSlot<ScanScheduleRow, ScheduleSlotMove>;
 
-const quiet: ScanScheduleLog = { info() {}, warn() {}, error() {} };
+/** What a schedule's slot starts: a scan of the schedule's stored request. */
+interface ScheduledScan {
+  options: AnalysisOptions;
+  settings: ScanSettings;
+}
 
-export class ScanScheduleJob extends PeriodicJob<ScheduleTickResult> {
-  private readonly log: ScanScheduleLog;
-
+export class ScanScheduleJob extends SlotScheduler<ScanScheduleRow, ScheduleSlotMove, ScheduledScan, ScheduleTickResult> {
   constructor(private readonly o: ScanScheduleOptions) {
-    super({ intervalMs: o.intervalMs ?? 30_000, log: o.log ?? quiet, failure: 'scan schedule tick failed', outages: o.intake.store.health });
-    this.log = o.log ?? quiet;
+    super({
+      ...o, store: o.intake.store, batchSize: o.batchSize ?? 50,
+      words: { slot: 'scheduled scan', started: 'started', row: 'schedule', idKey: 'scheduleId', tick: 'scan schedule tick' },
+      outcomes: { started: 0, skipped: 0, lost: 0, errors: 0 },
+    });
   }
 
-  protected runOnce(): Promise<ScheduleTickResult> {
-    return this.runTick();
+  protected dueRows(now: number, limit: number, exclude: string[]): Promise<ScanScheduleRow[]> {
+    return dueScanSchedules(this.o.intake.store.db, now, limit, exclude);
   }
 
-  /** Start a scan for every due slot. Overlapping calls on one instance share the tick in progress. */
-  tick(): Promise<ScheduleTickResult> {
-    return this.run();
-  }
-
-  private async runTick(): Promise<ScheduleTickResult> {
-    const result: ScheduleTickResult = { started: 0, skipped: 0, lost: 0, errors: 0 };
-    const batchSize = this.o.batchSize ?? 50;
-    const failed = new Set<string>();
-    for (let b = 0; b < (this.o.maxBatches ?? 20); b++) {
-      // Schedules that failed unexpectedly stay due; leave them to the next tick instead of reading them again.
-      const due = await dueScanSchedules(this.o.intake.store.db, clock.now(), batchSize, [...failed]);
-      for (const s of due) {
-        const outcome = await this.runSlot(s);
-        result[outcome] += 1;
-        if (outcome === 'errors') failed.add(s.id);
-      }
-      if (due.length < batchSize) break;
-    }
-    if (result.started || result.skipped || result.errors) this.log.info(result, 'scan schedule tick');
-    return result;
-  }
-
-  private async runSlot(s: ScanScheduleRow): Promise<keyof ScheduleTickResult> {
-    const { store } = this.o.intake;
+  protected slotOf(s: ScanScheduleRow, now: number): ScheduleSlot {
     const freq = s.frequency as MonitoredFrequency;
     const due = s.next_run!;
-    const next = nextSlot(freq, s.anchor, clock.now());
-    const moveIfUnchanged = (db: Db, set: ScheduleSlotMove): Promise<boolean> => moveScheduleSlotIfUnchanged(db, s.id, due, freq, set);
-    const skip = async (reason: string): Promise<keyof ScheduleTickResult> => {
-      const moved = await moveIfUnchanged(store.db, { next_run: next, skipped_at: due, skip_reason: reason });
-      if (moved) this.log.warn({ scheduleId: s.id, due, reason }, 'scheduled scan skipped');
-      return moved ? 'skipped' : 'lost';
+    const next = nextSlot(freq, s.anchor, now);
+    return {
+      row: s, id: s.id, accountId: s.account_id, due, now, next,
+      moveIfUnchanged: (db, set) => moveScheduleSlotIfUnchanged(db, s.id, due, freq, set),
+      skipped: (reason) => ({ next_run: next, skipped_at: due, skip_reason: reason }),
     };
+  }
 
-    let options: AnalysisOptions;
-    let settings: ScanSettings;
-    try {
-      options = readOptions(store.box, s.options);
-      settings = readScanSettings(s.settings);
-    } catch (err) {
-      return skip(`The schedule's stored options are unreadable: ${(err as Error).message}`);
-    }
-    const principal = await accountPrincipal(store.db, this.o.plans, s.account_id);
-    if (!principal) return skip('The account that owns the schedule no longer exists.');
+  protected async read(s: ScanScheduleRow): Promise<ScheduledScan> {
+    return { options: readOptions(this.o.intake.store.box, s.options), settings: readScanSettings(s.settings) };
+  }
 
-    try {
-      // The plan may have changed since the schedule was made.
-      assertFrequencyOnPlan(principal.plan, freq, 'scanning');
-      await requestScan(this.o.intake, principal, options, settings, {
-        scheduleId: s.id,
-        within: async (trx, scanId) => {
-          if (!(await moveIfUnchanged(trx, { next_run: next, last_scan_id: scanId }))) throw new SlotTaken();
-        },
-      });
-      return 'started';
-    } catch (err) {
-      if (err instanceof SlotTaken) return 'lost';
-      if (err instanceof ApiError) return skip(err.detail ?? err.title);
-      if (store.health.noticed(err)) return 'errors';
-      this.log.error({ err, scheduleId: s.id }, 'scheduled scan could not be started; retrying next tick');
-      return 'errors';
-    }
+  protected async startSlot(slot: ScheduleSlot, scan: ScheduledScan, principal: Principal, claim: Claim<ScheduleSlotMove>): Promise<void> {
+    // The plan may have changed since the schedule was made.
+    assertFrequencyOnPlan(principal.plan, slot.row.frequency as MonitoredFrequency, 'scanning');
+    await requestScan(this.o.intake, principal, scan.options, scan.settings, {
+      scheduleId: slot.id,
+      within: (trx, scanId) => claim(trx, { next_run: slot.next, last_scan_id: scanId }),
+    });
   }
 }
