@@ -112,16 +112,12 @@ export abstract class SlotScheduler<Row extends { id: string }, Move, Input, Res
     return Promise.resolve(undefined);
   }
 
-  protected runOnce(): Promise<Result> {
-    return this.runTick();
-  }
-
   /** Run every due slot. Overlapping calls on one instance share the tick in progress. */
   tick(): Promise<Result> {
     return this.run();
   }
 
-  private async runTick(): Promise<Result> {
+  protected async runOnce(): Promise<Result> {
     const { batchSize, words } = this.slots;
     const result = { ...this.slots.outcomes };
     const counts = result as unknown as Record<keyof Result, number>;

@@ -1,7 +1,7 @@
 /**
- * The one reader of each JSON column of a scan's work (core/scans/scan-readers.ts): what it writes reads back as it
- * was; null (where the column may be null), a value that is not JSON and a value of the wrong shape read as the
- * reader's stated fallback; rows older than the column read as absent.
+ * The one reader of each JSON column of a scan's work (core/scans/scan-readers.ts): what the work writes reads back as
+ * it was; null (where the column may be null, as in rows older than the column), a value that is not JSON and JSON of
+ * the wrong shape read as the reader's stated fallback.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -22,59 +22,53 @@ const verdict: AlertVerdict = {
   compared_with: null, notes: [], change: null, previous_scan: null,
 };
 
-describe('scans.figures', () => {
-  test('the site figures written read back as they were', () => {
+describe('a scan\'s JSON columns read back', () => {
+  test('scans.figures: the site figures written', () => {
     assert.deepEqual(readScanFigures(JSON.stringify(figures)), figures);
   });
-  test('none yet (null), a value that is not JSON, and JSON that is not an object read as null', () => {
-    assert.equal(readScanFigures(null), null);
-    assert.equal(readScanFigures('{"pages_measured": 3'), null);
-    assert.equal(readScanFigures('[1, 2]'), null);
-    assert.equal(readScanFigures('null'), null);
-  });
-});
-
-describe('scans.alerts', () => {
-  test('the verdicts written read back as they were; a completed scan without conditions has []', () => {
+  test('scans.alerts: the verdicts written; [] for a completed scan without conditions', () => {
     assert.deepEqual(readScanAlerts(JSON.stringify([verdict])), [verdict]);
     assert.deepEqual(readScanAlerts('[]'), []);
   });
-  test('not judged yet, or a scan completed before the column existed (null), a value that is not JSON, and JSON that is not a list read as null', () => {
-    assert.equal(readScanAlerts(null), null);
-    assert.equal(readScanAlerts('[{"kind": "figure"'), null);
-    assert.equal(readScanAlerts('{"kind": "figure"}'), null);
-  });
-});
-
-describe('scans.skipped', () => {
-  test('the counts by reason written read back as they were; {} before discovery ended', () => {
+  test('scans.skipped: the counts by reason written; {} before discovery ended', () => {
     assert.deepEqual(readSkipped('{"excluded": 3, "over_max_pages": 40}'), { excluded: 3, over_max_pages: 40 });
     assert.deepEqual(readSkipped('{}'), {});
   });
-  test('a value that is not JSON, and JSON that is not an object read as {}', () => {
-    assert.deepEqual(readSkipped('{"excluded": '), {});
-    assert.deepEqual(readSkipped('[3]'), {});
-    assert.deepEqual(readSkipped('null'), {});
-  });
-});
-
-describe('scans.discovery_errors', () => {
-  test('the errors written read back as they were; a value that is not JSON, and JSON that is not a list read as []', () => {
+  test('scans.discovery_errors: the errors written', () => {
     assert.deepEqual(readDiscoveryErrors('["https://shop.example/sitemap.xml: 404"]'), ['https://shop.example/sitemap.xml: 404']);
-    assert.deepEqual(readDiscoveryErrors('["https://shop.example/sitemap.xml'), []);
-    assert.deepEqual(readDiscoveryErrors('{"error": "x"}'), []);
   });
-});
-
-describe('scan_pages.run_values', () => {
-  test('the values of the kept runs written read back as they were', () => {
+  test('scan_pages.run_values: the values of the kept runs written', () => {
     const values = { largest_contentful_paint: [1000, 1020, 1040], total_blocking_time: [50, 60, 55] };
     assert.deepEqual(readRunValues(JSON.stringify(values)), values);
   });
-  test('a page tested once, or finished before the column existed (null), a value that is not JSON, and JSON that is not an object read as null', () => {
-    assert.equal(readRunValues(null), null);
-    assert.equal(readRunValues('{"largest_contentful_paint": [1000,'), null);
-    assert.equal(readRunValues('[1000, 1020]'), null);
-    assert.equal(readRunValues('7'), null);
-  });
+});
+
+/** Each reader's fallback, and the values that read as it: null (nullable columns), text that is not JSON, JSON of the wrong shape. */
+interface Fallback {
+  column: string;
+  /** The reader; only a nullable column's is given null. */
+  read(text: string | null): unknown;
+  nullable?: boolean;
+  fallback: unknown;
+  bad: string[];
+}
+
+const FALLBACKS: Fallback[] = [
+  // none yet: discovering, running, ended in error
+  { column: 'scans.figures', read: readScanFigures, nullable: true, fallback: null, bad: ['{"pages_measured": 3', '[1, 2]', 'null'] },
+  // not judged yet, or completed before the column existed (migration 015)
+  { column: 'scans.alerts', read: readScanAlerts, nullable: true, fallback: null, bad: ['[{"kind": "figure"', '{"kind": "figure"}'] },
+  { column: 'scans.skipped', read: readSkipped, fallback: {}, bad: ['{"excluded": ', '[3]', 'null'] },
+  { column: 'scans.discovery_errors', read: readDiscoveryErrors, fallback: [], bad: ['["https://shop.example/sitemap.xml', '{"error": "x"}'] },
+  // a page tested once, or finished before the column existed (migration 014)
+  { column: 'scan_pages.run_values', read: readRunValues, nullable: true, fallback: null, bad: ['{"largest_contentful_paint": [1000,', '[1000, 1020]', '7'] },
+];
+
+describe('a scan\'s JSON columns absent or damaged', () => {
+  for (const { column, read, nullable, fallback, bad } of FALLBACKS) {
+    test(`${column}: ${nullable ? 'null, ' : ''}text that is not JSON and JSON of another shape read as ${JSON.stringify(fallback)}`, () => {
+      if (nullable) assert.deepEqual(read(null), fallback);
+      for (const text of bad) assert.deepEqual(read(text), fallback, text);
+    });
+  }
 });
