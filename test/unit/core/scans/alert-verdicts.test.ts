@@ -1,0 +1,218 @@
+/**
+ * A scan's alert conditions (core/scans/alert-conditions.ts, alert-verdicts.ts): `alert_conditions` parsed with the
+ * defaults filled in and bad ones refused with E40004 naming the condition's index and what to fix; each kind judged
+ * (a figure of the site figures' table, blaming its pages, "and N more"; a page's grade fallen, pages and templates
+ * significantly worse from the comparison of two scans; not evaluated without a previous scan or a value; grades left
+ * out across Lighthouse versions); a verdict's change against the condition's last verdict on an earlier scan.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { compareScans, type ComparePageInput, type CompareScanInput } from '../../../../src/analysis/scan-comparison-rules.js';
+import { siteFigures } from '../../../../src/analysis/site-figures.js';
+import { ApiError } from '../../../../src/core/errors.js';
+import {
+  ALERT_KINDS, conditionKey, conditionText, FIGURE_OPERATORS, MAX_ALERT_CONDITIONS, parseAlertConditions, type AlertCondition,
+} from '../../../../src/core/scans/alert-conditions.js';
+import { SITE_BUDGET_NAMES } from '../../../../src/analysis/site-budgets.js';
+import { judgeConditions, NAMED_MAX, withChanges, type AlertPage, type AlertVerdict, type ScanForAlerts } from '../../../../src/core/scans/alert-verdicts.js';
+
+const SITE = 'https://shop.example';
+
+describe('alert_conditions parsed', () => {
+  test('figures with their operators, and the comparison kinds with their defaults; none when not given', () => {
+    assert.deepEqual(parseAlertConditions([
+      { figure: 'lcp_p75', operator: 'gt', value: 2500 },
+      { kind: 'figure', figure: 'performance_median', operator: 'lt', value: '70' },
+      { figure: 'poor_lcp_pages', operator: 'gt', value: 0 },
+      { kind: 'grade_drop' }, { kind: 'pages_worse', value: 3 }, { kind: 'template_worse', value: null },
+    ]), [
+      { kind: 'figure', figure: 'lcp_p75', operator: 'gt', value: 2500 },
+      { kind: 'figure', figure: 'performance_median', operator: 'lt', value: 70 },
+      { kind: 'figure', figure: 'poor_lcp_pages', operator: 'gt', value: 0 },
+      { kind: 'grade_drop', figure: null, operator: null, value: 2 },
+      { kind: 'pages_worse', figure: null, operator: null, value: 3 },
+      { kind: 'template_worse', figure: null, operator: null, value: 0 },
+    ]);
+    for (const none of [undefined, null, '', []]) assert.deepEqual(parseAlertConditions(none), []);
+  });
+
+  test('bad conditions are E40004 naming the index and what to fix', () => {
+    const cases: [unknown, RegExp][] = [
+      ['lcp_p75>2500', /^alert_conditions must be an array of conditions, e\.g\. \[\{"figure"/],
+      [Array.from({ length: MAX_ALERT_CONDITIONS + 1 }, (_, i) => ({ figure: 'lcp_p75', operator: 'gt', value: i })), /has 21 conditions; at most 20/],
+      [[{ figure: 'lcp_p75', operator: 'gt', value: 1 }, 'poor_lcp_pages'], /^alert_conditions\[1\] must be an object: /],
+      [[{ figure: 'lcp_p75', operator: 'gt', value: 1 }, { figure: 'lcp_p99', operator: 'gt', value: 1 }],
+        /^alert_conditions\[1\]\.figure "lcp_p99" is no site figure; use one of lcp_p75, lcp_median, .* or failed_pages$/],
+      [[{ figure: 'lcp_p75', operator: 'above', value: 1 }], /^alert_conditions\[0\]\.operator must be gt, gte, lt or lte \(> ≥ < ≤\); got "above"/],
+      [[{ figure: 'lcp_p75', operator: 'gt' }], /^alert_conditions\[0\]\.value is the threshold of lcp_p75 \(75th percentile of LCP .*\): it must be milliseconds, 0 or more; got null/],
+      [[{ figure: 'poor_cls_pages', operator: 'gt', value: 0.5 }], /value is the threshold of poor_cls_pages .*: it must be a whole number of pages/],
+      [[{ figure: 'performance_median', operator: 'lt', value: 101 }], /it must be a score from 0 to 100; got 101/],
+      [[{ figure: 'cls_p75', operator: 'gt', value: -0.1 }], /it must be a layout shift, 0 or more; got -0.1/],
+      [[{ kind: 'slower' }], /^alert_conditions\[0\]\.kind "slower" is no condition kind; use one of figure, grade_drop, pages_worse or template_worse$/],
+      [[{ value: 3 }], /^alert_conditions\[0\] needs a figure \(lcp_p75, .*\) with an operator and a value, or a kind \(grade_drop, pages_worse or template_worse\)/],
+      [[{ kind: 'grade_drop', figure: 'lcp_p75' }], /^alert_conditions\[0\]: kind grade_drop takes no figure or operator .*give \{"kind": "grade_drop", "value": 2\}/],
+      [[{ kind: 'grade_drop', value: 6 }], /^alert_conditions\[0\]\.value of kind grade_drop is a whole number of letters from 1 to 5 \(default 2\); got 6/],
+      [[{ kind: 'pages_worse', value: 1.5 }], /value of kind pages_worse is a whole number of pages from 0/],
+      [[{ figure: 'lcp_p75', operator: 'gt', value: 1, colour: 'red' }], /^alert_conditions\[0\] has an unknown member "colour"; a condition has kind, figure, operator or value/],
+      [[{ kind: 'pages_worse' }, { kind: 'pages_worse', value: 0 }], /^alert_conditions\[1\] is the same condition as alert_conditions\[0\] \(more than 0 pages significantly worse\)/],
+    ];
+    for (const [input, detail] of cases) {
+      assert.throws(() => parseAlertConditions(input), (e: unknown) => e instanceof ApiError && e.code === 'E40004' && detail.test(e.detail ?? ''),
+        `${JSON.stringify(input).slice(0, 80)} → ${detail}`);
+    }
+  });
+
+  test('any JSON is parsed or refused with E40004, and what is parsed is judged without an error', () => {
+    const near = (names: readonly string[]) => fc.oneof(fc.constantFrom(...names), fc.jsonValue());
+    const condition = fc.record({ kind: near(ALERT_KINDS), figure: near(SITE_BUDGET_NAMES), operator: near(FIGURE_OPERATORS),
+      value: fc.oneof(fc.double(), fc.integer({ min: -3, max: 3000 }), fc.jsonValue()) }, { requiredKeys: [] });
+    fc.assert(fc.property(fc.oneof(fc.jsonValue(), fc.array(condition, { maxLength: 4 })), (v) => {
+      let parsed: AlertCondition[];
+      try {
+        parsed = parseAlertConditions(v);
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'E40004') return;
+        throw e;
+      }
+      judgeConditions(parsed, SCAN, NONE);
+    }), { numRuns: 500 });
+  });
+
+  test('a condition is said as the app and the e-mail say it; its identity is kind, figure, operator and value', () => {
+    const [lcp, poor, grade] = parseAlertConditions([{ figure: 'lcp_p75', operator: 'gte', value: 2500 },
+      { figure: 'poor_lcp_pages', operator: 'gt', value: 0 }, { kind: 'grade_drop', value: 1 }]);
+    assert.deepEqual([lcp, poor, grade].map((c) => conditionText(c!)), ['lcp_p75 ≥ 2.50 s', 'poor_lcp_pages > 0 pages', 'a page\'s grade falls 1 letter or more']);
+    assert.equal(conditionKey(lcp!), 'figure|lcp_p75|gte|2500');
+    assert.notEqual(conditionKey(lcp!), conditionKey({ ...lcp!, value: 2600 }));
+  });
+});
+
+/* A scan of twelve pages: the first eleven with LCP 3000 + 100 × i ms, one failed. */
+const pages: AlertPage[] = Array.from({ length: 11 }, (_, i) => ({
+  url: `${SITE}/p/${i}`, template: '/p/:id', report_id: `r${i}`, state: 'completed', error: null,
+  largest_contentful_paint: 3000 + 100 * i, cumulative_layout_shift: i === 0 ? 0.3 : 0.01, total_blocking_time: 100, fully_loaded_time: 4000,
+  performance_score: 60,
+}));
+pages.push({ url: `${SITE}/gone`, template: '/gone', report_id: null, state: 'failed', error: 'net::ERR_CONNECTION_RESET' });
+const measured = pages.filter((p) => p.state === 'completed').map((p) => ({ ...p, grade: 'C' })) as Parameters<typeof siteFigures>[0];
+const SCAN: ScanForAlerts = { site: SITE, figures: siteFigures(measured, new Map(), new Map()), pages: { failed: 1 }, pages_list: pages };
+const conditions = (list: unknown[]): AlertCondition[] => parseAlertConditions(list);
+const NONE = { none: 'there is no earlier completed scan of https://shop.example (source list) to compare with.' };
+
+describe('figure conditions judged', () => {
+  test('a figure over its threshold holds and names the pages over it, ten at most and "and N more"', () => {
+    const [v] = judgeConditions(conditions([{ figure: 'lcp_p75', operator: 'gt', value: 2500 }]), SCAN, NONE);
+    assert.equal(v!.holds, true);
+    assert.equal(v!.measured, 3800);
+    assert.equal(v!.pages.length, NAMED_MAX);
+    assert.equal(v!.more_pages, 1);
+    assert.deepEqual(v!.pages[0], { url: `${SITE}/p/0`, template: '/p/:id', report: 'r0', why: 'LCP 3.00 s is over lcp_p75\'s limit of 2.50 s' });
+    assert.match(v!.message, /^lcp_p75 > 2\.50 s holds: lcp_p75 is 3\.80 s\. Pages: \/p\/0: LCP 3\.00 s is over lcp_p75's limit of 2\.50 s; .*\/p\/9: LCP 3\.90 s .*; and 1 more\.$/);
+    assert.equal(v!.change, null);
+  });
+
+  test('counts of pages blame the pages counted; a failed page is named with its error', () => {
+    const [cls, failed] = judgeConditions(conditions([{ figure: 'poor_cls_pages', operator: 'gt', value: 0 },
+      { figure: 'failed_pages', operator: 'gte', value: 1 }]), SCAN, NONE);
+    assert.equal(cls!.holds, true);
+    assert.deepEqual(cls!.pages.map((p) => p.why), ['poor CLS: 0.3 is over 0.25']);
+    assert.equal(failed!.holds, true);
+    assert.equal(failed!.measured, 1);
+    assert.deepEqual(failed!.pages, [{ url: `${SITE}/gone`, template: '/gone', report: null, why: 'the page failed: net::ERR_CONNECTION_RESET' }]);
+  });
+
+  test('a condition that does not hold names no page; a figure the scan has not is not evaluated, saying so', () => {
+    const [lcp, perf, tbt] = judgeConditions(conditions([{ figure: 'lcp_median', operator: 'gt', value: 5000 },
+      { figure: 'performance_median', operator: 'gte', value: 50 }, { figure: 'tbt_p75', operator: 'gt', value: 0 }]),
+    { ...SCAN, figures: { ...SCAN.figures, total_blocking_time: { good: 0, needs_improvement: 0, poor: 0, median: null, p75: null } } }, NONE);
+    assert.deepEqual([lcp!.holds, lcp!.pages, lcp!.message], [false, [], 'lcp_median > 5.00 s does not hold: lcp_median is 3.50 s.']);
+    // Holds, but on the figure's good side: nothing to blame.
+    assert.deepEqual([perf!.holds, perf!.pages], [true, []]);
+    assert.deepEqual([tbt!.holds, tbt!.measured], [null, null]);
+    assert.equal(tbt!.message, 'tbt_p75 > 0 ms was not evaluated: the scan has no tbt_p75 (no page measured it).');
+  });
+});
+
+describe('comparison conditions judged', () => {
+  type Seed = Partial<ComparePageInput> & { path: string };
+  let position = 0;
+  const page = (p: Seed): ComparePageInput => ({
+    url: `${SITE}${p.path}`, template: p.template ?? '/p/:id', position: position++, state: 'completed', error: null, report_id: `r${position}`,
+    grade: 'B', performance_score: 85, largest_contentful_paint: 1800, total_blocking_time: 100, cumulative_layout_shift: 0.02,
+    fully_loaded_time: 2500, lighthouse_version: '13.5.0', run_values: null, ...p,
+  });
+  const side = (id: string, ps: ComparePageInput[]): CompareScanInput => ({
+    id, created: id === 'A' ? 1 : 2, url: `${SITE}/`, site: SITE, state: 'completed', figures: siteFigures(ps, new Map(), new Map()), pages: ps,
+    conditions: { location: '1', browser: '3', throttle: null, simulate_device: null, viewport: null, user_agent: null, report: 'lighthouse', runs: 1 },
+  });
+  const paths = ['/p/1', '/p/2', '/p/3', '/p/4'];
+  const before = side('A', paths.map((path) => page({ path })));
+  // Every /p/ page 1,000 ms slower (the template too), /p/2 three letters down.
+  const after = side('B', paths.map((path) => page({ path, largest_contentful_paint: 2800, grade: path === '/p/2' ? 'E' : 'B' })));
+  const comparison = compareScans(before, after, 0.05);
+  const all = conditions([{ kind: 'grade_drop' }, { kind: 'pages_worse', value: 3 }, { kind: 'template_worse' }, { kind: 'pages_worse', value: 4 }]);
+
+  test('a grade fallen, pages and a template significantly worse: each holds, naming the pages with their basis', () => {
+    const [grade, pagesWorse, template, notMore] = judgeConditions(all, SCAN, { scan: 'A', comparison });
+    assert.equal(grade!.holds, true);
+    assert.deepEqual(grade!.pages.map((p) => [p.url, p.why]), [[`${SITE}/p/2`, 'grade B → E, 3 letters down']]);
+    assert.equal(grade!.compared_with, 'A');
+    assert.equal(grade!.outcome, 'a page\'s grade falls 2 letters or more holds: the grade of 1 page of 4 fell 2 letters or more since scan A.');
+    assert.equal(pagesWorse!.holds, true);
+    assert.equal(pagesWorse!.measured, 4);
+    assert.match(pagesWorse!.pages.find((p) => p.url.endsWith('/p/1'))!.why, /^LCP 1\.80 s → 2\.80 s \[threshold: \+1\.00 s, threshold 500 ms\]$/);
+    assert.match(pagesWorse!.message, /^more than 3 pages significantly worse holds: 4 pages of 4 got significantly worse since scan A\. Pages: \/p\/2: grade B → E \[threshold: 3 letters down, threshold 2 letters\], LCP/);
+    assert.equal(template!.holds, true);
+    assert.deepEqual(template!.templates.map((t) => [t.template, t.pages]), [['/p/:id', 4]]);
+    assert.match(template!.templates[0]!.reasons[0]!, /^LCP median 1\.80 s → 2\.80 s \[(test|threshold): /);
+    assert.match(template!.message, /1 template of 1 got significantly worse as a whole since scan A \(\/p\/:id: LCP median/);
+    assert.equal(template!.pages.length, 4);
+    assert.equal(notMore!.holds, false, 'four pages worse is not more than four');
+  });
+
+  test('no previous scan: not evaluated, saying why; no page in both: not evaluated', () => {
+    for (const v of judgeConditions(all, SCAN, NONE)) {
+      assert.equal(v.holds, null);
+      assert.match(v.message, /was not evaluated: there is no earlier completed scan of https:\/\/shop\.example \(source list\)/);
+    }
+    const elsewhere = compareScans(before, side('B', [page({ path: '/new' })]), 0.05);
+    for (const v of judgeConditions(all, SCAN, { scan: 'A', comparison: elsewhere })) assert.match(v.message, /no page was measured in both/);
+  });
+
+  test('across Lighthouse 12 and 13 grades are left out, and the verdicts say so with the comparison\'s notes', () => {
+    const older = side('A', paths.map((path) => page({ path, lighthouse_version: '12.8.2' })));
+    const c = compareScans(older, after, 0.05);
+    const [grade, pagesWorse] = judgeConditions(all, SCAN, { scan: 'A', comparison: c });
+    assert.equal(grade!.holds, null);
+    assert.match(grade!.message, /was not evaluated: no page's grade compares since scan A\. Grades of 4 of 4 pages measured in both are left out/);
+    assert.ok(grade!.notes.some((n) => /grades are left out/.test(n)), JSON.stringify(grade!.notes));
+    assert.equal(pagesWorse!.holds, true, 'the pages are still worse on LCP');
+    assert.match(pagesWorse!.message, /Grades of 4 of 4 pages measured in both are left out/);
+    assert.ok(pagesWorse!.pages.every((p) => !/grade/.test(p.why)));
+  });
+});
+
+describe('a verdict\'s change against the same condition\'s last verdict', () => {
+  const [c] = conditions([{ figure: 'lcp_p75', operator: 'gt', value: 2500 }]);
+  const verdict = (holds: boolean | null): AlertVerdict => ({ ...c!, holds, measured: 1, message: '', outcome: '', pages: [], more_pages: 0, templates: [],
+    compared_with: null, notes: [], change: null, previous_scan: null });
+  const earlier = (scan: string, holds: boolean | null, condition: AlertCondition = c!) => ({ scan, verdicts: [{ ...condition, holds }] });
+
+  test('triggered when it holds and did not (or never was evaluated); resolved when it held; else no change', () => {
+    const change = (now: boolean | null, before: ReturnType<typeof earlier>[]) => {
+      const [v] = withChanges([verdict(now)], before);
+      return [v!.change, v!.previous_scan];
+    };
+    assert.deepEqual(change(true, []), ['triggered', null]);
+    assert.deepEqual(change(true, [earlier('s2', false)]), ['triggered', 's2']);
+    assert.deepEqual(change(true, [earlier('s2', true)]), [null, 's2']);
+    assert.deepEqual(change(false, [earlier('s2', true)]), ['resolved', 's2']);
+    assert.deepEqual(change(false, [earlier('s2', false)]), [null, 's2']);
+    assert.deepEqual(change(false, []), [null, null]);
+    assert.deepEqual(change(null, [earlier('s2', true)]), [null, 's2']);
+    // A scan that did not evaluate it, or had another condition, is passed over for the last one that did.
+    assert.deepEqual(change(false, [earlier('s3', null), { scan: 's3b', verdicts: [] }, earlier('s2b', true, { ...c!, value: 3000 }), earlier('s2', true)]),
+      ['resolved', 's2']);
+  });
+});

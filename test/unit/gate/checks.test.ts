@@ -1,0 +1,156 @@
+/**
+ * The CI gate's judgement (gate/checks.ts) and its outputs (gate/outputs.ts), without a server: budgets against
+ * the median of the runs, the comparison with history in both directions and below its thresholds, and JUnit XML
+ * and Markdown that a CI reads.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { apiRoot, GateError } from '../../../src/gate/api-client.js';
+import { checkBudget, comparableHistory, compareWithHistory, COMPARISON, exitCodeOf, parseBudget } from '../../../src/gate/checks.js';
+import { junitXml, markdownSummary, textSummary, type GateResult } from '../../../src/gate/outputs.js';
+
+describe('budgets', () => {
+  test('a budget file names numeric report attributes with a min and/or a max', () => {
+    const b = parseBudget('{"largest_contentful_paint": {"max": 2500}, "performance_score": {"min": 90}}', 'b.json');
+    assert.deepEqual([...b], [['largest_contentful_paint', { max: 2500 }], ['performance_score', { min: 90 }]]);
+  });
+
+  test('a bad budget file is refused with what to fix', () => {
+    const bad: [string, RegExp][] = [
+      ['not json', /is not JSON/],
+      ['[1]', /must be a JSON object of limits/],
+      ['{}', /has no limits/],
+      ['{"lcp": {"max": 1}}', /"lcp" is not a numeric report attribute; use one of .*largest_contentful_paint/],
+      ['{"url": {"max": 1}}', /"url" is not a numeric report attribute/],
+      ['{"page_bytes": {"max": "1"}}', /limit of "page_bytes" must be/],
+      ['{"page_bytes": {"maximum": 1}}', /limit of "page_bytes" must be/],
+      ['{"page_bytes": {}}', /limit of "page_bytes" must be/],
+      ['{"page_bytes": {"min": 5, "max": 1}}', /min of "page_bytes" \(5\) is above its max \(1\)/],
+    ];
+    for (const [text, message] of bad) assert.throws(() => parseBudget(text, 'b.json'), (e: Error) => e instanceof GateError && message.test(e.message), text);
+  });
+
+  test('each limit is checked against the figure; a failure names the attribute, the value and the limit', () => {
+    const budget = parseBudget('{"largest_contentful_paint": {"max": 2500}, "performance_score": {"min": 90}, ' +
+      '"page_bytes": {"min": 1000, "max": 5000}, "total_blocking_time": {"max": 100}}', 'b.json');
+    const checks = checkBudget(budget, { largest_contentful_paint: 2600, performance_score: 95, page_bytes: 5000 });
+    assert.deepEqual(checks.map((c) => c.outcome), ['fail', 'pass', 'pass', 'fail']);
+    assert.equal(checks[0]!.message, 'largest_contentful_paint 2.60 s is over its budget of max 2.50 s');
+    assert.match(checks[1]!.message, /performance_score 95% is within its budget \(min 90%\)/);
+    assert.match(checks[3]!.message, /total_blocking_time: the report has no value/);
+    assert.equal(exitCodeOf(checks), 1);
+    assert.equal(exitCodeOf(checks.filter((c) => c.outcome === 'pass')), 0);
+    assert.match(checkBudget(parseBudget('{"performance_score": {"min": 90}}', 'b'), { performance_score: 89 })[0]!.message,
+      /performance_score 89% is under its budget of min 90%/);
+  });
+});
+
+describe('the comparison with history', () => {
+  const history = [1000, 1010, 990, 1005, 995, 1002, 998, 1008];
+
+  test('a clear slowdown of a time fails, with the change and the p-value', () => {
+    const c = compareWithHistory('largest_contentful_paint', [1400, 1420, 1390], history);
+    assert.equal(c.outcome, 'fail');
+    assert.ok(c.p! < COMPARISON.alpha && c.change! > 0.35, JSON.stringify(c));
+    assert.match(c.message, /largest_contentful_paint is significantly worse: 1\.40 s against 1\.00 s before \(\+39\.9 %, p = /);
+  });
+
+  test('a clear improvement passes as "better"; for a score, higher is better', () => {
+    assert.equal(compareWithHistory('largest_contentful_paint', [600, 610, 590], history).outcome, 'improved');
+    const scores = [90, 91, 90, 92, 90, 91];
+    assert.equal(compareWithHistory('performance_score', [70, 71, 72], scores).outcome, 'fail');
+    assert.equal(compareWithHistory('performance_score', [99, 100, 99], [80, 81, 80, 82, 80]).outcome, 'improved');
+  });
+
+  test('significant but smaller than 5 %, or large but not significant: no significant change', () => {
+    const small = compareWithHistory('largest_contentful_paint', [1030, 1031, 1032], history);
+    assert.equal(small.outcome, 'pass');
+    assert.ok(small.p! < COMPARISON.alpha, 'every run above every earlier report, yet under 5 %');
+    assert.match(small.message, /no significant change/);
+    const noisy = compareWithHistory('largest_contentful_paint', [2000, 900, 1000], [500, 1500, 800, 1200, 1000, 2000]);
+    assert.equal(noisy.outcome, 'pass');
+    // One load can never be significant against 8 reports (the smallest one-sided p is 1/9).
+    assert.equal(compareWithHistory('largest_contentful_paint', [5000], history).outcome, 'pass');
+  });
+
+  test('the structure score and grade compare only with reports of the same Lighthouse audits, and say what was left out', () => {
+    const report = { lighthouse_version: '13.5.0', structure_score: 70, largest_contentful_paint: 900 };
+    const earlier = [
+      ...[91, 90, 92, 90, 91, 90].map((v) => ({ lighthouse_version: '12.8.2', structure_score: v, largest_contentful_paint: 900 })),
+      { lighthouse_version: '13.4.1', structure_score: 71, largest_contentful_paint: 910 },
+    ];
+    const structure = comparableHistory('structure_score', report, earlier);
+    assert.deepEqual(structure.values, [71]);
+    assert.match(structure.note!, /^6 earlier reports left out: scored from the structure audits of Lighthouse 12\.8\.2, this report from those of Lighthouse 13\.5\.0/);
+    const check = compareWithHistory('structure_score', [70, 69, 70], structure.values, structure.note);
+    assert.equal(check.outcome, 'skipped', 'not a regression: only the re-mapping');
+    assert.match(check.message, /only 1 earlier reports have it \(6 earlier reports left out/);
+    // The same history compares across the line for a metric Lighthouse 13 kept as it was.
+    assert.deepEqual(comparableHistory('largest_contentful_paint', report, earlier), { values: [900, 900, 900, 900, 900, 900, 910] });
+    assert.deepEqual(comparableHistory('service_score', { lighthouse_version: '12.8.2', service_score: 80 },
+      [{ lighthouse_version: '12.8.2', service_score: 81 }]), { values: [81] });
+  });
+
+  test('without enough history or values it is skipped, never failed', () => {
+    assert.equal(compareWithHistory('largest_contentful_paint', [5000, 5000, 5000], [1000, 1000, 1000, 1000]).outcome, 'skipped');
+    assert.equal(compareWithHistory('largest_contentful_paint', [], history).outcome, 'skipped');
+    // Every value equal (CLS 0 everywhere): no evidence either way.
+    assert.equal(compareWithHistory('cumulative_layout_shift', [0, 0, 0], [0, 0, 0, 0, 0]).outcome, 'pass');
+  });
+});
+
+describe('outputs', () => {
+  const result: GateResult = {
+    url: 'https://shop.example/?q=<a&b>', test: 't1', report: 't1', reportUrl: 'https://wg.example/reports/t1', runs: 3,
+    figures: { largest_contentful_paint: 2600, performance_score: 88, cumulative_layout_shift: 0.01234 },
+    checks: [
+      ...checkBudget(parseBudget('{"largest_contentful_paint": {"max": 2500}, "performance_score": {"min": 80}}', 'b'),
+        { largest_contentful_paint: 2600, performance_score: 88 }),
+      compareWithHistory('cumulative_layout_shift', [0, 0], [0, 0, 0, 0]),
+    ],
+    exitCode: 1,
+  };
+
+  test('JUnit XML parses: one test case per check, the failure with its message', () => {
+    const text = junitXml(result);
+    assert.equal(XMLValidator.validate(text), true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(text);
+    const suite = doc.testsuites.testsuite;
+    assert.equal(suite.tests, '3');
+    assert.equal(suite.failures, '1');
+    assert.equal(suite.skipped, '1');
+    assert.equal(suite.name, 'webgauge https://shop.example/?q=<a&b>');
+    const cases = suite.testcase as { name: string; classname: string; failure?: { message: string } }[];
+    assert.deepEqual(cases.map((c) => `${c.classname} ${c.name}`),
+      ['webgauge.budget largest_contentful_paint', 'webgauge.budget performance_score', 'webgauge.comparison cumulative_layout_shift']);
+    assert.equal(cases[0]!.failure!.message, 'largest_contentful_paint 2.60 s is over its budget of max 2.50 s');
+  });
+
+  test('a test without checks is one passing case', () => {
+    const text = junitXml({ ...result, checks: [], exitCode: 0 });
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(text);
+    assert.equal(doc.testsuites.testsuite.tests, '1');
+    assert.equal(doc.testsuites.testsuite.failures, '0');
+  });
+
+  test('the Markdown summary and the text summary say the verdict, the runs and each check', () => {
+    const mdText = markdownSummary(result);
+    assert.match(mdText, /^### Webgauge: ❌ 1 of 3 checks failed/);
+    assert.match(mdText, /\[report\]\(https:\/\/wg\.example\/reports\/t1\) \(median of 3 runs\)/);
+    assert.match(mdText, /\| budget largest\\_contentful\\_paint \| FAIL \| largest\\_contentful\\_paint 2\.60 s is over/);
+    assert.match(mdText, /\| Cumulative layout shift \| 0\.012 \|/);
+    const text = textSummary(result);
+    assert.match(text, /FAIL {4}largest_contentful_paint 2\.60 s is over its budget of max 2\.50 s/);
+    assert.match(text, /FAILED: 1 of 3 checks\n$/);
+    assert.doesNotMatch(textSummary({ ...result, runs: 1 }), /median of/);
+  });
+
+  test('--server takes the service address or the API root', () => {
+    assert.equal(apiRoot('https://wg.example'), 'https://wg.example/api/2.0');
+    assert.equal(apiRoot('https://wg.example/api/2.0/'), 'https://wg.example/api/2.0');
+    assert.equal(apiRoot('http://127.0.0.1:8080/perf/'), 'http://127.0.0.1:8080/perf/api/2.0');
+    assert.throws(() => apiRoot('wg.example'), /is not a URL/);
+    assert.throws(() => apiRoot('ftp://wg.example'), /is not an http\(s\) URL/);
+  });
+});
