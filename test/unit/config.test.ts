@@ -1,3 +1,9 @@
+/**
+ * The settings read at start (config.ts), each refused with a message naming its variable: WEBGAUGE_PUBLIC_URL,
+ * WEBGAUGE_EXTRA_CA_CERTS, and the agent protocol's queue timeout, heartbeat and metrics token. A setting read for one
+ * module is tested beside it: the plans file in core/accounts/plans.test.ts, the allowed targets in net/policy.test.ts,
+ * the secret key in store/secret-box.test.ts.
+ */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,5 +75,15 @@ describe('WEBGAUGE_EXTRA_CA_CERTS', () => {
     const leaf = ca.issue(['staging.example.test']).cert;
     assert.match(refusal(file('leaf.pem', `${ca.cert}${leaf}`)),
       /certificate 2 of 2 \(CN=staging\.example\.test\) is not a CA certificate \(basicConstraints CA:TRUE\)/);
+  });
+});
+
+describe('the agent protocol\'s settings', () => {
+  test('queue timeout, heartbeat and metrics token are checked at start', () => {
+    const c = loadConfig({ WEBGAUGE_DATA_DIR: '/tmp/x' });
+    assert.deepEqual([c.queueTimeoutMs, c.agentHeartbeatMs, c.metricsToken], [600_000, 10_000, undefined]);
+    assert.equal(loadConfig({ WEBGAUGE_METRICS_TOKEN: 'a'.repeat(32) }).metricsToken, 'a'.repeat(32));
+    assert.throws(() => loadConfig({ WEBGAUGE_METRICS_TOKEN: 'short' }), (e) => e instanceof ConfigError && /16 characters/.test(e.message));
+    assert.throws(() => loadConfig({ WEBGAUGE_QUEUE_TIMEOUT_MS: '10' }), (e) => e instanceof ConfigError && /WEBGAUGE_QUEUE_TIMEOUT_MS/.test(e.message));
   });
 });

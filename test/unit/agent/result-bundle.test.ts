@@ -1,9 +1,10 @@
-/** The agent protocol's pieces that need no server: the result bundle, the queue signal, its settings. */
+/**
+ * The agent protocol's result bundle (agent/result-bundle.ts): a run's result carried exactly, binary parts as bytes; a
+ * damaged or foreign bundle refused, never half read.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BundleError, bundleChecksum, decodeBundle, encodeBundle } from '../../../src/agent/result-bundle.js';
-import { loadConfig, ConfigError } from '../../../src/config.js';
-import { QueueSignal } from '../../../src/core/tests/queue-signal.js';
 import type { RunResult } from '../../../src/runner/types.js';
 
 function result(): RunResult {
@@ -43,35 +44,3 @@ describe('the result bundle', () => {
   });
 });
 
-describe('the queue signal', () => {
-  test('wakes every waiting claim at once; a wait without news ends at its time', async () => {
-    const signal = new QueueSignal();
-    const waits = [signal.wait(5_000), signal.wait(5_000)];
-    // Timed from the notice, not from the waits: this file shares its process with the other unit files, whose
-    // loading may hold the event loop for a second before the timer fires.
-    let notifiedAt = Infinity;
-    setTimeout(() => {
-      notifiedAt = Date.now();
-      signal.notify();
-    }, 20);
-    await Promise.all(waits);
-    assert.ok(Date.now() - notifiedAt < 1_000, `woken ${Date.now() - notifiedAt} ms after the notice`);
-    const t1 = Date.now();
-    await signal.wait(50);
-    assert.ok(Date.now() - t1 >= 45);
-    const gone = new AbortController();
-    const aborted = signal.wait(5_000, gone.signal);
-    gone.abort();
-    await aborted;
-  });
-});
-
-describe('settings', () => {
-  test('queue timeout, heartbeat and metrics token are checked at start', () => {
-    const c = loadConfig({ WEBGAUGE_DATA_DIR: '/tmp/x' });
-    assert.deepEqual([c.queueTimeoutMs, c.agentHeartbeatMs, c.metricsToken], [600_000, 10_000, undefined]);
-    assert.equal(loadConfig({ WEBGAUGE_METRICS_TOKEN: 'a'.repeat(32) }).metricsToken, 'a'.repeat(32));
-    assert.throws(() => loadConfig({ WEBGAUGE_METRICS_TOKEN: 'short' }), (e) => e instanceof ConfigError && /16 characters/.test(e.message));
-    assert.throws(() => loadConfig({ WEBGAUGE_QUEUE_TIMEOUT_MS: '10' }), (e) => e instanceof ConfigError && /WEBGAUGE_QUEUE_TIMEOUT_MS/.test(e.message));
-  });
-});

@@ -1,6 +1,9 @@
+/**
+ * The HAR helpers the analyses share (analysis/har.ts): headers, cache lifetime, resource kinds, compressible types,
+ * sites, the main document's redirect chain.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { servedByCdn } from '../../../src/analysis/cdn.js';
 import {
   cacheLifetime, header, isCompressible, kindOf, mainDocumentChain, redirectTarget, sameSite, siteOf,
 } from '../../../src/analysis/har.js';
@@ -61,22 +64,3 @@ describe('HAR helpers', () => {
   });
 });
 
-describe('CDN detection', () => {
-  it('recognises a CDN by the headers its edge adds', () => {
-    assert.equal(servedByCdn(entry('https://www.example.com/a.js', { headers: { 'cf-ray': '8a-FRA' } })), true);
-    assert.equal(servedByCdn(entry('https://www.example.com/a.js', { headers: { 'x-served-by': 'cache-fra19120-FRA' } })), true);
-    assert.equal(servedByCdn(entry('https://www.example.com/a.js', { headers: { server: 'cloudflare' } })), true);
-    assert.equal(servedByCdn(entry('https://www.example.com/a.js', { headers: { via: '1.1 abc.cloudfront.net (CloudFront)' } })), true);
-  });
-
-  it('recognises well-known CDN hostnames and cdn-named hosts', () => {
-    assert.equal(servedByCdn(entry('https://d111111abcdef8.cloudfront.net/a.js')), true);
-    assert.equal(servedByCdn(entry('https://cdn.jsdelivr.net/npm/x.js')), true);
-    assert.equal(servedByCdn(entry('https://cdn2.example.com/a.js')), true);
-  });
-
-  it('does not take an origin server for a CDN', () => {
-    assert.equal(servedByCdn(entry('https://www.example.com/a.js', { headers: { server: 'nginx', 'x-cache': 'HIT' } })), false);
-    assert.equal(servedByCdn(entry('https://cdn-example.com/a.js')), false);
-  });
-});

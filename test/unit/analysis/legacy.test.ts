@@ -1,3 +1,8 @@
+/**
+ * The legacy analysis' own files (src/analysis/legacy/, tested as one folder: bodies.ts, files.ts with the tar.ts it
+ * writes, and index.ts over them; its two rulesets are legacy/pagespeed.test.ts and legacy/yslow.test.ts): the bodies
+ * minified and re-encoded, pagespeed-files.tar, and legacyAnalysis scoring both rulesets.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';

@@ -1,3 +1,7 @@
+/**
+ * The Mann-Whitney U test (analysis/mann-whitney.ts): exact and normal p-values, ties, and its properties over
+ * generated samples.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';

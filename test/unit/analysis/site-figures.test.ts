@@ -1,3 +1,7 @@
+/**
+ * A scan's site figures (analysis/site-figures.ts): Web Vitals rated at their thresholds, percentiles, and the figures
+ * of a site's pages (counts, medians, grades, worst pages and templates, audits, third parties).
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { percentile, rateVital, siteFigures, thirdPartiesOf, type SitePage } from '../../../src/analysis/site-figures.js';

@@ -1,3 +1,9 @@
+/**
+ * The structure audits (src/analysis/structure/, tested as one folder): Lighthouse's audits read as Lighthouse 12
+ * scored them (lighthouse-audits.ts, lighthouse-details.ts), each audit of our own from its file (use-cdn.ts,
+ * avoid-bad-requests.ts, avoid-empty-src.ts, enable-keep-alive.ts, no-duplicate-requests.ts), and the structure score
+ * of index.ts with its grade (analysis/grade.ts).
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { grade, STRUCTURE_AUDITS, structureScore } from '../../../src/analysis/grade.js';

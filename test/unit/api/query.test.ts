@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { listLinks, parseListQuery } from '../../../src/api/query.js';
 import { parseQuery } from '../../../src/api/server.js';
 import { ApiError } from '../../../src/core/errors.js';
-import { substringPattern, type ListSpec } from '../../../src/store/list-query.js';
+import type { ListSpec } from '../../../src/store/list-query.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST } from '../../../src/core/vocabulary/lists.js';
 
 const parse = (spec: ListSpec, qs: string) => parseListQuery(spec, parseQuery(qs));
@@ -312,8 +312,3 @@ describe('list links', () => {
   });
 });
 
-describe('substring pattern', () => {
-  it('lower-cases and escapes the LIKE wildcards and the escape character', () => {
-    assert.equal(substringPattern('A_b%C!'), '%a!_b!%c!!%');
-  });
-});

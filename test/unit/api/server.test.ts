@@ -1,6 +1,9 @@
+/**
+ * The server's query string parser (api/server.ts parseQuery): raw brackets kept in keys, repeated keys as arrays,
+ * percent-encoding and + decoded.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { apiKeyFrom } from '../../../src/api/auth.js';
 import { parseQuery } from '../../../src/api/server.js';
 
 describe('query string parsing', () => {
@@ -18,17 +21,3 @@ describe('query string parsing', () => {
   });
 });
 
-describe('API key from the Authorization header', () => {
-  const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`;
-  it('takes the user name and ignores the empty password', () => {
-    assert.equal(apiKeyFrom(basic('abc123:')), 'abc123');
-  });
-  it('accepts a key sent without the colon', () => {
-    assert.equal(apiKeyFrom(basic('abc123')), 'abc123');
-  });
-  it('finds no key in other schemes or empty credentials', () => {
-    assert.equal(apiKeyFrom('Bearer abc'), undefined);
-    assert.equal(apiKeyFrom(basic(':')), undefined);
-    assert.equal(apiKeyFrom(undefined), undefined);
-  });
-});

@@ -21,7 +21,7 @@ import { PLANS } from '../../../src/core/accounts/plans.js';
 import { parseIdList, parseTagInput } from '../../../src/core/pages/tags.js';
 import { idListOf, tagBody } from '../../../src/api/resource-body.js';
 import { parseListQuery } from '../../../src/api/query.js';
-import { type ListSpec } from '../../../src/store/list-query.js';
+import type { ListSpec } from '../../../src/store/list-query.js';
 import { PAGES_LIST, REPORTS_LIST, TESTS_LIST } from '../../../src/core/vocabulary/lists.js';
 import { testAttributes } from '../../../src/api/resource-body.js';
 

@@ -1,8 +1,9 @@
 /**
- * Site discovery (src/discovery) against real local HTTP servers (test/fixtures/discovery-sites.ts): the fixture site's scan pages
- * through robots.txt and every kind of sitemap, the crawl and its traps, robots.txt, the start page's failures,
- * HTTP auth, list sources, include/exclude, sampling and maxPages, determinism, and templates as pure functions.
- * The hostile sitemaps are in discovery-hostile.test.ts. The internal service on 127.0.0.2 never gets a connection.
+ * Site discovery (discovery/discover.ts) against real local HTTP servers (test/fixtures/discovery-sites.ts): the
+ * fixture site's scan pages through robots.txt and every kind of sitemap, the crawl and its traps, robots.txt, the
+ * start page's failures, HTTP auth, list sources, include/exclude, sampling and maxPages, determinism. The hostile
+ * sitemaps are sitemap.test.ts; templates and URLs as pure functions templates.test.ts and url.test.ts. The internal
+ * service on 127.0.0.2 never gets a connection.
  */
 import assert from 'node:assert/strict';
 import { createServer as createHttpsServer } from 'node:https';
@@ -10,8 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliCompressSync } from 'node:zlib';
 import { discover } from '../../../src/discovery/discover.js';
-import { assignTemplates, checkPathPattern, compilePattern, selectPages, stableRank } from '../../../src/discovery/templates.js';
-import { normalizeUrl, Site } from '../../../src/discovery/url.js';
+import { stableRank } from '../../../src/discovery/templates.js';
 import { makePrivateCa } from '../../helpers/certificates.js';
 import { SCAN_SITE } from '../../fixtures/site/scan-site.js';
 import { AUTH, SHUFFLED, startSites, type Sites } from '../../fixtures/discovery-sites.js';
@@ -248,63 +248,5 @@ describe('other sources and the rules every URL meets', () => {
     assert.deepEqual(a.skipped, { sampled_out: 16 });
     assert.deepEqual(new Set(a.pages.map((p) => p.template)), new Set(['/news/:slug', '/shop/item/:id', '/docs/guide/:slug', '/team/:slug']));
   });
-
-  test('normalisation: lower-case host, no default port, no fragment, no query unless kept (then sorted), dot segments', () => {
-    assert.equal(normalizeUrl('HTTP://Example.COM:80/a/./b/../c?z=1&a=2#f', undefined, false), 'http://example.com/a/c');
-    assert.equal(normalizeUrl('https://example.com:443/p?z=1&a=2#f', undefined, true), 'https://example.com/p?a=2&z=1');
-    assert.equal(normalizeUrl('https://u:p@example.com/', undefined, false), 'https://example.com/');
-    assert.equal(normalizeUrl('http://2130706433/', undefined, false), 'http://127.0.0.1/');
-    assert.equal(normalizeUrl('mailto:a@b.c', undefined, false), undefined);
-    assert.equal(normalizeUrl('../x', 'http://e.com/a/b/', false), 'http://e.com/a/x');
-    const site = new Site('https://e.com/');
-    assert.equal(site.own('http://e.com/a'), 'https://e.com/a', 'http and https of the same host are one site');
-    assert.equal(site.own('http://e.com:8080/a'), undefined);
-    assert.equal(site.own('https://www.e.com/a'), undefined);
-    assert.ok(site.mayAuthenticate('https://e.com') && !site.mayAuthenticate('http://e.com'), 'credentials never go down to http');
-    assert.ok(new Site('http://e.com/').mayAuthenticate('https://e.com'));
-  });
 });
 
-describe('templates (pure)', () => {
-  test('the URL shape: ids, slugs with siblings, top-level pages themselves', () => {
-    const urls = ['/', '/about', '/contact', '/blog/a', '/blog/b/', '/p/123', '/p/456', '/u/550e8400-e29b-41d4-a716-446655440000',
-      '/x/deadbeef12', '/docs/guide/intro', '/only/child', '/2026', '/cal/2026/11', 'https://e.com/shop/item/77?q=1'];
-    assert.deepEqual(assignTemplates(urls), ['/', '/about', '/contact', '/blog/:slug', '/blog/:slug', '/p/:id', '/p/:id', '/u/:id',
-      '/x/:id', '/docs/guide/intro', '/only/child', '/:id', '/cal/:id/:id', '/shop/item/:id']);
-  });
-
-  test('named templates first, the first that matches wins; :name is one segment, * the rest', () => {
-    assert.deepEqual(assignTemplates(['/p/1', '/p/1/reviews', '/blog/a/b', '/blog', '/docs/x'], ['/p/:id', '/blog/*', '/*']),
-      ['/p/:id', '/*', '/blog/*', '/*', '/*']);
-    assert.ok(compilePattern('/shop/:cat/*.html').test('/shop/shoes/a/b.html'));
-    assert.ok(!compilePattern('/shop/:cat').test('/shop/a/b'));
-    assert.ok(compilePattern('/a.b').test('/a.b') && !compilePattern('/a.b').test('/axb'), 'other characters are literal');
-  });
-
-  test('checkPathPattern says what is wrong with a pattern', () => {
-    for (const ok of ['/blog/*', '/p/:id', '*.pdf', '/search?q=*', '/']) assert.equal(checkPathPattern(ok), undefined, ok);
-    assert.match(checkPathPattern('blog/*')!, /must start with "\/"/);
-    assert.match(checkPathPattern('https://e.com/blog')!, /is a URL; give the path only/);
-    assert.match(checkPathPattern('/p/:id-x')!, /a parameter is a whole segment/);
-    assert.match(checkPathPattern('/a b')!, /space/);
-    assert.match(checkPathPattern('/a#b')!, /fragments/);
-    assert.match(checkPathPattern('')!, /empty/);
-    assert.match(checkPathPattern(`/${'a'.repeat(2000)}`)!, /longer than/);
-  });
-
-  test('selectPages: stable sample, round-robin by first appearance, the start page first, a list kept in its order', () => {
-    const page = (url: string, template: string) => ({ url: `http://e.com${url}`, template });
-    const candidates = [page('/b/1', '/b/:id'), page('/b/2', '/b/:id'), page('/b/3', '/b/:id'), page('/c/1', '/c/:id'), page('/', '/')];
-    const s = selectPages(candidates, { sample: 2, maxPages: 4, first: 'http://e.com/' });
-    assert.equal(s.pages[0]!.url, 'http://e.com/');
-    assert.deepEqual(s.pages.map((p) => p.template), ['/', '/b/:id', '/c/:id', '/b/:id']);
-    assert.equal(s.sampledOut, 1);
-    assert.equal(s.overMaxPages, 0);
-    const reversed = selectPages([...candidates].reverse(), { sample: 2, maxPages: 4, first: 'http://e.com/' });
-    assert.deepEqual(new Set(reversed.pages.map((p) => p.url)), new Set(s.pages.map((p) => p.url)));
-    const list = selectPages(candidates, { sample: 0, maxPages: 3, keepOrder: true });
-    const lowestB = candidates.slice(0, 3).map((p) => p.url).sort((a, b) => (stableRank(a) < stableRank(b) ? -1 : 1))[0];
-    assert.deepEqual(list.pages.map((p) => p.url), [lowestB, 'http://e.com/c/1', 'http://e.com/']);
-    assert.equal(list.overMaxPages, 2);
-  });
-});

@@ -1,7 +1,8 @@
 /**
- * Discovery against hostile sitemaps (test/fixtures/discovery-sites.ts, host hostile.test): each is refused without
- * harm, said in `errors` with the sitemap's URL and line, counted as `sitemap_error` (or `other_host`), and what came
- * before the refusal is kept. The internal service on 127.0.0.2 gets no connection.
+ * Sitemaps read by discovery (discovery/sitemap.ts, sitemap-parser.ts) against hostile ones, through discover() and the
+ * sites of test/fixtures/discovery-sites.ts (host hostile.test): each is refused without harm, said in `errors` with
+ * the sitemap's URL and line, counted as `sitemap_error` (or `other_host`), and what came before the refusal is kept.
+ * The internal service on 127.0.0.2 gets no connection.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

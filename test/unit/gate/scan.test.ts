@@ -1,8 +1,9 @@
 /**
- * `webgauge scan` (gate/scan.ts) without Webgauge's server: its arguments, the site budgets against a scan of the
- * shape docs/scans.md gives, its outputs (text, JUnit XML, Markdown, JSON), and the whole gate against a small
- * node:http stub that answers POST /scans, GET /scans/{id} and its pages as the document says: polling, progress
- * and the exit codes.
+ * `webgauge scan` (gate/scan.ts) without Webgauge's server: its arguments, the site budgets (gate/scan-budgets.ts)
+ * against a scan of the shape docs/scans.md gives, its outputs (gate/scan-outputs.ts: text, JUnit XML, Markdown, JSON)
+ * with the regressions of --compare-to (gate/scan-regressions.ts), and the whole gate against a small node:http stub
+ * that answers POST /scans, GET /scans/{id} and its pages as the document says: polling, progress and the exit codes.
+ * One file for the four modules: they share that scan and its pages.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,16 +1,11 @@
 /**
- * What a backup folder's manifest must be for a restore to take it, the PostgreSQL commands a backup and a restore
- * print (run through a real shell, to show they reach pg_dump/pg_restore as meant), and which artifact names are
- * writes under way that a backup leaves out.
+ * What a backup folder's manifest must be for a restore to take it (store/backup-format.ts), and the PostgreSQL
+ * commands a backup and a restore print (run through a real shell, to show they reach pg_dump/pg_restore as meant), the
+ * database URL without its password (store/db.ts redactUrl).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { FileArtifactStore, isUnfinishedWrite } from '../../../src/artifacts/store.js';
-import { byteSize } from '../../../src/lib/words.js';
+import { describe, test } from 'node:test';
 import {
   BACKUP_FORMAT_VERSION, BackupError, newManifest, parseManifest, pgDumpCommand, pgRestoreCommand, shellQuote, type BackupManifest,
 } from '../../../src/store/backup-format.js';
@@ -96,35 +91,3 @@ describe('the PostgreSQL commands', () => {
   });
 });
 
-describe('writes under way in the artifact store', () => {
-  const dirs: string[] = [];
-  after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-  test('the temporary file of put and the staging folder of putFolder are unfinished writes; artifact names are not', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'webgauge-unfinished-'));
-    dirs.push(root);
-    const written: string[] = [];
-    class Watching extends FileArtifactStore {
-      protected override async writeFile(path: string, data: Buffer | string): Promise<void> {
-        written.push(path);
-        await super.writeFile(path, data);
-      }
-    }
-    const store = new Watching(root);
-    await store.put('r1/report.pdf', 'pdf');
-    await store.putFolder('r2', new Map([['filmstrip/0.jpg', 'jpeg']]));
-    const tmpFile = basename(written[0]!);
-    const stagingFolder = basename(written[1]!.split('/filmstrip/')[0]!);
-    assert.match(tmpFile, /^report\.pdf\.tmp-/);
-    assert.match(stagingFolder, /^r2\.staging-/);
-    assert.ok(isUnfinishedWrite(tmpFile) && isUnfinishedWrite(stagingFolder));
-    for (const name of ['report.pdf', 'r2', 'filmstrip', '0.jpg', 'images', 'optimized-images-webp.tar', 'index.json', 'notes.tmp-file']) {
-      assert.equal(isUnfinishedWrite(name), false, name);
-    }
-  });
-});
-
-test('byteSize reads as an operator expects', () => {
-  assert.deepEqual([0, 1, 1023, 1024, 1536, 5 * 1024 ** 2, 3.25 * 1024 ** 3].map(byteSize),
-    ['0 bytes', '1 byte', '1023 bytes', '1.0 KiB', '1.5 KiB', '5.0 MiB', '3.3 GiB']);
-});

@@ -1,6 +1,6 @@
 /**
- * SQLite shared by several processes (the CLI beside a running service): a transaction that reads, then writes, must
- * wait for another process's write like a single statement does, not fail at once with SQLITE_BUSY.
+ * SQLite shared by several processes (store/db.ts; the CLI beside a running service): a transaction that reads, then
+ * writes, must wait for another process's write like a single statement does, not fail at once with SQLITE_BUSY.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,3 +1,8 @@
+/**
+ * The PageSpeed ruleset (src/analysis/legacy/pagespeed/, tested as one folder through its index.ts): each rule of
+ * compression-caching.ts, images.ts, minify-inline.ts, requests.ts and rendering.ts through PAGESPEED_RULES, the
+ * weights of ruleset.ts, and the report.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PAGESPEED_RULES, PAGESPEED_RULESET, pagespeedReport } from '../../../../src/analysis/legacy/pagespeed/index.js';

@@ -1,3 +1,8 @@
+/**
+ * The YSlow ruleset (src/analysis/legacy/yslow/, tested as one folder through its index.ts): each rule of content.ts,
+ * server.ts, css-javascript.ts and cookie-images.ts through YSLOW_RULES, the weights of ruleset.ts with overallScore
+ * (legacy/rule.ts), and the report.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { overallScore } from '../../../../src/analysis/legacy/rule.js';

@@ -1,3 +1,7 @@
+/**
+ * Plans (core/accounts/plans.ts): the plans file (extends, fields), the registry's fallback to basic, and
+ * WEBGAUGE_PLANS_FILE read at start.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

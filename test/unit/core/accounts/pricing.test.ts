@@ -1,3 +1,7 @@
+/**
+ * Test prices (core/accounts/pricing.ts; spec part 8): each report type's base, video, retention and PDFs, summed
+ * without float drift.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ReportType, Retention } from '../../../../src/core/options/analysis-options.js';

@@ -1,15 +1,12 @@
 /**
- * The rate limiter's leases and the key cache, against a real SQLite store in a temporary folder (several
- * RateLimiter instances on one store are several API processes on one database).
+ * The rate limiter's leases (core/accounts/ratelimit.ts), against a real SQLite store in a temporary folder (several
+ * RateLimiter instances on one store are several API processes on one database). The key cache is auth-cache.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PLANS } from '../../../../src/core/accounts/plans.js';
-import { accountsChanged, PrincipalCache } from '../../../../src/core/accounts/auth-cache.js';
-import type { Principal } from '../../../../src/core/accounts/accounts.js';
 import { clock } from '../../../../src/core/clock.js';
 import { RateLimiter } from '../../../../src/core/accounts/ratelimit.js';
 import { sql } from 'kysely';
@@ -110,45 +107,3 @@ describe('RateLimiter', () => {
   });
 });
 
-describe('PrincipalCache', () => {
-  const principal = (key: string): Principal => ({
-    accountId: `acc-${key}`, keyAccountId: `acc-${key}`, apiKey: key, email: `${key}@example.test`, role: 'owner', plan: PLANS.pro, emailValidated: true,
-  });
-
-  test('asks once per key while an entry is fresh, again after the TTL; concurrent first requests share one lookup', async () => {
-    const asked: string[] = [];
-    const cache = new PrincipalCache(async (key) => {
-      asked.push(key);
-      await new Promise((r) => setTimeout(r, 5));
-      return principal(key);
-    }, 80);
-    const first = await Promise.all([cache.get('k1'), cache.get('k1'), cache.get('k1')]);
-    assert.deepEqual(first.map((p) => p?.accountId), ['acc-k1', 'acc-k1', 'acc-k1']);
-    await cache.get('k1');
-    assert.deepEqual(asked, ['k1']);
-    await new Promise((r) => setTimeout(r, 120));
-    await cache.get('k1');
-    assert.deepEqual(asked, ['k1', 'k1']);
-  });
-
-  test('an unknown key is asked every time (a key made elsewhere works at once); a change in this process empties it', async () => {
-    let known = false;
-    let lookups = 0;
-    const cache = new PrincipalCache(async (key) => {
-      lookups++;
-      return known ? principal(key) : null;
-    }, 5_000);
-    assert.equal(await cache.get('k2'), null);
-    known = true;
-    assert.equal((await cache.get('k2'))?.accountId, 'acc-k2');
-    await cache.get('k2');
-    assert.equal(lookups, 2);
-    known = false;
-    accountsChanged();
-    assert.equal(await cache.get('k2'), null, 'forgotten at once');
-  });
-
-  test('refuses to keep entries longer than the 5 s the API promises', () => {
-    assert.throws(() => new PrincipalCache(async () => null, 5_001), /5000 ms at most/);
-  });
-});

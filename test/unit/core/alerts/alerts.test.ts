@@ -1,10 +1,13 @@
+/**
+ * A page's alert conditions (core/alerts/alerts.ts): the regression verdict over a page's reports, and what POST (and
+ * PATCH) .../performance_alert_conditions makes of a body. The alert e-mail is notify/email.test.ts, a delivery's
+ * signature notify/sign.test.ts.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALERT_METRICS, CONDITION_SHAPE, parseConditionInput, REGRESSION, regressionVerdict } from '../../../../src/core/alerts/alerts.js';
 import { resourceAttributes } from '../../../../src/api/resource-body.js';
 import { ApiError } from '../../../../src/core/errors.js';
-import { alertMail } from '../../../../src/notify/email.js';
-import { signatureHeader } from '../../../../src/notify/sign.js';
 
 /** What POST (and PATCH) .../performance_alert_conditions does with a body: the API unwraps it, core parses it. */
 const parseConditionBody = (b: unknown, mode: 'create' | 'patch') =>
@@ -55,23 +58,3 @@ test('conditions: metrics are the numeric report attributes; bad bodies are E400
   assert.deepEqual(parseConditionBody({ data: {} }, 'patch'), {});
 });
 
-test('signature: t and the hex HMAC-SHA256 of "<t>.<body>" keyed with the secret', () => {
-  // python3: hmac.new(b'whsec_test', b'1700000000.{"a":1}', hashlib.sha256).hexdigest()
-  assert.equal(signatureHeader('whsec_test', '{"a":1}', 1700000000), 't=1700000000,v1=38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789');
-});
-
-test('alert e-mail: text and HTML with the page, the metric, value against threshold and the links; HTML escaped', () => {
-  const m = alertMail({
-    to: 'a@example.test', state: 'triggered', pageUrl: 'https://example.test/?q=<b>', metric: 'fully_loaded_time', operator: 'gt',
-    value: 4200, threshold: 3000, conditionValue: 3000, reportLink: 'https://w.test/api/2.0/reports/R', reportPageLink: 'https://w.test/reports/R',
-    pageLink: 'https://w.test/api/2.0/pages/P',
-  });
-  assert.match(m.subject, /Alert: fully_loaded_time on https:\/\/example\.test/);
-  // Values print as the one table of figures prints a time.
-  assert.ok(m.text.includes('Alert: fully_loaded_time > 3.00 s.'), m.text);
-  for (const s of ['measured 4.20 s against the threshold 3.00 s', 'https://w.test/reports/R', 'https://w.test/api/2.0/pages/P']) {
-    assert.ok(m.text.includes(s), s);
-    assert.ok(m.html.includes(s), s);
-  }
-  assert.ok(!m.html.includes('?q=<b>') && m.html.includes('?q=&#60;b&#62;'));
-});

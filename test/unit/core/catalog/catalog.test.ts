@@ -1,3 +1,7 @@
+/**
+ * The reference data (core/catalog/catalog.ts): the location and its browsers with their capabilities, and the
+ * simulated devices.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KnownDevices } from 'puppeteer-core';

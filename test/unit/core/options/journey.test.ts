@@ -1,7 +1,10 @@
 /**
- * Journeys (core/options/journey.ts, runner/journey/recording.ts): a Recorder recording read by @puppeteer/replay's
- * parser, checked against our rules (each refusal naming its step), measured as Lighthouse's replay groups steps,
- * charged per measured step, its secrets filled at run time and scrubbed in every form.
+ * Journeys, from the recording in POST /tests to the load's steps; placed by its main module, core/options/journey.ts
+ * (the recording's rules, through parseTestOptions), since one set-up (the fixture shop's recordings) serves every
+ * part: a Recorder recording read by @puppeteer/replay's parser, checked against our rules (each refusal naming its
+ * step), measured as Lighthouse's replay groups steps, charged per measured step; its steps at run time
+ * (runner/journey/recording.ts), its secrets scrubbed in every form (core/options/secrets.ts), and the load's steps
+ * (runner/load/context.ts stepPlan, runner/journey/result.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

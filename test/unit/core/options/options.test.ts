@@ -1,3 +1,8 @@
+/**
+ * What POST /tests makes of a body (core/options/options.ts parseTestOptions): its shape, the defaults and the normal
+ * form, each option's rules, plans and browser capabilities, the fingerprint and the public view. urlPatternMatches
+ * (runner/conditions/url-patterns.ts) is checked here with the allow_url and block_url rules that name it.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AnalysisOptions } from '../../../../src/core/options/analysis-options.js';

@@ -1,3 +1,7 @@
+/**
+ * A test's secrets and the scrubber that removes them from everything kept (core/options/secrets.ts): short ones as
+ * whole components, long ones anywhere, user info, credential headers and cookies, errors.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LITERAL_MIN, REMOVED, scrubError, secretScrubber, testSecrets } from '../../../../src/core/options/secrets.js';

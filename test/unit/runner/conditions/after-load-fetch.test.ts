@@ -1,3 +1,7 @@
+/**
+ * Lighthouse's fetch after the load (runner/conditions/after-load-fetch.ts): only a source map the load named, only
+ * where the target policy allows, to the address it judged.
+ */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,7 @@
+/**
+ * The compare screen (web/screens/compare.ts): the report IDs of its query and the differences it shows, each figure
+ * the way the report prints it.
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../../src/core/errors.js';

@@ -1,3 +1,6 @@
+/**
+ * The tags form (web/screens/tags.ts): the API body it makes, which the API's parser accepts, and its colour input.
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { colorInputValue, tagAttributesFromForm } from '../../../../src/web/screens/tags.js';
