@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Account rules (spec 5, 8): the Viewer role reads but cannot start tests, delete, create PDFs or change tags
  * and monitoring (403 E40301, nothing changed or charged); credits refill daily up to the allowance, never above,

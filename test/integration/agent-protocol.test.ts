@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The agent protocol through HTTP, request by request, on both engines (no browser: the result is a stub, the
  * protocol is what is tested): the version gate, tokens per location, hello before work, long-poll claims woken

@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * Alerts and webhooks (issue 12) on both engines. The API (conditions, events, webhooks, their errors and
  * isolation) on seeded pages; then six real runs of the fixture's /switchable page, made slower and faster by

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Black-box HTTP tests of POST /tests (spec 4.1, 5, 7, 8 and COMPAT.md "Lenient input"): the 202 answer,
  * prices, refusals with their exact codes (and that a refusal changes nothing), plan, role, concurrency and

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Black-box HTTP tests of the API edge: authentication, rate limit, routing, request leniency, test polling,
  * report not-found codes and reference data (spec parts 4.1, 4.2, 4.5, 5, 7, 8 and COMPAT.md).

@@ -1,3 +1,4 @@
+// lane: pairs 100
 /**
  * Writes that fail leave nothing half-done, on the real filesystem: a report's folder appears whole or not at
  * all (the test then ends in error, refunded), and a PDF browser that does not start leaves no temporary folder.

@@ -1,3 +1,4 @@
+// lane: pairs 50
 /**
  * `webgauge backup` of a running service and `webgauge restore` into an empty data directory, as an operator runs
  * them (child processes of src/main.ts).

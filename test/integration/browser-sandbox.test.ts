@@ -1,3 +1,4 @@
+// lane: pairs 160
 /**
  * The browser as launched for every test and PDF: sandboxed, as an unprivileged user when the service is root,
  * with an environment and a profile of its own, unable to read the data directory; and what a killed process

@@ -1,3 +1,4 @@
+// lane: pairs 90
 /**
  * The operator's account commands as they are run: `webgauge account create|list|update` in a child process,
  * on a temporary data folder (SQLite) with a plans file.

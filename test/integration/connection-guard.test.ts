@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The connection guard on its own, spoken to as Chromium speaks to it (SOCKS5 over TCP), no browser needed:
  * the policy on every address spelling, DNS rebinding defeated by pinning, sealing after the load, and bad

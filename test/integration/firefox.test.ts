@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * Firefox (Desktop), the second browser (runner/firefox/), against the fixture site's truths as runner.test.ts holds
  * Chromium to them, and through the service on each engine: what it reports must be what the fixture did, every

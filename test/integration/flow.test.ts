@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * The end-to-end flow through the HTTP API with a real Chromium run: start a test of the fixture page, poll it,
  * read the report and every resource, and check the numbers against what the fixture page really does.

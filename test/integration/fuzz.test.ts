@@ -1,3 +1,4 @@
+// lane: pairs 150
 /**
  * Property-based fuzzing of every route, on both engines: generated path IDs, query strings, bodies, content
  * types and credentials (fast-check). Property: nothing answers 5xx, and every 4xx under /api/2.0 carries the

@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * `webgauge test` as a CI job runs it: the gate in a child process against a real service (real agent, real
  * Chromium, the fixture site). On both engines, one page tested again and again: its first test has no history to

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Inputs that used to end in 500 E50000 (issue: "no 5xx from any input"), each with the spec error it gets now,
  * on both engines: deep JSON bodies, NUL bytes where PostgreSQL cannot store them, numeric filters out of the

@@ -1,3 +1,4 @@
+// lane: pairs 80
 /**
  * A hostile page, tested through the API on a server that allows only the "public" site (127.0.0.2) and refuses
  * the rest of loopback: the page tries to reach an internal service (127.0.0.1, 127.0.0.3, ::1) through every

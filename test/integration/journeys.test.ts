@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * Journeys through the API with a real Chromium, on both engines, on a server whose target policy allows the
  * fixture site (127.0.0.1) and nothing else of the machine. The fixture's shop app (test/fixtures/site/shop.ts) is

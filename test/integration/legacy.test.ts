@@ -1,3 +1,4 @@
+// lane: pairs 70
 /**
  * report=legacy end to end through the HTTP API with real Chromium runs: PageSpeed and YSlow scores and JSON,
  * pagespeed-files.tar, and what each report type exposes (lighthouse,legacy: both; legacy: no Lighthouse fields;

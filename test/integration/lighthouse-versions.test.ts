@@ -1,3 +1,4 @@
+// lane: pairs 110
 /**
  * The line between Lighthouse 12 and 13, on both engines and without a page load: migration 012 on a database made
  * before it; a report made by Lighthouse 12.8.2 (its real files, test/fixtures/lighthouse-12: made by Webgauge before

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Monitoring (spec 3, 4.3): POST /pages/{id}/performance_monitor over HTTP with every error path, and the
  * scheduler driven by calling tick() with the clock moved (clock.advance): one monitored test per slot, across

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The OpenAPI 3.0.2 description (spec 1.7, 9): served without a key at /api/2.0/openapi.json, valid for a real
  * OpenAPI validator, listing exactly the routes the server answers, and describing what the server really sends:

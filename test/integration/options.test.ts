@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * Options of POST /tests that act on the load, each checked against what the fixture server saw or what the
  * page measured, so that each test fails if its option is ignored. (runner.test.ts covers dns, cookies on the

@@ -1,3 +1,4 @@
+// lane: pairs 40
 /**
  * The service's bad days, as an operator has them, on the real service (`webgauge serve` in a child process, its log
  * read), its data directory on a real small filesystem (tmpfs). Two services, one per engine, each taken through its

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Pages and the lists (spec 1.2, 2.3, 4.1, 4.3, 7, 8) through HTTP on both engines.
  *

@@ -1,3 +1,4 @@
+// lane: pairs 60
 /**
  * The PDF service's bookkeeping on both engines: the parallel limit and joining across two API processes sharing
  * one database (real Chromium renders), a dead process's slot that expires, and, with a renderer that fails on

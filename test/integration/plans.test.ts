@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The operator's plans file (WEBGAUGE_PLANS_FILE) end to end, on both engines: an unlimited plan is never
  * charged or refused for credits but keeps its (file's) concurrency limit, a plan's rate limit applies, and an

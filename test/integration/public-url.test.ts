@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Absolute links (COMPAT: every link is absolute) come from WEBGAUGE_PUBLIC_URL when it is set, whatever Host a
  * request claims; without it they follow the request, but nothing kept across requests (the stored PDF) carries

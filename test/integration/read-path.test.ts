@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The read path's promises, with two API processes' worth of services on one database (as two nodes behind a
  * load balancer), on both engines:

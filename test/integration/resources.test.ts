@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * Every resource of spec 4.2 that a test produces beyond the HAR and Lighthouse JSON, through the HTTP API: video.mp4
  * (H.264 at a steady 30 fps from navigation start, Range requests), filmstrip frames lined up with the report's

@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * The runner against the fixture site, in real Chromium: the numbers it reports must match what the
  * fixture really does (server delays, handler costs, byte sizes), and each option must change what the

@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * Several runs per test, through the HTTP API with real Chromium loads of the fixture page and the run guard
  * on: runs=3 is three real loads (the fixture site counts them), the report is the median run of runs.json,

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Alerts on a site through HTTP on both engines, without a page load (docs/scans.md "Alerts on a site"; the pages'
  * tests are completed with stub results and figures written into their reports): a scan posted with alert conditions

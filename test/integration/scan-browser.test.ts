@@ -1,3 +1,4 @@
+// lane: pairs 30
 /**
  * A site scan as a CI job runs it, against the real service with real page loads (SQLite; the store's rules of
  * scans are proven on both engines without a browser in scans.test.ts): `webgauge scan` of the fixture site's scan

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * A site over time through HTTP on both engines, without a page load (docs/scans.md "Scheduled scans", "Site
  * history"): a schedule created, read, listed, changed, paused, resumed and deleted, its first scan started at once

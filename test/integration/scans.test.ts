@@ -1,3 +1,4 @@
+// lane: pairs 140
 /**
  * Site scans through HTTP on both engines, without a page load (the pages' tests are completed with a stub result
  * and figures written into their reports; the browser scan is in scan-browser.test.ts): discovery from the fixture

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Encryption at rest of a test's secrets, on both engines, through HTTP (no browser): new tests are stored with
  * the password and cookies sealed; rows from before encryption are sealed when the service starts; both kinds

@@ -1,3 +1,4 @@
+// lane: pairs 130
 /**
  * The queue in the tests table (DESIGN.md "The tests table is the queue"), on both engines, through the core
  * functions an agent uses: claim, lease renewal, the lease reaper, the queue timeout's time window, failing and

@@ -1,3 +1,4 @@
+// lane: pairs 20
 /**
  * Every defect the fixture site can show (test/fixtures/site/defects.ts) against the structure audit that names it:
  * the audit fails on the page with the defect, and passes on the same page without it. Real loads in Chromium of

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The expiry sweep (spec 8 retention) on both engines: expired reports leave the store with their artifact
  * folders, their pages are refreshed or deleted with their tag links, tests older than 24 h go, in bounded

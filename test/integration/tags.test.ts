@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * Tags (spec 2.7, 4.4) and attach_tags/detach_tags (4.3) over HTTP, on both engines: shapes, limits, every
  * error code. Pages are seeded straight into the store (test/helpers/seed.ts): a page with one valid report,

@@ -1,3 +1,4 @@
+// lane: alone
 /**
  * A staging-like site through the real service: the page on three origins (FIXTURE.origins: the
  * document and its stylesheet on two HTTP origins, a 200 KB photo over HTTP/2 on an HTTPS origin whose certificate

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The web app's Account webhooks, Analyze's recent tests and the report's runs line over HTTP (no browser; the
  * browser suite adds and deletes a webhook as a person would): adding through core with the API's messages, the

@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * A page's alerts on its view over HTTP (no browser; the browser suite adds and deletes one as a person would):
  * the Alerts section and its form, a condition added, refused with the API's message and status (nothing made),

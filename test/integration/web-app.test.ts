@@ -1,3 +1,4 @@
+// lane: pairs 10
 /**
  * The web app in a real Chromium (puppeteer-core on Debian's browser), driven as a person would: elements found by
  * their accessible names, keyboard where it matters. One server on SQLite, one browser, one real test of the

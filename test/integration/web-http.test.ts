@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The web app's sessions, forms and live progress over HTTP, on both engines (the browser suite drives the screens
  * in Chromium on SQLite): password and key sign-in, the cookie's flags behind HTTPS, CSRF and Origin refusals,

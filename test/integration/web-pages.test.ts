@@ -1,3 +1,4 @@
+// lane: shared
 /**
  * The Pages screens over HTTP (no browser; the browser suite drives them as a person would): the list's filters,
  * sorts and bad values, the page view's charts and reports, its forms (monitoring, tags, retest, delete) through

@@ -1,3 +1,4 @@
+// lane: pairs 120
 /**
  * Every unit test file in one process (scripts/run-tests.sh): they load no page and share no state, and one
  * process compiles the sources once instead of once a file (about 20 s of the suite). A single file still runs
