@@ -8,7 +8,7 @@
 # pinned here. Its include/ folder holds Node's own headers, so native modules (better-sqlite3) are built for it
 # offline (npm_config_nodedir).
 WEBGAUGE_NODE_FLOOR=22.19.0
-# Node.js 24 'Krypton', LTS: the newest line whose LTS builds the npm registry carries (see README, "Runtime").
+# Node.js 24 'Krypton', LTS: the newest line whose LTS builds the npm registry carries (see docs/operations.md, "Runtime: Node.js 24").
 WEBGAUGE_NODE_VERSION=24.22.3
 WEBGAUGE_NODE_INTEGRITY_X64='sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA=='
 

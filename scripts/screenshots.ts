@@ -1,8 +1,8 @@
 /**
- * Screenshots of the web app's screens at desktop and phone width, for looking at them and for the README:
+ * Screenshots of the web app's screens at desktop and phone width, for looking at them and for the docs (docs/screenshots):
  *   node --import tsx scripts/screenshots.ts BASE_URL API_KEY OUT_DIR path [path...]
  * Signs in with the key, then saves OUT_DIR/<name>-1366.png and -375.png per path (full page; SHOTS_FULL_PAGE=0 keeps
- * to the first screenful, as the README's pictures do).
+ * to the first screenful, as the docs' pictures do).
  */
 import puppeteer from 'puppeteer-core';
 

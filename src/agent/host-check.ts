@@ -1,5 +1,5 @@
 /**
- * The host-quality check (what the README and WEBGAUGE_RUN_GUARD call "the run guard"; not the run's deadline,
+ * The host-quality check (what docs/api.md "The run guard" and WEBGAUGE_RUN_GUARD call "the run guard"; not the run's deadline,
  * runner/load/deadline.ts, nor the connection guard, runner/conditions/connection-guard.ts): a load measured while
  * the agent's host was slow or busy says more about the host than about the page, so it is discarded and the page
  * loaded again (at most `maxExtraLoads` more per test).

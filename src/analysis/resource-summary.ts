@@ -1,6 +1,6 @@
 /**
  * The `resource-summary` resource (newer variant of the spec; its shape is not given there, this is ours,
- * documented in the README): the requests of the load (the HAR's entries) per content type, with transfer
+ * documented in docs/api.md "Report resources"): the requests of the load (the HAR's entries) per content type, with transfer
  * bytes (what came over the network: headers and the possibly compressed body) and decoded bytes (the body
  * after decompression), all integers.
  *

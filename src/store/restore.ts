@@ -57,7 +57,7 @@ async function checkBackup(from: string, m: BackupManifest, to: DataLocation): P
   for (const name of needed) {
     if (!(await exists(join(from, name)))) throw new BackupError(`the backup ${from} is incomplete: ${name} is missing`);
   }
-  // The key may be kept apart from the rest of the backup (README, "Backups"): it comes back for the restore.
+  // The key may be kept apart from the rest of the backup (docs/operations.md "Backups"): it comes back for the restore.
   if (m.secret_key.included && m.secret_key.file && !(await exists(join(from, m.secret_key.file)))) {
     throw new BackupError(`the backup's key ${m.secret_key.file} is not in ${from}: if it is kept apart from the backup, put it back ` +
       'there, then restore');

@@ -1,6 +1,6 @@
 /**
  * report=legacy: PageSpeed and YSlow scores and JSON from one load's HAR, DOM facts and (optionally) bodies.
- * See pagespeed/index.ts and yslow/index.ts for the formulas, ../README.md for every rule.
+ * See pagespeed/index.ts and yslow/index.ts for the formulas, ../README.md (src/analysis/README.md) for every rule.
  */
 import type { BodyStore, PageFacts } from '../facts.js';
 import type { HarLike } from '../har.js';

@@ -1,7 +1,7 @@
 /**
  * Who an API key is, remembered for a moment so that a busy client does not cost a database lookup per request.
  *
- * The promise the API keeps (README, "Keys"): a key regenerated, or an account changed, stops working at once in
+ * The promise the API keeps (docs/api.md "The read path": Keys): a key regenerated, or an account changed, stops working at once in
  * the process that changed it and within `ttlMs` (at most 5 s) in every other process sharing the database.
  * - In this process every account change (core/accounts/accounts.ts) bumps `accountsEpoch`, which empties every cache.
  * - Other processes see the change when the entry expires.

@@ -1,6 +1,6 @@
 /**
  * Plans and their limits, in one place (spec part 8 where it gives numbers; our own choices where it is silent,
- * documented in the README). The built-in `basic` and `pro` plans, plus the operator's plans file
+ * documented in docs/operations.md "Plans and limits"). The built-in `basic` and `pro` plans, plus the operator's plans file
  * (WEBGAUGE_PLANS_FILE), make one PlanRegistry built at start; everything asks it for an account's plan.
  */
 export type PlanName = string;

@@ -13,7 +13,7 @@ import {
 
 export type { Recording };
 
-/** Limits of a recording (README "Journeys"). */
+/** Limits of a recording (docs/journeys.md "Refused"). */
 export const JOURNEY_LIMITS = { steps: 50, bytes: 256 * 1024, secrets: 20, secretChars: 1024 } as const;
 
 const bad = (detail: string) => new ApiError('E40004', detail);

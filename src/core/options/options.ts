@@ -26,7 +26,7 @@ export interface OptionsContext {
   defaultBrowser: string;
 }
 
-/** Limits the spec leaves open (README); browser_dppx 1-5 is the spec's own. */
+/** Limits the spec leaves open (docs/api.md "Test options: syntax the spec leaves open"); browser_dppx 1-5 is the spec's own. */
 const MAX = {
   items: 100, url: 4096, pattern: 2048, cookie: 4096, text: 1024, viewport: 10_000, kbps: 10_000_000, latencyMs: 60_000,
 };

@@ -3,7 +3,7 @@
  * shipped under the project's licence (MIT), in Adblock Plus filter syntax. It is deliberately small: the ad
  * servers and ad scripts that most pages load, not a replacement for the community lists. An operator who wants
  * a fuller list (EasyList, uBlock filters...) puts a copy in a file, under that list's own licence, and names it
- * in WEBGAUGE_ADBLOCK_LIST (README "adblock"); its rules are used together with these.
+ * in WEBGAUGE_ADBLOCK_LIST (docs/api.md "Test options"); its rules are used together with these.
  */
 export const WEBGAUGE_FILTER_LIST = `! Title: Webgauge ad servers
 ! Licence: MIT (part of Webgauge)

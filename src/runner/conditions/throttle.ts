@@ -1,5 +1,5 @@
 /**
- * The `throttle` option: `down/up/latency` (README "Throttle values"). The load is really slowed: every connection
+ * The `throttle` option: `down/up/latency` (docs/api.md "Test options"). The load is really slowed: every connection
  * of the browser crosses the connection guard, which is the emulated link (link.ts: a round trip per connection
  * and DNS lookup, half a round trip per byte each way, one shared budget of `down` and `up` Kbit/s per direction),
  * during the one load that every capture comes from (timings, HAR, filmstrip, video).

@@ -32,7 +32,7 @@ export interface ThrottleFigures {
   latencyMs: number;
 }
 
-/** A cookie set in the browser before the load, host-only for the tested URL (README: cookies). */
+/** A cookie set in the browser before the load, host-only for the tested URL (docs/api.md "Test options": cookies). */
 export interface TestCookie {
   name: string;
   value: string;

@@ -1,5 +1,5 @@
 /**
- * URL patterns of allow_url and block_url (README "URL patterns"): a pattern matches a request URL when its
+ * URL patterns of allow_url and block_url (docs/api.md "Test options"): a pattern matches a request URL when its
  * parts between `*` wildcards occur in the URL in that order, anywhere in it. That is Chrome's own
  * request-blocking rule, and the one core/options/options.ts documents to the API: `example.com` matches every URL that
  * contains it, `https://cdn.example.com/*.js` every script under that origin, `*` every URL. Matching is
