@@ -27,9 +27,9 @@ import { newId } from '../src/core/ids.js';
 import { clock } from '../src/core/clock.js';
 import { call, engines, startServer, type TestServer } from '../test/helpers/server.js';
 import { accountIdOf } from '../test/helpers/seed.js';
+import { scanBody, scanOptions, scanRow, scanSettings, waitForScan } from '../test/helpers/scans.js';
 import { startFixtureSiteProcess } from '../test/fixtures/site/process.js';
 import { median } from './lib/timed-test.js';
-import { publicOptions } from '../src/core/options/options.js';
 import { siteFigures, type PageAudit, type PageThirdParty, type SitePage } from '../src/analysis/site-figures.js';
 
 const PARTS = (process.env.BENCH_PARTS ?? 'discovery,list,queue,history').split(',');
@@ -123,13 +123,10 @@ async function seedScan(server: TestServer, pages: number): Promise<string> {
   const accountId = await accountIdOf(store, server.key);
   const id = newId();
   const now = clock.now();
-  await store.db.insertInto('scans').values({
-    id, account_id: accountId, url: 'https://shop.example/', site: 'https://shop.example', source: 'sitemap', state: 'completed', error: null,
-    options: '{}', settings: JSON.stringify({ source: 'sitemap', urls: [], sitemaps: [], include: [], exclude: [], templates: [], max_pages: pages,
-      sample: 0, crawl_depth: 3, respect_robots: true, keep_query: false }), location: '1', browser: '3', created: now, started: now, finished: now,
-    expires: now + 86_400_000 * 30, found: pages, skipped: '{}', discovery_errors: '[]', cost_tenths: 10, reserved_tenths: 0,
-    lease_owner: null, lease_expires: null, figures: null,
-  }).execute();
+  await store.db.insertInto('scans').values(scanRow({
+    id, account_id: accountId, url: 'https://shop.example/', options: '{}', settings: JSON.stringify(scanSettings({ max_pages: pages, sample: 0 })),
+    created: now, expires: now + 86_400_000 * 30, found: pages,
+  })).execute();
   const rows = Array.from({ length: pages }, (_, i) => ({
     id: newId(), scan_id: id, position: i, account_id: accountId, url: `https://shop.example/p/${i}`, template: `/t${i % 12}/:slug`,
     state: 'completed', error: null, report_id: newId(), grade: 'ABCDEF'[i % 6]!, performance_score: (i * 37) % 100,
@@ -168,8 +165,7 @@ async function seedSiteHistory(server: TestServer, scans: number, pages: number)
   const start = clock.now() - scans * day;
   const ids: string[] = [];
   // Stored as a scan stores them (a comparison reads both scans' options for its notes).
-  const options = JSON.stringify(publicOptions({ url: 'https://shop.example/', location: '1', browser: '3', report: 'lighthouse', retention: 1,
-    adblock: 0, cookies: [], video: 0, stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0 }));
+  const options = JSON.stringify(scanOptions('https://shop.example/'));
   const audits = new Map<string, PageAudit[]>();
   const thirdParties = new Map<string, PageThirdParty[]>();
   for (let s = 0; s < scans; s++) {
@@ -195,13 +191,10 @@ async function seedSiteHistory(server: TestServer, scans: number, pages: number)
       thirdParties.set(r.id, Array.from({ length: 4 }, (_, t) => ({ origin: `https://cdn${t}.example`, requests: 3, bytes: 40_000, time_ms: 80 })));
     }
     const figures = siteFigures(rows as SitePage[], audits, thirdParties);
-    await store.db.insertInto('scans').values({
-      id, account_id: accountId, url: 'https://shop.example/', site: 'https://shop.example', source: 'sitemap', state: 'completed', error: null,
-      options, settings: JSON.stringify({ source: 'sitemap', urls: [], sitemaps: [], include: [], exclude: [], templates: [], max_pages: pages,
-        sample: 0, crawl_depth: 3, respect_robots: true, keep_query: false }), location: '1', browser: '3', created, started: created,
-      finished: created + 3_600_000, expires: clock.now() + 365 * day, found: pages, skipped: '{}', discovery_errors: '[]', cost_tenths: 10,
-      reserved_tenths: 0, lease_owner: null, lease_expires: null, figures: JSON.stringify(figures),
-    }).execute();
+    await store.db.insertInto('scans').values(scanRow({
+      id, account_id: accountId, url: 'https://shop.example/', options, settings: JSON.stringify(scanSettings({ max_pages: pages, sample: 0 })),
+      created, finished: created + 3_600_000, expires: clock.now() + 365 * day, found: pages, figures: JSON.stringify(figures),
+    })).execute();
     for (let i = 0; i < rows.length; i += 100) await store.db.insertInto('scan_pages').values(rows.slice(i, i + 100)).execute();
     ids.push(id);
   }
@@ -293,19 +286,13 @@ async function benchQueue(): Promise<void> {
       const testsFirst = round % 2 === 0;
       let tests = testsFirst ? await oneByOne() : 0;
       const t1 = performance.now();
-      const res = await call(server, 'POST', '/scans', { key: server.key, body: { data: { type: 'scan', attributes: {
-        url: site.url('/scan/about'), source: 'list', urls, keep_query: true, sample: 0, max_pages: 20, report: 'none' } } } });
+      const res = await call(server, 'POST', '/scans', { key: server.key, body: scanBody({
+        url: site.url('/scan/about'), source: 'list', urls, keep_query: true, sample: 0, max_pages: 20, report: 'none' }) });
       if (res.status !== 202) throw new Error(res.text);
-      for (;;) {
-        const s = await call(server, 'GET', `/scans/${res.body.data.id}`, { key: server.key });
-        const a = s.body.data.attributes;
-        if (a.state === 'completed') {
-          if (a.pages.completed !== 20) throw new Error(`scan: ${JSON.stringify(a.pages)}`);
-          break;
-        }
-        if (a.state === 'error' || a.state === 'cancelled') throw new Error(s.text);
-        await new Promise((r) => setTimeout(r, 80));
-      }
+      // Polled as the tests are (80 ms), until it ends.
+      const ended = await waitForScan(server, server.key, res.body.data.id, (s) => ['completed', 'error', 'cancelled'].includes(s), 600_000, 80);
+      if (ended.attributes.state !== 'completed') throw new Error(JSON.stringify(ended.attributes));
+      if (ended.attributes.pages.completed !== 20) throw new Error(`scan: ${JSON.stringify(ended.attributes.pages)}`);
       const scan = performance.now() - t1;
       if (!testsFirst) tests = await oneByOne();
       rounds.push({ tests: Math.round(tests), scan: Math.round(scan) });

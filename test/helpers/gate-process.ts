@@ -1,5 +1,10 @@
-/** `webgauge test` as a CI job runs it: the gate in a child process, for the tests of the gate (gate, journeys). */
+/**
+ * The gate as the tests run it: `webgauge test` as a CI job runs it, in a child process (the tests of the gate, journeys);
+ * or `webgauge test` and `webgauge scan` in the test's own process with their output captured (gate/scan.test.ts,
+ * scan-browser.test.ts).
+ */
 import { spawn } from 'node:child_process';
+import type { GateIo } from '../../src/gate/cli.js';
 import { webgaugeArgs } from './webgauge-command.js';
 
 export interface Ran {
@@ -29,3 +34,14 @@ export function webgauge(args: string[], env: Record<string, string> = {}): Prom
   });
 }
 
+/** What the gate is handed in this process (runGate, runScanGate): `env` as its environment, its output kept. */
+export function capturedIo(env: Record<string, string>): GateIo & { out(): string; err(): string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    env,
+    out: () => out, err: () => err,
+  };
+}

@@ -14,6 +14,7 @@ import type { Insertable } from 'kysely';
 import type { Store } from '../../src/store/db.js';
 import type { ReportsTable } from '../../src/store/schema.js';
 import { siteFigures, type PageAudit, type PageThirdParty, type SitePage } from '../../src/analysis/site-figures.js';
+import { scanOptions, scanRow, scanSettings } from './scans.js';
 
 export async function accountIdOf(store: Store, key: string): Promise<string> {
   const p = await authenticate(store.db, new PlanRegistry(), key);
@@ -180,7 +181,6 @@ export async function seedScan(store: Store, accountId: string, o: {
   throttle?: string;
 }): Promise<SeededScan> {
   const created = o.created ?? clock.now();
-  const site = new URL(o.url).origin;
   const scanId = newId();
   const pages: SeededScan['pages'] = [];
   const sitePages: SitePage[] = [];
@@ -205,18 +205,14 @@ export async function seedScan(store: Store, accountId: string, o: {
     if (p.thirdParties) thirdParties.set(id, p.thirdParties);
   }
   const source = o.source ?? 'sitemap';
-  const options = publicOptions({ url: o.url, location: '1', browser: '3', report: 'lighthouse', retention: 1, adblock: 0, cookies: [], video: 0,
-    stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0, ...(o.throttle ? { throttle: o.throttle } : {}) });
-  const settings = { source, urls: source === 'list' ? o.pages.map((p) => p.url) : [], sitemaps: [], include: [], exclude: [], templates: [],
-    max_pages: Math.max(1, o.pages.length), sample: 5, crawl_depth: 3, respect_robots: true, keep_query: false };
-  await store.db.insertInto('scans').values({
-    id: scanId, account_id: accountId, url: o.url, site, source, state: o.state, error: null, options: JSON.stringify(options),
-    settings: JSON.stringify(settings), location: '1', browser: '3', created, started: created,
-    finished: o.state === 'completed' ? created + 60_000 : null, expires: reportExpiry(created, 1),
-    found: o.found ?? o.pages.length, skipped: JSON.stringify(o.skipped ?? {}), discovery_errors: JSON.stringify(o.errors ?? []),
-    cost_tenths: 10, reserved_tenths: 0, lease_owner: null, lease_expires: null,
+  const options = scanOptions(o.url, o.throttle ? { throttle: o.throttle } : {});
+  const settings = scanSettings({ source, urls: source === 'list' ? o.pages.map((p) => p.url) : [], max_pages: Math.max(1, o.pages.length), sample: 5 });
+  await store.db.insertInto('scans').values(scanRow({
+    id: scanId, account_id: accountId, url: o.url, source, state: o.state, options: JSON.stringify(options), settings: JSON.stringify(settings),
+    created, finished: o.state === 'completed' ? created + 60_000 : null, expires: reportExpiry(created, 1), found: o.found ?? o.pages.length,
+    skipped: JSON.stringify(o.skipped ?? {}), discovery_errors: JSON.stringify(o.errors ?? []),
     figures: o.state === 'completed' ? JSON.stringify(siteFigures(sitePages, audits, thirdParties)) : null,
-  }).execute();
+  })).execute();
   return { scanId, pages };
 }
 
@@ -232,8 +228,7 @@ async function reportOfPage(store: Store, accountId: string, url: string, create
 
 /** A scan's test loading now, held by no agent for an hour. */
 async function insertHeldTest(store: Store, accountId: string, id: string, url: string, scanId: string, position: number, created: number) {
-  const options = publicOptions({ url, location: '1', browser: '3', report: 'lighthouse', retention: 1, adblock: 0, cookies: [], video: 0,
-    stop_onload: 0, allow_url: [], block_url: [], dns: [], browser_rotate: 0 });
+  const options = scanOptions(url);
   await store.db.insertInto('tests').values({
     id, account_id: accountId, url, options: JSON.stringify(options), fingerprint: optionsFingerprint(options), source: 'scan', state: 'started',
     error: null, browser: '3', location: '1', created, queued_at: created, started: created, finished: null, lease_owner: 'seeded-scan',

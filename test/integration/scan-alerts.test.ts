@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { assertData, creditsOf, until } from '../helpers/assertions.js';
-import { completeScan, scanBody, waitForScan } from '../helpers/scans.js';
+import { completeScan, scanBody, startListScan, waitForScan } from '../helpers/scans.js';
 import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { startSmtp, type SmtpInbox } from '../helpers/smtp.js';
 import { signedWith, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
@@ -58,10 +58,7 @@ for (const engine of engines()) {
 
     /** A list scan of the fixture's pages with `conditions`, run to completion with each path's report figures. */
     const scanWith = async (key: string, figures: Record<string, Record<string, number | string>>, conditions: unknown[] = CONDITIONS) => {
-      const res = await call(s, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: PATHS, report: 'none',
-        location: '1', alert_conditions: conditions }) });
-      assert.equal(res.status, 202, res.text);
-      const running = await waitForScan(s, key, res.body.data.id, (state) => state === 'running');
+      const running = await startListScan(s, key, site.url('/'), PATHS, { alert_conditions: conditions });
       assert.deepEqual(running.attributes.alert_conditions[2], { kind: 'grade_drop', figure: null, operator: null, value: 2 });
       assert.equal(running.attributes.alerts, null, 'no verdicts until the scan completes');
       await completeScan(s, running.id, figures);
@@ -217,9 +214,7 @@ for (const engine of engines()) {
         const key = await s.account({ plan: 'pro' });
         assertData(await call(s, 'POST', '/webhooks', { key, body: { data: { type: 'webhook', attributes: {
           url: `${receiver.base}/twice`, events: ['scan.completed', 'scan.alert'] } } } }), 201);
-        const res = await call(s, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: PATHS, report: 'none', location: '1',
-          alert_conditions: [{ figure: 'failed_pages', operator: 'gte', value: 0 }] }) });
-        const scan = await waitForScan(s, key, res.body.data.id, (state) => state === 'running');
+        const scan = await startListScan(s, key, site.url('/'), PATHS, { alert_conditions: [{ figure: 'failed_pages', operator: 'gte', value: 0 }] });
         await completeScan(s, scan.id, {}, {}, false);
         const done = await Promise.all([s.app.scanFollow.drain(), other.app.scanFollow.drain()]);
         const completed = await waitForScan(s, key, scan.id, (state) => state === 'completed');

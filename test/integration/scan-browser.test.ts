@@ -13,20 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runScanGate } from '../../src/gate/scan.js';
-import type { GateIo } from '../../src/gate/cli.js';
 import { SCAN_SITE } from '../fixtures/site/scan-site.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
-
-function io(env: Record<string, string>): GateIo & { out: string; err: string } {
-  const o = {
-    out: '', err: '',
-    stdout: { write: (s: string) => { o.out += s; } },
-    stderr: { write: (s: string) => { o.err += s; } },
-    env,
-  };
-  return o;
-}
+import { capturedIo } from '../helpers/gate-process.js';
 
 describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
   let site: FixtureSite;
@@ -47,12 +37,12 @@ describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
   test('one page of a template each, two templates, tested with Lighthouse on two slots; the site figures come from their reports', async () => {
     const junit = join(dir, 'scan.xml');
     const json = join(dir, 'scan.json');
-    const out = io({ WEBGAUGE_SERVER: server.base, WEBGAUGE_KEY: server.key, WEBGAUGE_POLL_MS: '200' });
+    const out = capturedIo({ WEBGAUGE_SERVER: server.base, WEBGAUGE_KEY: server.key, WEBGAUGE_POLL_MS: '200' });
     const code = await runScanGate([site.url(SCAN_SITE.start), '--sitemap', '--sample', '1', '--max-pages', '2',
       '--budget', 'poor_lcp_pages=0', '--budget', 'fully_loaded_p75=1', '--junit', junit, `--json=${json}`], out);
     // fully_loaded_p75=1 (ms) cannot be met: the exit code says a budget failed (1), not that the scan failed (2).
-    assert.equal(code, 1, `${out.err}\n${out.out}`);
-    assert.match(out.out, /poor_lcp_pages/);
+    assert.equal(code, 1, `${out.err()}\n${out.out()}`);
+    assert.match(out.out(), /poor_lcp_pages/);
 
     const doc = JSON.parse(await readFile(json, 'utf8'));
     assert.equal(doc.exitCode, 1);

@@ -16,7 +16,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { SCAN_SITE } from '../fixtures/site/scan-site.js';
 import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { creditsOf } from '../helpers/assertions.js';
-import { completeScan, scanBody, waitForScan } from '../helpers/scans.js';
+import { claimScanTests, completeScan, scanBody, startListScan, waitForScan } from '../helpers/scans.js';
 import { stubResult } from '../helpers/stub-result.js';
 import { newId } from '../../src/core/ids.js';
 import type { RunsFile } from '../../src/core/tests/runs.js';
@@ -223,23 +223,12 @@ for (const engine of engines()) {
 
     test('when its pages are done the scan has site figures; its pages sort, filter and download', async () => {
       const key = await server.account({ plan: 'pro' });
-      const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/faulty', '/gallery', '/paint'], report: 'none', location: '1' }) });
-      const scan = await waitForScan(server, key, res.body.data.id, (s) => s === 'running');
+      const scan = await startListScan(server, key, site.url('/'), ['/', '/faulty', '/gallery', '/paint']);
       const { store, artifacts } = server.app;
       // Complete this scan's tests as an agent would (a stub result: no page load), the others back in the queue.
       const lcp: Record<string, number> = { '/': 1800, '/faulty': 4600, '/gallery': 3100, '/paint': 900 };
-      const held = [];
-      for (;;) {
-        const t = await claimTest(store, '1', 'stub-agent', 60_000);
-        if (!t) break;
-        held.push(t);
-      }
       let failedOne = false;
-      for (const t of held) {
-        if (t.scan_id !== scan.id) {
-          await store.db.updateTable('tests').set({ state: 'queued', lease_owner: null, lease_expires: null, started: null }).where('id', '=', t.id).execute();
-          continue;
-        }
+      for (const t of await claimScanTests(server, scan.id)) {
         const path = new URL(t.url).pathname;
         if (path === '/paint' && !failedOne) {
           failedOne = true;
@@ -287,11 +276,8 @@ for (const engine of engines()) {
 
     test('two scans of the same pages compared: a slower page worse by a threshold, one tested over runs, new and gone pages, a note for the throttle; 404 for another account', async () => {
       const key = await server.account({ plan: 'pro' });
-      const start = async (urls: string[], extra: Record<string, unknown> = {}) => {
-        const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls, report: 'none', location: '1', ...extra }) });
-        assert.equal(res.status, 202, res.text);
-        return (await waitForScan(server, key, res.body.data.id, (s) => s === 'running')).id as string;
-      };
+      const start = async (urls: string[], extra: Record<string, unknown> = {}) =>
+        (await startListScan(server, key, site.url('/'), urls, extra)).id as string;
       const first = await start(['/', '/gallery', '/paint', '/faulty']);
       // The "last" of a scan still running: nothing to compare until it has completed.
       const running = await call(server, 'GET', `/scans/${first}/compare/last`, { key });

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { GateError } from '../../../src/gate/api-client.js';
-import type { GateIo } from '../../../src/gate/cli.js';
 import { parseScanArgs, runScanGate, SCAN_USAGE, type ScanOptions } from '../../../src/gate/scan.js';
 import { checkSiteBudgets, pageBlame, parseSiteBudgets, SITE_BUDGET_NAMES, type ScanAttributes, type ScanPage } from '../../../src/gate/scan-budgets.js';
 import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from '../../../src/gate/scan-outputs.js';
 import type { GateComparison } from '../../../src/gate/scan-regressions.js';
 import { compareScans, type ComparePageInput } from '../../../src/analysis/scan-comparison-rules.js';
+import { capturedIo } from '../../helpers/gate-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'webgauge-scan-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -409,16 +409,7 @@ async function startStub(): Promise<Stub> {
   return stub;
 }
 
-function captureIo(extra: Record<string, string> = {}): GateIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    env: { WEBGAUGE_KEY: 'secret-key', WEBGAUGE_POLL_MS: '5', ...extra },
-    out: () => out, err: () => err,
-  };
-}
+const captureIo = (extra: Record<string, string> = {}) => capturedIo({ WEBGAUGE_KEY: 'secret-key', WEBGAUGE_POLL_MS: '5', ...extra });
 
 describe('webgauge scan against a stub of the scans API', () => {
   let stub: Stub;
