@@ -5,7 +5,7 @@
  * threshold), which fail the gate (exit 1, as a failed budget does). `last` with no earlier completed scan of the site
  * is no failure: the comparison is skipped, saying so (the first scan of a pipeline).
  */
-import type { ComparedPage, Reason, ScanComparison } from '../analysis/scan-comparison-rules.js';
+import type { ComparedPage, Reason, ScanComparison } from '../analysis/scan-comparison-types.js';
 import { plural } from '../lib/words.js';
 import { apiErrorText, GateError, type ApiClient } from './api-client.js';
 

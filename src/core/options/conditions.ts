@@ -6,7 +6,8 @@
  * are the runner's own (runner/conditions/types.ts): core builds values of them.
  */
 import type { AnalysisOptions } from './analysis-options.js';
-import { parseCookie, throttleFigures } from './options.js';
+import { parseCookie } from './cookies.js';
+import { throttleFigures } from './options.js';
 import { dnsOverride } from '../../net/resolve.js';
 import { defaultMeasuredStep } from '../../runner/journey/recording.js';
 import type { LoadConditions, TestCookie } from '../../runner/conditions/types.js';

@@ -17,7 +17,7 @@
  * replacing every occurrence costs nothing, and an 8-character word that does occur ("password") is then
  * hidden too, which errs on the side of the secret.
  */
-import { parseCookie } from './options.js';
+import { parseCookie } from './cookies.js';
 
 export const REMOVED = '[removed]';
 /** Secrets at least this long are also replaced wherever they occur inside text. */

@@ -7,7 +7,7 @@
  * it held and no longer does.
  */
 import { formatSiteAgainst, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/site-budgets.js';
-import type { ComparedPage, Reason, ScanComparison } from '../../analysis/scan-comparison-rules.js';
+import type { ComparedPage, Reason, ScanComparison } from '../../analysis/scan-comparison-types.js';
 import { pathOnSite, type SiteFigures } from '../../analysis/site-figures.js';
 import { plural } from '../../lib/words.js';
 import { conditionKey, conditionText, type AlertCondition } from './alert-conditions.js';

@@ -4,7 +4,8 @@
  * of the same site and source. Reads the two scans' rows and their pages' rows only (scan_pages keeps each page's
  * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-comparison-rules.ts.
  */
-import { compareScans, type ComparePageInput, type ScanComparison } from '../../analysis/scan-comparison-rules.js';
+import { compareScans } from '../../analysis/scan-comparison-rules.js';
+import type { ComparePageInput, ScanComparison } from '../../analysis/scan-comparison-types.js';
 import { scanSite } from '../../analysis/site-figures.js';
 import type { Store } from '../../store/db.js';
 import { allScanPages, completedScansOfSite, scanPageCounts, type ScanPageRow, type ScanRow } from '../../store/scans.js';

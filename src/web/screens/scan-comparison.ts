@@ -6,9 +6,8 @@
  * previous scan", or another scan of the site picked in a form: `/scans/ID/compare?with=OTHER`, the earlier first).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  COMPARE_RULES, COMPARED_METRICS, pText, type ComparedMetric, type ComparedPage, type OtherPage, type Reason, type ScanComparison, type SiteFigureRow,
-} from '../../analysis/scan-comparison-rules.js';
+import { COMPARE_RULES, COMPARED_METRICS, pText } from '../../analysis/scan-comparison-rules.js';
+import type { ComparedMetric, ComparedPage, OtherPage, Reason, ScanComparison, SiteFigureRow } from '../../analysis/scan-comparison-types.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/comparison-reader.js';

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareScans, smallestP, type ComparePageInput, type CompareScanInput } from '../../../src/analysis/scan-comparison-rules.js';
+import { compareScans, smallestP } from '../../../src/analysis/scan-comparison-rules.js';
+import type { ComparePageInput, CompareScanInput } from '../../../src/analysis/scan-comparison-types.js';
 import { siteFigures } from '../../../src/analysis/site-figures.js';
 
 const SITE = 'https://shop.example';

@@ -18,7 +18,8 @@ import { parseScanArgs, runScanGate, SCAN_USAGE, type ScanOptions } from '../../
 import { checkSiteBudgets, pageBlame, parseSiteBudgets, SITE_BUDGET_NAMES, type ScanAttributes, type ScanPage } from '../../../src/gate/scan-budgets.js';
 import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from '../../../src/gate/scan-outputs.js';
 import type { GateComparison } from '../../../src/gate/scan-regressions.js';
-import { compareScans, type ComparePageInput } from '../../../src/analysis/scan-comparison-rules.js';
+import { compareScans } from '../../../src/analysis/scan-comparison-rules.js';
+import type { ComparePageInput } from '../../../src/analysis/scan-comparison-types.js';
 import { capturedIo } from '../../helpers/gate-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'webgauge-scan-'));

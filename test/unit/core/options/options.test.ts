@@ -10,7 +10,6 @@ import { createCatalog, type Browser, type Catalog } from '../../../../src/core/
 import { ApiError, type ErrorCode } from '../../../../src/core/errors.js';
 import {
   optionsFingerprint,
-  parseCookie,
   parseTestOptions,
   publicOptions,
   type OptionsContext,
@@ -282,11 +281,6 @@ describe('cookies', () => {
   test('a non-string cookie or a non-array gets E40004', () => {
     rejects(() => parse({ cookies: [{ a: 1 }] }), 'E40004', /cookies\[0\] must be a string/);
     rejects(() => parse({ cookies: { a: 1 } }), 'E40004', /cookies must be an array of strings/);
-  });
-  test('parseCookie gives the runner the parts', () => {
-    assert.deepEqual(parseCookie('id=x=y; Path=/; Secure; SameSite=None; Expires=Thu, 01 Jan 2026 00:00:00 GMT'), {
-      name: 'id', value: 'x=y', path: '/', secure: true, sameSite: 'None', expires: 1767225600,
-    });
   });
 });
 

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { compareScans, type ComparePageInput, type CompareScanInput } from '../../../../src/analysis/scan-comparison-rules.js';
+import { compareScans } from '../../../../src/analysis/scan-comparison-rules.js';
+import type { ComparePageInput, CompareScanInput } from '../../../../src/analysis/scan-comparison-types.js';
 import { siteFigures } from '../../../../src/analysis/site-figures.js';
 import { ApiError } from '../../../../src/core/errors.js';
 import {
