@@ -50,9 +50,9 @@ export interface Reason {
   /** The test's one-sided p, and the values on each side (runs of a page, pages of a template). */
   p?: number;
   n?: [number, number];
-  /** "LCP 1,800 → 2,900 ms" */
+  /** "LCP 1.80 s → 2.90 s" */
   text: string;
-  /** "+1,100 ms, threshold 500 ms" or "Mann-Whitney p = 0.004 over 5 and 5 runs" */
+  /** "+1.10 s, threshold 500 ms" or "Mann-Whitney p = 0.004 over 5 and 5 runs" */
   why: string;
 }
 

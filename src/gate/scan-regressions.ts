@@ -52,7 +52,7 @@ export async function fetchComparison(api: ApiClient, scanId: string, to: string
 /** The pages that got significantly worse (the comparison lists them first). */
 export const worsePages = (c: GateComparison | undefined): ComparedPage[] => c?.attributes?.pages.filter((p) => p.verdict === 'worse') ?? [];
 
-/** "LCP 1,800 → 2,900 ms (threshold, not a test: +1,100 ms, threshold 500 ms)" */
+/** "LCP 1.80 s → 2.90 s (threshold, not a test: +1.10 s, threshold 500 ms)" */
 export const reasonText = (r: Reason): string => `${r.text} (${r.basis === 'test' ? 'test' : 'threshold, not a test'}: ${r.why})`;
 
 /** What got worse on a page, one reason after the other. */

@@ -51,8 +51,8 @@ function history(report: ReportRow, rows: ReportRow[]): string {
   const items = rows.map((r) => `<tr${r.id === report.id ? ' aria-current="true"' : ''}><td><a href="/reports/${esc(r.id)}">${esc(utcMinute(r.created))}</a>` +
     `${r.id === report.id ? ' <span class="muted">(this report)</span>' : ''}</td><td>${gradeBox(r)}</td>` +
     `<td class="num">${pct(r.performance_score)}</td><td class="num">${ms(r.largest_contentful_paint)}</td><td class="num">${ms(r.fully_loaded_time)}</td></tr>`).join('');
-  return `<div class="card tablewrap"><table class="list"><thead><tr><th>Tested (UTC)</th><th>Grade</th><th class="num">Performance</th>` +
-    `<th class="num">LCP</th><th class="num">Fully loaded</th></tr></thead><tbody>${items}</tbody></table></div>`;
+  return `<div class="card tablewrap"><table class="list"><thead><tr><th>Tested (UTC)</th><th>Grade</th>` +
+    `${figureHeads('performance_score', 'largest_contentful_paint', 'fully_loaded_time')}</tr></thead><tbody>${items}</tbody></table></div>`;
 }
 
 export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, report: ReportRow): Promise<string> {

@@ -5,12 +5,12 @@
  * grades. Shown when the site has at least two completed scans.
  */
 import type { HistoryPoint, SiteHistory } from '../../core/scans/scan-history.js';
-import { CHARTED_SITE_FIGURES, formatSite } from '../../analysis/site-budgets.js';
+import { CHARTED_SITE_FIGURES, formatSite, siteBudget } from '../../analysis/site-budgets.js';
 import { ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { lineChart, when, type ChartMetric } from '../charts.js';
 import { esc } from '../kit.js';
-import { plural } from './figures.js';
+import { figureHeads, plural } from './figures.js';
 import { SOURCE_NAMES } from './scan-view.js';
 
 /** The charted figures: the site figures the table charts (analysis/site-budgets.ts), with its labels, prints and axes. */
@@ -40,7 +40,7 @@ function scansTable(h: SiteHistory): string {
   }).join('');
   return `<details class="card history-table"><summary>Every scan (${h.points.length})</summary><div class="tablewrap">` +
     `<table class="list scan-history"><thead><tr><th scope="col">Scan (UTC)</th><th scope="col" class="num">Measured</th>` +
-    `<th scope="col" class="num">Failed</th><th scope="col" class="num">Performance</th><th scope="col" class="num">LCP p75</th>` +
+    `<th scope="col" class="num">Failed</th>${figureHeads('performance_score')}<th scope="col" class="num">${esc(siteBudget('lcp_p75')!.short)}</th>` +
     `<th scope="col">Grades</th></tr></thead><tbody>${rows}</tbody></table></div></details>`;
 }
 
