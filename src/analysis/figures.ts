@@ -3,7 +3,7 @@
  * that unit prints, which direction is better, the bands it is rated in (Web Vitals) and the least change of it that
  * counts. Everything that names, rates, compares, charts, prints or budgets a figure reads it from here: the report
  * metrics (core/vocabulary/metrics.ts, which holds it to the reports table and the runner's figures), the site figures
- * (site-budgets.ts: lcp_p75, poor_lcp_pages, ...), the comparison of two scans, alerts, the app's charts, compare table
+ * (named-site-figures.ts: lcp_p75, poor_lcp_pages, ...), the comparison of two scans, alerts, the app's charts, compare table
  * and site report, the report page's Web Vitals and the CI gate's output.
  *
  * Adding a figure is one entry here plus where it is measured (the runner, or a reader of real visitors' data).
@@ -40,7 +40,7 @@ export interface FigureSpec {
   bands?: Bands;
   /**
    * It is a figure of a site's scan: its statistics over the pages are named `<site>_median`, `<site>_p75`, and
-   * `poor_<site>_pages` where it has bands (site-budgets.ts); `change` is the least change of one report's figure that
+   * `poor_<site>_pages` where it has bands (named-site-figures.ts); `change` is the least change of one report's figure that
    * counts when two scans are compared (analysis/scan-comparison-rules.ts), `order` its place in that comparison.
    */
   site?: { key: string; change: number; order: number };

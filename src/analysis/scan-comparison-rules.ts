@@ -21,7 +21,7 @@ import { mannWhitneyU } from './mann-whitney.js';
 import { median } from './statistics.js';
 import { sameStructureAudits } from './structure/index.js';
 import { figure, formatChange, formatChangeSize, formatFigure, shortOf, SITE_FIGURES, type FigureUnit, type SiteFigure } from './figures.js';
-import { COMPARED_SITE_FIGURES } from './site-budgets.js';
+import { COMPARED_SITE_FIGURES } from './named-site-figures.js';
 import { scanSite, type SiteFigures } from './site-figures.js';
 import type {
   ComparedMetric, ComparedPage, ComparedTemplate, ComparePageInput, CompareScanInput, FailedPage, OtherPage, PageSide, Reason,
@@ -187,7 +187,7 @@ function compareTemplate(template: string, pairs: readonly [ComparePageInput, Co
   return { template, pages: pairs.length, verdict, reasons };
 }
 
-/** The site figures the comparison lists (site-budgets.ts), as the API names their units: ms, cls, score, or a count. */
+/** The site figures the comparison lists (named-site-figures.ts), as the API names their units: ms, cls, score, or a count. */
 function siteFigureRows(a: SiteFigures | null, b: SiteFigures | null): SiteFigureRow[] {
   return COMPARED_SITE_FIGURES.map((f) => {
     const before = a ? (f.value({ figures: a }) ?? null) : null;

@@ -1,6 +1,6 @@
 /**
  * What `webgauge scan` judges, as pure functions: the scan as the API gives it (docs/scans.md), and its site budgets
- * (`--budget lcp_p75=2500`) from the one table of site figures (analysis/site-budgets.ts, which a scan's alert
+ * (`--budget lcp_p75=2500`) from the one table of site figures (analysis/named-site-figures.ts, which a scan's alert
  * conditions read too), checked when the scan completed, with the pages on the wrong side of a budget that failed.
  */
 import { orList } from '../lib/words.js';
@@ -9,7 +9,7 @@ import type { Budget, Check, Limit } from './checks.js';
 import type { Vital, VitalFigures } from '../analysis/site-figures.js';
 import {
   fitsLimit, formatSite, formatSiteAgainst, limitKind, siteBudget, SITE_BUDGET_NAMES, SITE_BUDGETS, type SiteUnit,
-} from '../analysis/site-budgets.js';
+} from '../analysis/named-site-figures.js';
 
 export type { VitalFigures, SiteUnit };
 export { formatSite, SITE_BUDGET_NAMES };

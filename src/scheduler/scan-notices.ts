@@ -5,7 +5,7 @@
  * that completes the scan and queued in it (core/scans/completion.ts): exactly once across processes, in the outbox,
  * signed and retried like every delivery.
  */
-import { siteFigureValues } from '../analysis/site-budgets.js';
+import { siteFigureValues } from '../analysis/named-site-figures.js';
 import { scanSite, type SiteFigures } from '../analysis/site-figures.js';
 import { toSecondsOrNull } from '../core/clock.js';
 import { conditionText } from '../core/scans/alert-conditions.js';
@@ -27,7 +27,7 @@ export interface ScanNoticesOptions {
   queued(): void;
 }
 
-/** The site figures of the table (analysis/site-budgets.ts) by name: what conditions and budgets are written with. */
+/** The site figures of the table (analysis/named-site-figures.ts) by name: what conditions and budgets are written with. */
 function figureSummary(figures: SiteFigures | null, failed: number): Record<string, number | null> {
   return { pages_measured: figures?.pages_measured ?? 0, ...siteFigureValues({ figures, pages: { failed } }) };
 }

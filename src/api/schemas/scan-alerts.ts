@@ -1,5 +1,5 @@
 /** A scan's alert conditions and their verdicts (docs/scans.md "Alerts on a site"; core/scans/alert-conditions.ts, alert-verdicts.ts). */
-import { SITE_BUDGET_NAMES } from '../../analysis/site-budgets.js';
+import { SITE_BUDGET_NAMES } from '../../analysis/named-site-figures.js';
 import { ALERT_KINDS, FIGURE_OPERATORS, MAX_ALERT_CONDITIONS } from '../../core/scans/alert-conditions.js';
 import { int, num, obj, ref, str, strings } from './common.js';
 import type { JsonSchema } from './types.js';

@@ -1,6 +1,6 @@
 /** A site over time (docs/scans.md "Scheduled scans", "Site history"): scan schedules, and a scan's site history. */
 import { FREQUENCY_NAMES } from '../../core/vocabulary/frequencies.js';
-import { SITE_BUDGETS } from '../../analysis/site-budgets.js';
+import { SITE_BUDGETS } from '../../analysis/named-site-figures.js';
 import { alertConditions } from './scan-alerts.js';
 import { bool, document, errors, idParams, int, link, obj, ok, ref, resource, str, strings } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';

@@ -1,10 +1,10 @@
 /**
  * A scan's alert conditions (docs/scans.md "Alerts on a site"), as POST /scans takes them in `alert_conditions` and
- * its settings keep them: a site figure of the one table (analysis/site-budgets.ts) against a threshold, or a change
+ * its settings keep them: a site figure of the one table (analysis/named-site-figures.ts) against a threshold, or a change
  * since the site's previous completed scan as the comparison of two scans sees it (grade_drop, pages_worse,
  * template_worse). Parsed here with the E40004 details of the rest of the scan request; judged by alert-verdicts.ts.
  */
-import { fitsLimit, limitKind, siteBudget, SITE_BUDGET_NAMES, formatSite } from '../../analysis/site-budgets.js';
+import { fitsLimit, limitKind, siteBudget, SITE_BUDGET_NAMES, formatSite } from '../../analysis/named-site-figures.js';
 import { GRADE_LETTERS } from '../../analysis/scan-comparison-rules.js';
 import { orList } from '../../lib/words.js';
 import { ApiError, show } from '../errors.js';

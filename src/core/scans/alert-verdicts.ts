@@ -1,12 +1,12 @@
 /**
  * A completed scan's alert conditions judged (docs/scans.md "Alerts on a site"), as pure functions: a figure against
- * its threshold from the one table of site figures (analysis/site-budgets.ts), which names the pages it blames; a
+ * its threshold from the one table of site figures (analysis/named-site-figures.ts), which names the pages it blames; a
  * change since the site's previous completed scan from the comparison of the two (analysis/scan-comparison-rules.ts: the
  * Mann-Whitney test of the runs, or stated thresholds), which names the pages and templates that got worse. Then each
  * verdict against the condition's last verdict on an earlier scan: triggered when it holds and did not, resolved when
  * it held and no longer does.
  */
-import { formatSiteAgainst, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/site-budgets.js';
+import { formatSiteAgainst, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/named-site-figures.js';
 import type { ComparedPage, Reason, ScanComparison } from '../../analysis/scan-comparison-types.js';
 import { pathOnSite, type SiteFigures } from '../../analysis/site-figures.js';
 import { plural } from '../../lib/words.js';

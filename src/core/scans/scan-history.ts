@@ -1,11 +1,11 @@
 /**
  * A site over time (docs/scans.md "Site history"): the account's completed scans of a scan's site and source, each a
  * point of the site figures it completed with (scans.figures, read through the one table of site figures,
- * analysis/site-budgets.ts), for the API's GET /scans/{id}/history and the app's charts. Reads the scans' rows (index
+ * analysis/named-site-figures.ts), for the API's GET /scans/{id}/history and the app's charts. Reads the scans' rows (index
  * scans_site_history) and one grouped count of their pages (failed, Lighthouse versions), no page's figures.
  */
 import { scanSite } from '../../analysis/site-figures.js';
-import { siteFigureValues } from '../../analysis/site-budgets.js';
+import { siteFigureValues } from '../../analysis/named-site-figures.js';
 import type { Db } from '../../store/db.js';
 import { completedScansOfSite, scanPageSummaries, type ScanRow } from '../../store/scans.js';
 import { clock } from '../clock.js';
@@ -22,7 +22,7 @@ export interface HistoryPoint {
   finished: number | null;
   scheduleId: string | null;
   pagesMeasured: number;
-  /** Each site figure of the one table (analysis/site-budgets.ts: lcp_p75, poor_lcp_pages, failed_pages, ...); null when it has none. */
+  /** Each site figure of the one table (analysis/named-site-figures.ts: lcp_p75, poor_lcp_pages, failed_pages, ...); null when it has none. */
   figures: Record<string, number | null>;
   grades: Record<string, number>;
   /** The Lighthouse versions that made its pages' reports (a change of version can move the figures). */

@@ -5,7 +5,7 @@
  * grades. Shown when the site has at least two completed scans.
  */
 import type { HistoryPoint, SiteHistory } from '../../core/scans/scan-history.js';
-import { CHARTED_SITE_FIGURES, formatSite, siteBudget } from '../../analysis/site-budgets.js';
+import { CHARTED_SITE_FIGURES, formatSite, siteBudget } from '../../analysis/named-site-figures.js';
 import { ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { lineChart, when, type ChartMetric } from '../charts.js';
@@ -13,7 +13,7 @@ import { esc } from '../kit.js';
 import { figureHeads, plural } from './figures.js';
 import { SOURCE_NAMES } from './scan-view.js';
 
-/** The charted figures: the site figures the table charts (analysis/site-budgets.ts), with its labels, prints and axes. */
+/** The charted figures: the site figures the table charts (analysis/named-site-figures.ts), with its labels, prints and axes. */
 const SITE_CHARTS: { figure: string; metric: ChartMetric }[] = CHARTED_SITE_FIGURES.map((f) => ({
   figure: f.name,
   metric: { title: f.label, label: f.short, format: (v: number) => formatSite(f.unit, v), max: f.chart.max, minTop: f.chart.minTop },

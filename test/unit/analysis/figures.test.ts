@@ -1,6 +1,6 @@
 /**
  * The one table of figures (analysis/figures.ts): how each unit prints everywhere, the rating bands, a value never
- * printed alike its limit, and the lists the site figures, the scans' comparison and the report derive from it.
+ * printed alike its limit, and the rules the scans' comparison derives from it (the site figures: named-site-figures.test.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -8,7 +8,6 @@ import {
   bandsText, figure, FIGURES, formatAgainst, formatChange, formatFigure, headingOf, rate, RATED_FIGURES, roundFigure, shortOf,
   SITE_FIGURES, titleOf,
 } from '../../../src/analysis/figures.js';
-import { CHARTED_SITE_FIGURES, COMPARED_SITE_FIGURES, SITE_BUDGET_NAMES, SITE_FIGURE_TABLE } from '../../../src/analysis/site-budgets.js';
 import { COMPARE_RULES } from '../../../src/analysis/scan-comparison-rules.js';
 
 describe('figures: one way to print each unit', () => {
@@ -67,30 +66,6 @@ describe('figures: the table and what derives from it', () => {
     assert.deepEqual([titleOf(lcp), shortOf(lcp), headingOf(lcp)], ['Largest Contentful Paint', 'LCP', 'LCP']);
     const fully = figure('fully_loaded_time');
     assert.deepEqual([titleOf(fully), shortOf(fully), headingOf(fully)], ['Fully loaded', 'fully loaded', 'Fully loaded']);
-  });
-
-  it('the site figures are named from the table: statistics and poor pages of its site figures', () => {
-    assert.deepEqual(SITE_FIGURES, ['performance_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift', 'fully_loaded_time']);
-    assert.deepEqual(SITE_BUDGET_NAMES, ['lcp_p75', 'lcp_median', 'cls_p75', 'cls_median', 'tbt_p75', 'tbt_median', 'fully_loaded_p75',
-      'performance_median', 'poor_lcp_pages', 'poor_cls_pages', 'poor_tbt_pages', 'failed_pages']);
-    assert.deepEqual(COMPARED_SITE_FIGURES.map((f) => [f.name, f.label]), [
-      ['pages_measured', 'Pages measured'], ['performance_median', 'Performance, median'], ['lcp_median', 'LCP, median'],
-      ['lcp_p75', 'LCP, 75th percentile'], ['poor_lcp_pages', 'Pages with poor LCP'], ['tbt_p75', 'TBT, 75th percentile'],
-      ['poor_tbt_pages', 'Pages with poor TBT'], ['cls_p75', 'CLS, 75th percentile'], ['poor_cls_pages', 'Pages with poor CLS'],
-      ['fully_loaded_median', 'Fully loaded, median'],
-    ]);
-    assert.deepEqual(CHARTED_SITE_FIGURES.map((f) => [f.name, f.short, f.chart.max ?? f.chart.minTop]), [
-      ['performance_median', 'median performance', 100], ['lcp_p75', 'LCP p75', 1000], ['tbt_p75', 'TBT p75', 100], ['cls_p75', 'CLS p75', 0.1],
-      ['fully_loaded_p75', 'fully loaded p75', 1000], ['poor_lcp_pages', 'pages with poor LCP', 5], ['poor_cls_pages', 'pages with poor CLS', 5],
-      ['poor_tbt_pages', 'pages with poor TBT', 5],
-    ]);
-    assert.equal(new Set(SITE_FIGURE_TABLE.map((f) => f.name)).size, SITE_FIGURE_TABLE.length, 'no site figure twice');
-  });
-
-  it('a site figure reads the direction of its figure: lower is better but for the performance score', () => {
-    for (const f of SITE_FIGURE_TABLE.filter((x) => x.name !== 'pages_measured')) {
-      assert.equal(f.direction, f.name === 'performance_median' ? 'min' : 'max', f.name);
-    }
   });
 
   it('the comparison of two scans takes its thresholds from the table', () => {

@@ -15,7 +15,7 @@ import { ApiError } from '../../../../src/core/errors.js';
 import {
   ALERT_KINDS, FIGURE_OPERATORS, parseAlertConditions, type AlertCondition,
 } from '../../../../src/core/scans/alert-conditions.js';
-import { SITE_BUDGET_NAMES } from '../../../../src/analysis/site-budgets.js';
+import { SITE_BUDGET_NAMES } from '../../../../src/analysis/named-site-figures.js';
 import { judgeConditions, NAMED_MAX, withChanges, type AlertPage, type AlertVerdict, type ScanForAlerts } from '../../../../src/core/scans/alert-verdicts.js';
 
 const SITE = 'https://shop.example';

@@ -101,7 +101,9 @@ function poorPages(vital: Vital, placement: Placement): SiteFigureSpec {
     },
     blames: (page) => {
       const v = page[vital];
-      return page.state === 'completed' && isNumber(v) && v > poor ? `poor ${short}: ${formatFigure(f.unit, v)} is over ${formatFigure(f.unit, poor)}` : undefined;
+      if (page.state !== 'completed' || !isNumber(v) || v <= poor) return undefined;
+      const [shown, bound] = formatAgainst(f.unit, v, poor);
+      return `poor ${short}: ${shown} is over ${bound}`;
     },
   };
 }
