@@ -255,13 +255,17 @@ for (const engine of engines()) {
         await s.app.testEvents.drain();
         return done.body.data as { id: string; attributes: { page: string } };
       };
+      // The site answers from this process, whose loop also runs the service's follow-ups (webhook retries, e-mail):
+      // a base load's TTFB was once 264 ms (1 in 3 clean-clone runs, 5b48e27), 144 ms of the loop's debt, so the
+      // threshold sits 250 ms from both delays.
       const BASE = 100;
-      const SLOW = 300;
+      const SLOW = 600;
+      const LIMIT = 350;
       const first = await run(BASE);
       const pageId = first.attributes.page;
       const accountId = await accountIdOf(s.app.store, key);
       const conditions = `/pages/${pageId}/performance_alert_conditions`;
-      const threshold = assertData(await call(s, 'POST', conditions, { key, body: conditionBody({ metric: 'time_to_first_byte', operator: 'gt', value: 200 }) }), 201);
+      const threshold = assertData(await call(s, 'POST', conditions, { key, body: conditionBody({ metric: 'time_to_first_byte', operator: 'gt', value: LIMIT }) }), 201);
       const regression = assertData(await call(s, 'POST', conditions, { key, body: conditionBody({ metric: 'time_to_first_byte', operator: 'regression', value: 0.1 }) }), 201);
       // The page's history before these runs: twelve earlier reports with the first run's TTFB and ±5 % of noise.
       const firstRow = await s.app.store.db.selectFrom('reports').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
@@ -282,7 +286,7 @@ for (const engine of engines()) {
         log.push(await eventsSoFar());
       }
       const msg = `TTFB of the runs: ${ttfb.join(', ')}; events after each: ${JSON.stringify(log)}`;
-      assert.ok(ttfb[1] > 200 && ttfb[0] < 200 && ttfb[2] < 200, msg);
+      assert.ok(ttfb[1] > LIMIT && ttfb[0] < LIMIT && ttfb[2] < LIMIT, msg);
       // The threshold follows each report; the regression ignores one or two slow reports among normal ones
       // (windows of mostly noise) and triggers once most of the last five are slow: on the 3rd or 4th slow report
       // (3 of 5 slow may or may not be significant against this history; 4 of 5 always is, p ≈ 0.03 at worst).
