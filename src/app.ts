@@ -63,6 +63,8 @@ export interface AppOverrides {
   sqliteFile?: string;
   /** The artifact store; the files under the data folder by default. */
   artifacts?: ArtifactStore;
+  /** Where the server's log lines go (standard output by default): a test reads what the service warned of. */
+  logStream?: { write(line: string): void };
 }
 
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
@@ -111,7 +113,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     locations,
     metrics,
   };
-  const server = await buildServer(ctx, (app) => registerWebApp(app, ctx));
+  const server = await buildServer(ctx, (app) => registerWebApp(app, ctx), overrides.logStream);
   // An account whose plan left the plans file is warned about in the service's log; so are outages, once each.
   config.plans.useLog(server.log);
   store.health.useLog(server.log);

@@ -50,12 +50,14 @@ class OneLinePerRequest extends LogController {
  * The HTTP server: the API's routes, the agent protocol and the metrics, and (`mountWebApp`, given by the
  * composition in app.ts) the web app beside them on the same server, registered where it always was.
  */
-export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyInstance) => ErrorPage): Promise<FastifyInstance> {
+export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyInstance) => ErrorPage,
+  logStream?: { write(line: string): void }): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
       // Credentials never reach the log: neither API keys nor the tested page's cookies and passwords.
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      ...(logStream ? { stream: logStream } : {}),
     },
     bodyLimit: BODY_LIMIT,
     clientErrorHandler,

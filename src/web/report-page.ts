@@ -19,8 +19,12 @@ const CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-s
  * search engines not to index it. Unknown or expired IDs get a plain 404.
  * Its own account, signed in to the web app, sees the same report inside the app (web/screens/report.ts).
  */
-/** Its own account's view of a report inside the web app, when the request is signed in as that account. */
-export type OwnerReportView = (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<FastifyReply | undefined>;
+/**
+ * Its own account's view of a report inside the web app, when the request is signed in as that account: true when it
+ * answered. (Not the reply itself: a FastifyReply is a thenable, so an async function returning it resolves, once the
+ * answer is sent, to undefined, and the public page was rendered and sent a second time: "Reply was already sent".)
+ */
+export type OwnerReportView = (req: FastifyRequest, reply: FastifyReply, report: ReportRow) => Promise<boolean>;
 
 export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerView?: OwnerReportView): void {
   const notFound = (reply: FastifyReply, what: string) => reply.code(404).type('text/plain').send(what);
@@ -33,8 +37,7 @@ export function registerReportPage(app: FastifyInstance, ctx: AppContext, ownerV
     const report = await reportById(id);
     if (!report) return notFound(reply, 'This report does not exist or has expired.');
     // Its own account, signed in to the web app, gets the report inside the app (tabs, retest, downloads).
-    const asOwner = await ownerView?.(req, reply, report);
-    if (asOwner) return asOwner;
+    if (await ownerView?.(req, reply, report)) return reply;
     const data = await loadReportData(ctx.artifacts, ctx.store.box, report, 'web', `/reports/${id}`);
     const labels = {
       location: ctx.catalog.location(report.location)?.name ?? report.location,

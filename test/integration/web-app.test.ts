@@ -59,6 +59,8 @@ const SCAN_PAGES: ScanPageSeed[] = [
 describe('the web app in a real browser (sqlite)', () => {
   let site: FixtureSite;
   let server: TestServer;
+  /** The service's log lines (warn and above) over the whole run. */
+  const serverLog: string[] = [];
   let browser: Browser;
   let page: Page;
   /** A second account (basic plan), signed in in its own browser context. */
@@ -143,7 +145,9 @@ describe('the web app in a real browser (sqlite)', () => {
 
   before(async () => {
     site = await startFixtureSite();
-    server = await startServer({ engine: 'sqlite', agentSlots: 1, overrides: { run } });
+    // The service's warnings are kept (log level warn): the last step holds them to "every request answered once".
+    server = await startServer({ engine: 'sqlite', agentSlots: 1, overrides: { run, logStream: { write: (line) => { serverLog.push(line); } } },
+      env: { WEBGAUGE_LOG_LEVEL: 'warn' } });
     ownerKey = server.key;
     const owner = await authenticate(server.app.store.db, server.config.plans, ownerKey);
     assert.ok(owner, 'the test server made an owner account');
@@ -1259,4 +1263,10 @@ describe('the web app in a real browser (sqlite)', () => {
   });
 
   journeySteps(() => ({ server, site, browser, page, other, ownerKey }));
+
+  it('22. every request of the run was answered once: no "Reply was already sent" in the service\'s log', () => {
+    const twice = serverLog.filter((line) => line.includes('Reply was already sent'));
+    assert.deepEqual(twice.map((line) => (JSON.parse(line) as { err?: { message?: string } }).err?.message ?? line), [],
+      'a route answered twice');
+  });
 });

@@ -136,12 +136,13 @@ export function registerReportScreens(kit: WebKit): OwnerReportView {
     return reply.type(d.type).header('Content-Disposition', `attachment; filename="webgauge-${report.id}-${name}"`).send(file);
   });
 
-  /** GET /reports/{id} for its own account (the public route asks first); undefined: show the public page. */
+  /** GET /reports/{id} for its own account (the public route asks first); false: show the public page. */
   return async (req, reply, report) => {
-    if (!req.headers.cookie) return undefined;
+    if (!req.headers.cookie) return false;
     const v = await visitorOf(ctx, req);
-    if (!v || v.principal.accountId !== report.account_id) return undefined;
+    if (!v || v.principal.accountId !== report.account_id) return false;
     const nonce = newNonce();
-    return sendHtml(reply, nonce, await ownerReportScreen(kit, v, nonce, report));
+    sendHtml(reply, nonce, await ownerReportScreen(kit, v, nonce, report));
+    return true;
   };
 }
