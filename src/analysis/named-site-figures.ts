@@ -37,7 +37,7 @@ export interface SiteFigureSpec {
   /** The comparison of two scans lists it, at this position (1 first). */
   compared?: number;
   /** The app charts it over the site's scans, at this position (1 first), with its axis. */
-  chart?: { position: number; max?: number; minTop?: number };
+  chart?: { position: number; max?: number; minTop?: number; bands?: { good: number; poor: number } };
   /** The scan's value, undefined when the scan has none (no page measured, or the report type does not measure it). */
   value(scan: BudgetedScan): number | undefined;
   /** Why this page is on the wrong side of the limit (at it too, when `inclusive`), or undefined when it is not. */
@@ -69,7 +69,7 @@ function statistic(of: SiteFigure, stat: 'median' | 'p75', placement: Placement)
     label: `${headingOf(f)}, ${stat === 'p75' ? '75th percentile' : 'median'}`,
     short: stat === 'p75' ? `${short} p75` : `median ${short}`,
     about: `${stat === 'p75' ? '75th percentile' : 'median'} of ${short} over the measured pages`,
-    ...(placement.chart ? { chart: { ...f.chart, ...placement.chart } } : {}),
+    ...(placement.chart ? { chart: { ...f.chart, ...(f.bands ? { bands: f.bands } : {}), ...placement.chart } } : {}),
     value: (scan) => {
       const v = scan.figures?.[of]?.[stat];
       return isNumber(v) ? v : undefined;

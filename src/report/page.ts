@@ -9,7 +9,7 @@ import type { StructureAuditResult, StructureItem } from '../analysis/structure/
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import type { ReportRow } from '../core/reports/reports.js';
 import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
-import { figure, formatFigure, RATED_FIGURES, rate, RATING_WORDS, titleOf, type FigureName, type FigureUnit, type Rating } from '../analysis/figures.js';
+import { bandsText, figure, formatFigure, RATED_FIGURES, rate, RATING_WORDS, titleOf, type FigureName, type FigureUnit, type Rating } from '../analysis/figures.js';
 import { bytes, esc, ms } from './format.js';
 import { CONTENT_TYPES } from '../analysis/resource-summary.js';
 import { REPORT_CSS } from './style.js';
@@ -39,10 +39,12 @@ function vitals(r: ReportRow): string {
   const cards = VITALS.map(({ name, spec }) => {
     const value = r[name];
     const title = titleOf(spec);
-    if (value === null) return `<div class="vital" style="--c:#98a2b3"><p>${title}</p><b>–</b><span>not measured</span></div>`;
+    if (value === null) {
+      return `<div class="vital" style="--c:#98a2b3"><p>${title}</p><b>–</b><span>not measured</span><small class="bands">${esc(bandsText(name))}</small></div>`;
+    }
     const rating = rate(name, value);
     return `<div class="vital" style="--c:${RATING_COLOUR[rating]}"><p>${title}</p><b>${esc(formatFigure(spec.unit, value))}</b>` +
-      `<span>${RATING_WORDS[rating]}</span></div>`;
+      `<span>${RATING_WORDS[rating]}</span><small class="bands">${esc(bandsText(name))}</small></div>`;
   });
   return `<div class="card"><h2>Web Vitals</h2><div class="vitals">${cards.join('')}</div>${keyNumbers(r)}</div>`;
 }

@@ -36,7 +36,7 @@ background:conic-gradient(var(--c) calc(var(--v)*1%),#e8ecf2 0)}
 .vital{border-left:4px solid var(--c);padding:4px 0 4px 12px}
 .vital p{margin:0;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.05em;font-weight:600}
 .vital b{display:block;font-size:26px;font-weight:700;color:var(--c)}
-.vital span{font-size:12px;color:var(--muted)}
+.vital span{font-size:12px;color:var(--muted)}.vital .bands{display:block;font-size:11px;color:var(--muted);margin-top:2px}
 .keys{display:grid;grid-template-columns:repeat(3,1fr);gap:10px 12px;margin-top:16px;padding-top:12px;border-top:1px solid var(--line)}
 .key p{margin:0;color:var(--muted);font-size:12px}.key b{font-size:18px}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:16px}

@@ -32,6 +32,10 @@ export interface ChartMetric {
    * broken where the audit set changed, since the points on either side do not compare.
    */
   byAuditSet?: boolean;
+  /** The figure's rating bands (the one table's): drawn as dashed lines where they fall inside the axis. */
+  bands?: { good: number; poor: number };
+  /** Bytes: the axis tops out at a round number of KB or MB, not of bytes. */
+  binary?: boolean;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -63,6 +67,13 @@ export function niceCeil(v: number): number {
   return 10 * exp;
 }
 
+/** The top of a free axis: a round number at or above `v`; of KB or MB for bytes (1.00 MB, not 976.6 KB). */
+export function roundTop(v: number, binary: boolean): number {
+  if (!binary) return niceCeil(v);
+  const base = v > 512 * 1024 ? 1_048_576 : v > 512 ? 1024 : 1;
+  return base * niceCeil(v / base);
+}
+
 /* The drawing: a fixed viewBox that scales with the figure's width. */
 export const VIEW = { width: 320, height: 136, left: 50, right: 10, top: 12, bottom: 26 } as const;
 const plotW = VIEW.width - VIEW.left - VIEW.right;
@@ -74,7 +85,7 @@ export function layout(metric: ChartMetric, points: ChartPoint[]): { top: number
   const valued = points.filter((p): p is ChartPoint & { value: number } => p.value !== null && Number.isFinite(p.value))
     .sort((a, b) => a.time - b.time);
   const largest = Math.max(0, ...valued.map((p) => p.value));
-  const top = metric.max ?? niceCeil(Math.max(largest, metric.minTop ?? 1));
+  const top = metric.max ?? roundTop(Math.max(largest, metric.minTop ?? 1), metric.binary === true);
   const t0 = valued.length ? valued[0].time : 0;
   const span = valued.length ? valued[valued.length - 1].time - t0 : 0;
   const placed = valued.map((p) => ({
@@ -178,6 +189,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   const summary = `${metric.title} over ${placed.length} ${noun}${placed.length === 1 ? '' : 's'}` +
     (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
     `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
+    (metric.bands ? `; good ≤ ${metric.format(metric.bands.good)}, poor > ${metric.format(metric.bands.poor)}` : '') +
     (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '') +
     changes.map((c) => `; ${versionChangeName(c, metric)}`).join('');
   const bottomY = VIEW.top + plotH;
@@ -190,6 +202,12 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
       ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${axisEnds(placed[0].time, latest.time)[0]}</text>` +
         `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${axisEnds(placed[0].time, latest.time)[1]}</text>`
       : `<text x="${VIEW.left + plotW / 2}" y="${VIEW.height - 6}" text-anchor="middle">${when(latest.time)}</text>`) + '</g>';
+  // The rating bands (good at or under the first line, poor over the second), where the axis reaches them.
+  const yOf = (v: number) => r1(VIEW.top + plotH - (v / top) * plotH);
+  const bands = metric.bands ? ([['good', metric.bands.good], ['poor', metric.bands.poor]] as const)
+    .filter(([, v]) => v > 0 && v <= top)
+    .map(([k, v]) => `<g class="band band-${k}"><line x1="${VIEW.left}" y1="${yOf(v)}" x2="${x1}" y2="${yOf(v)}"/>` +
+      `<text x="${x1 - 2}" y="${r1(yOf(v) - 2)}" text-anchor="end">${k} ${esc(metric.format(v))}</text></g>`).join('') : '';
   // A figure that reads the structure audits is not joined across a change of them.
   const breaks = metric.byAuditSet ? changes.filter((c) => c.auditsChanged).map((c) => c.index) : [];
   const segments = [0, ...breaks].map((start, i) => placed.slice(start, [...breaks, placed.length][i]));
@@ -205,7 +223,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   // inside role="img" would be presentational children: axe's nested-interactive).
   const box = `viewBox="0 0 ${VIEW.width} ${VIEW.height}"`;
   return `<figure class="chart card">${caption}<div class="chart-plot">` +
-    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${versions}${line}</svg>` +
+    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${bands}${versions}${line}</svg>` +
     `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each ${noun}`)}" ${box}>` +
     `${flags.count ? `<g class="markers">${flags.svg}</g>` : ''}${dots}</svg></div></figure>`;
 }

@@ -48,6 +48,8 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .chart h3{margin:0 0 6px;font-size:14px}.chart svg{width:100%;height:auto;display:block}
 .chart a:focus-visible circle{stroke:#f0b429;stroke-width:4}
 .compare td.num{white-space:nowrap}.better{color:var(--good)}.worse{color:var(--poor)}
+/* A rated figure's cell (screens/figures.ts ratedCell): the report's Web Vitals colours */
+.rated-good{color:var(--good)}.rated-needs_improvement{color:var(--ok)}.rated-poor{color:var(--poor);font-weight:600}
 .cmpfilm{overflow-x:auto}.cmpfilm .lane{display:flex;align-items:center;gap:8px;margin:6px 0}
 .cmpfilm .lane b{flex:0 0 90px;font-size:12px}
 .cmpfilm .strip{position:relative;height:96px;flex:1 0 640px}
@@ -97,6 +99,9 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:
 .pv-alert-actions .actions{margin:0;gap:6px;flex-wrap:nowrap;justify-content:flex-end}
 .pv-alert-edit{max-width:760px}.pv-back{margin:0 0 8px}
 table.pv-stack td,table.pv-stack th{vertical-align:middle}
+.chart svg .band line{stroke-width:1;stroke-dasharray:4 3}.chart svg .band text{font-size:8px;font-family:inherit}
+.chart svg .band-good line{stroke:var(--good)}.chart svg .band-good text{fill:var(--good)}
+.chart svg .band-poor line{stroke:var(--poor)}.chart svg .band-poor text{fill:var(--poor)}
 .chart svg .lh-change line{stroke:#7a5c00;stroke-width:1;stroke-dasharray:1 2}
 .chart svg .lh-change text{fill:#7a5c00;font-size:9px;font-family:inherit}
 .chart svg.points .marker line{stroke:#b42318;stroke-width:1.5;stroke-dasharray:3 2}

@@ -1,7 +1,7 @@
 /** Small pieces of figures the app's lists and charts share. */
 import { readOptions, StoredOptionsError } from '../../core/options/stored-options.js';
 import type { SecretBox } from '../../store/secret-box.js';
-import { figure, headingOf, type FigureName } from '../../analysis/figures.js';
+import { bandsText, figure, formatFigure, headingOf, rate, RATING_WORDS, type FigureName, type RatedFigure } from '../../analysis/figures.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { esc } from '../kit.js';
 
@@ -27,6 +27,17 @@ export function gradeBox(r: { service_grade: string | null; service_score: numbe
 /** Column headings of figures of the one table, by their short names ("LCP", "Fully loaded"), numbers aligned. */
 export const figureHeads = (...names: FigureName[]): string =>
   names.map((n) => `<th scope="col" class="num">${esc(headingOf(figure(n)))}</th>`).join('');
+
+/**
+ * A rated figure's table cell, coloured by its band (the one table's limits, the report's Web Vitals colours) and
+ * titled with the band in words and its limits; no value is a dash.
+ */
+export function ratedCell(name: RatedFigure, v: number | null | undefined): string {
+  const f = figure(name);
+  if (v === null || v === undefined || !Number.isFinite(v)) return '<td class="num">–</td>';
+  const r = rate(name, v);
+  return `<td class="num rated-${r}" title="${esc(`${RATING_WORDS[r]} (${bandsText(name)})`)}">${esc(formatFigure(f.unit, v))}</td>`;
+}
 
 /** "2026-11-25 14:02" (UTC, to the minute): when, in the app's tables and headings. */
 export const utcMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');

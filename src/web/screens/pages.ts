@@ -19,7 +19,7 @@ import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartMarker, type ChartMetric } from '../charts.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
-import { figureHeads, gradeBox, inkOn } from './figures.js';
+import { figureHeads, gradeBox, inkOn, ratedCell } from './figures.js';
 import { figureValue, showFigure } from './compare.js';
 import { shortOf, titleOf } from '../../analysis/figures.js';
 import { CHARTED_METRICS } from '../../core/vocabulary/metrics.js';
@@ -111,8 +111,8 @@ function filterForm(view: PagesView, tags: TagRow[]): string {
 function pageRow(p: PageRow, r: ReportRow | undefined, tags: string, browser: string): string {
   return `<tr><td class="url"><a href="/pages/${esc(p.id)}">${esc(p.url)}</a></td><td>${esc(browser)}</td>` +
     `<td>${r ? gradeBox(r) : '–'}</td><td class="num">${pct(r?.performance_score)}</td><td class="num">${pct(r?.structure_score)}</td>` +
-    `<td class="num">${ms(r?.largest_contentful_paint)}</td><td class="num">${ms(r?.total_blocking_time)}</td>` +
-    `<td class="num">${cls(r?.cumulative_layout_shift)}</td><td class="num">${ms(r?.fully_loaded_time)}</td>` +
+    `${ratedCell('largest_contentful_paint', r?.largest_contentful_paint)}${ratedCell('total_blocking_time', r?.total_blocking_time)}` +
+    `${ratedCell('cumulative_layout_shift', r?.cumulative_layout_shift)}<td class="num">${ms(r?.fully_loaded_time)}</td>` +
     `<td>${timeTag(p.latest_report_time)}</td><td>${esc(frequencyName(p.monitored))}</td><td class="tags">${tags}</td></tr>`;
 }
 
@@ -171,7 +171,7 @@ export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: 
 const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => number | null }[] = CHARTED_METRICS.map((m) => ({
   column: m.name,
   metric: { title: titleOf(m), label: shortOf(m), format: (v: number) => showFigure(m.unit, v), max: m.chart.max, minTop: m.chart.minTop,
-    byAuditSet: m.byAuditSet === true },
+    byAuditSet: m.byAuditSet === true, ...(m.bands ? { bands: m.bands } : {}), binary: m.unit === 'size' },
   value: (r: ReportRow) => figureValue(m.unit, r[m.name as keyof ReportRow] as number | null),
 }));
 
@@ -194,8 +194,8 @@ function reportsTable(reports: ReportRow[], total: number): string {
       ? `<td><input type="checkbox" id="cmp-${esc(r.id)}" name="reports" value="${esc(r.id)}"><label for="cmp-${esc(r.id)}" class="visually-hidden">Select report of ${t}</label></td>`
       : '';
     return `<tr>${pick}<td><a href="/reports/${esc(r.id)}"><time datetime="${new Date(r.created).toISOString()}">${t}</time></a></td><td>${gradeBox(r)}</td>` +
-      `<td class="num">${pct(r.performance_score)}</td><td class="num">${ms(r.largest_contentful_paint)}</td><td class="num">${ms(r.total_blocking_time)}</td>` +
-      `<td class="num">${cls(r.cumulative_layout_shift)}</td><td class="num">${ms(r.fully_loaded_time)}</td></tr>`;
+      `<td class="num">${pct(r.performance_score)}</td>${ratedCell('largest_contentful_paint', r.largest_contentful_paint)}${ratedCell('total_blocking_time', r.total_blocking_time)}` +
+      `${ratedCell('cumulative_layout_shift', r.cumulative_layout_shift)}<td class="num">${ms(r.fully_loaded_time)}</td></tr>`;
   }).join('');
   const note = total > reports.length ? `<p class="muted">The ${reports.length} newest of ${total} reports.</p>` : '';
   const table = `<div class="tablewrap"><table class="list"><thead><tr>${compare ? '<th scope="col">Compare</th>' : ''}<th scope="col">Tested (UTC)</th><th scope="col">Grade</th>` +

@@ -22,7 +22,7 @@ import { ms, pct } from '../../report/format.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { newNonce, visitorOf, type Visitor } from '../session.js';
 import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
-import { figureHeads, gradeBox, utcMinute } from './figures.js';
+import { figureHeads, gradeBox, ratedCell, utcMinute } from './figures.js';
 
 /** The report's parts in the app; a journey's report has its steps after Summary. */
 const REPORT_TABS = ['Summary', 'Journey', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
@@ -50,7 +50,7 @@ function history(report: ReportRow, rows: ReportRow[]): string {
   if (rows.length === 0) return '<p class="muted">No other reports of this page.</p>';
   const items = rows.map((r) => `<tr${r.id === report.id ? ' aria-current="true"' : ''}><td><a href="/reports/${esc(r.id)}">${esc(utcMinute(r.created))}</a>` +
     `${r.id === report.id ? ' <span class="muted">(this report)</span>' : ''}</td><td>${gradeBox(r)}</td>` +
-    `<td class="num">${pct(r.performance_score)}</td><td class="num">${ms(r.largest_contentful_paint)}</td><td class="num">${ms(r.fully_loaded_time)}</td></tr>`).join('');
+    `<td class="num">${pct(r.performance_score)}</td>${ratedCell('largest_contentful_paint', r.largest_contentful_paint)}<td class="num">${ms(r.fully_loaded_time)}</td></tr>`).join('');
   return `<div class="card tablewrap"><table class="list"><thead><tr><th>Tested (UTC)</th><th>Grade</th>` +
     `${figureHeads('performance_score', 'largest_contentful_paint', 'fully_loaded_time')}</tr></thead><tbody>${items}</tbody></table></div>`;
 }

@@ -16,7 +16,8 @@ import { SOURCE_NAMES } from './scan-view.js';
 /** The charted figures: the site figures the table charts (analysis/named-site-figures.ts), with its labels, prints and axes. */
 const SITE_CHARTS: { figure: string; metric: ChartMetric }[] = CHARTED_SITE_FIGURES.map((f) => ({
   figure: f.name,
-  metric: { title: f.label, label: f.short, format: (v: number) => formatSite(f.unit, v), max: f.chart.max, minTop: f.chart.minTop },
+  metric: { title: f.label, label: f.short, format: (v: number) => formatSite(f.unit, v), max: f.chart.max, minTop: f.chart.minTop,
+    ...(f.chart.bands ? { bands: f.chart.bands } : {}) },
 }));
 
 /** The newest Lighthouse that made the scan's reports (a change of it is drawn on the charts). */

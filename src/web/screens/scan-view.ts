@@ -15,7 +15,7 @@ import { bytes, cls, ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { actionButton, esc, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
-import { figureHeads, inkOn, plural, utcMinute } from './figures.js';
+import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -140,8 +140,8 @@ function pageCells(site: string, p: ScanPageRow): string {
   const state = esc(PAGE_STATE_NAMES[p.state] ?? p.state) + (p.error ? `<span class="scan-page-error">${esc(p.error)}</span>` : '');
   return `<td class="num">${p.position + 1}</td><td class="url">${url}</td><td class="scan-template">${esc(p.template)}</td>` +
     `<td class="scan-page-state">${state}</td><td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td>` +
-    `<td class="num">${pct(p.structure_score)}</td><td class="num">${ms(p.largest_contentful_paint)}</td>` +
-    `<td class="num">${ms(p.total_blocking_time)}</td><td class="num">${cls(p.cumulative_layout_shift)}</td><td class="num">${ms(p.fully_loaded_time)}</td>`;
+    `<td class="num">${pct(p.structure_score)}</td>${ratedCell('largest_contentful_paint', p.largest_contentful_paint)}` +
+    `${ratedCell('total_blocking_time', p.total_blocking_time)}${ratedCell('cumulative_layout_shift', p.cumulative_layout_shift)}<td class="num">${ms(p.fully_loaded_time)}</td>`;
 }
 
 /** The pages part: a header link per column sorts by it (again: the other way), a pager past 100 pages; data-live. */
@@ -257,8 +257,8 @@ const reportLink = (text: string, report: string | null) => (report ? `<a href="
 function worstPages(site: string, f: SiteFigures): string {
   if (f.worst_pages.length === 0) return '<div class="card"><p class="muted">No page was measured.</p></div>';
   const rows = f.worst_pages.map((p) => `<tr><td class="url">${reportLink(pathOnSite(site, p.url), p.report)}</td><td class="scan-template">${esc(p.template)}</td>` +
-    `<td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td><td class="num">${ms(p.largest_contentful_paint)}</td>` +
-    `<td class="num">${ms(p.total_blocking_time)}</td><td class="num">${cls(p.cumulative_layout_shift)}</td></tr>`).join('');
+    `<td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td>${ratedCell('largest_contentful_paint', p.largest_contentful_paint)}` +
+    `${ratedCell('total_blocking_time', p.total_blocking_time)}${ratedCell('cumulative_layout_shift', p.cumulative_layout_shift)}</tr>`).join('');
   return `<div class="card tablewrap"><table class="list scan-worst"><thead><tr><th scope="col">Page</th><th scope="col">Template</th><th scope="col">Grade</th>` +
     figureHeads('performance_score', 'largest_contentful_paint', 'total_blocking_time', 'cumulative_layout_shift') +
     `</tr></thead><tbody>${rows}</tbody></table></div>`;

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axisEnds, day, layout, lineChart, markerName, niceCeil, versionChanges, VIEW, when, type ChartMetric } from '../../../src/web/charts.js';
+import { axisEnds, day, layout, lineChart, markerName, niceCeil, roundTop, versionChanges, VIEW, when, type ChartMetric } from '../../../src/web/charts.js';
 import { alertMarkers } from '../../../src/web/screens/page-alerts.js';
 import type { AlertEventRow } from '../../../src/core/alerts/alerts.js';
 import type { ReportRow } from '../../../src/core/reports/reports.js';
@@ -54,6 +54,24 @@ describe('web charts', () => {
   it('scales a free axis to a round top above the largest value, with a floor', () => {
     assert.equal(layout(timing, [{ href: '/r', time: T, value: 3100 }]).top, 5000);
     assert.equal(layout(timing, [{ href: '/r', time: T, value: 0 }]).top, 1000);
+  });
+
+  it('tops a bytes axis at a round number of KB or MB, not of bytes (1.00 MB, not 976.6 KB)', () => {
+    assert.equal(roundTop(1_000_000, true), 1_048_576);
+    assert.equal(roundTop(300_000, true), 500 * 1024);
+    assert.equal(roundTop(700, true), 1024);
+    assert.equal(roundTop(300, true), 500);
+    assert.equal(roundTop(1_000_000, false), 1_000_000);
+  });
+
+  it('draws the rating bands inside the axis as named dashed lines, and says them in the summary', () => {
+    const lcp: ChartMetric = { ...timing, bands: { good: 2500, poor: 4000 } };
+    const low = lineChart(lcp, [{ href: '/r', time: T, value: 1200 }]);
+    assert.equal(low.match(/<g class="band /g)?.length, undefined, 'a 2,000 ms axis reaches neither band');
+    assert.match(low, /aria-label="LCP over 1 report, [^"]*; good ≤ 2500 ms, poor &gt; 4000 ms"/);
+    const high = lineChart(lcp, [{ href: '/r', time: T, value: 4100 }]);
+    assert.deepEqual([...high.matchAll(/<g class="band band-(\w+)"><line [^>]*\/><text [^>]*>([^<]*)<\/text><\/g>/g)].map((m) => [m[1], m[2]]),
+      [['good', 'good 2500 ms'], ['poor', 'poor 4000 ms']]);
   });
 
   it('draws a figure with the metric, the latest value, axis labels, a line and a named link per point', () => {
