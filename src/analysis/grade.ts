@@ -23,9 +23,14 @@ export const LIGHTHOUSE_AUDIT_IDS: readonly string[] = LIGHTHOUSE_AUDIT_TABLES[C
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'E' | 'F';
 
+/** The grade's weighting of the two scores (GTmetrix's published one). */
+export const GRADE_WEIGHTS = { performance: 0.6, structure: 0.4 } as const;
+/** The lowest percent of each letter, best first; below the last, F. */
+export const GRADE_FLOORS: readonly (readonly [Grade, number])[] = [['A', 90], ['B', 80], ['C', 70], ['D', 60], ['E', 50]];
+
 export function grade(performance: number, structure: number): { grade: Grade; score: number } {
-  const percent = 0.6 * performance + 0.4 * structure;
+  const percent = GRADE_WEIGHTS.performance * performance + GRADE_WEIGHTS.structure * structure;
   const score = Math.round(percent);
-  const letter: Grade = percent >= 90 ? 'A' : percent >= 80 ? 'B' : percent >= 70 ? 'C' : percent >= 60 ? 'D' : percent >= 50 ? 'E' : 'F';
+  const letter: Grade = GRADE_FLOORS.find(([, floor]) => percent >= floor)?.[0] ?? 'F';
   return { grade: letter, score };
 }

@@ -4,15 +4,15 @@
  * screenshot and the test's settings (without cookie values or credentials). No script; pictures are linked
  * next to the page (web) or inline (PDF).
  */
-import type { StructureReport } from '../analysis/grade.js';
 import type { StructureAuditResult, StructureItem } from '../analysis/structure/index.js';
 import type { AnalysisOptions } from '../core/options/analysis-options.js';
 import type { ReportRow } from '../core/reports/reports.js';
 import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
 import { bandsText, figure, formatFigure, RATED_FIGURES, rate, RATING_WORDS, titleOf, type FigureName, type FigureUnit, type Rating } from '../analysis/figures.js';
-import { bytes, esc, ms } from './format.js';
+import { bytes, esc, inlineMarkdown, inOurUnits, ms, pct } from './format.js';
+import { GRADE_FLOORS, GRADE_WEIGHTS, IMPACT_WEIGHT, type StructureReport } from '../analysis/grade.js';
 import { CONTENT_TYPES } from '../analysis/resource-summary.js';
-import { REPORT_CSS } from './style.js';
+import { FAVICON_LINK, REPORT_CSS } from './style.js';
 import type { ReportData } from './view.js';
 import { renderWaterfall } from './waterfall.js';
 import { filmBySteps, journeySteps, type FilmFrame } from './journey.js';
@@ -47,6 +47,24 @@ function vitals(r: ReportRow): string {
       `<span>${RATING_WORDS[rating]}</span><small class="bands">${esc(bandsText(name))}</small></div>`;
   });
   return `<div class="card"><h2>Web Vitals</h2><div class="vitals">${cards.join('')}</div>${keyNumbers(r)}</div>`;
+}
+
+/** Where the public report and the app explain the grade and the structure score (web/screens/help.ts). */
+export const SCORES_HELP_PATH = '/help/scores';
+
+/** One line each on how the grade and the structure score are made, with this report's own numbers. */
+function howScored(d: ReportData): string {
+  const r = d.report;
+  if (!r.service_grade || r.performance_score === null || r.structure_score === null) return '';
+  const floors = GRADE_FLOORS.map(([letter, floor]) => `${letter} from ${floor}%`).join(', ');
+  const weights = Object.entries(IMPACT_WEIGHT).map(([impact, weight]) => `${impact} ×${weight}`).join(', ');
+  const scored = d.structure?.audits.filter((a) => a.score !== null).length;
+  const more = d.mode === 'web' ? ` <a href="${SCORES_HELP_PATH}">How the scores are made</a>` : '';
+  return `<div class="card how-scored"><p><b>Grade ${esc(r.service_grade)} (${pct(r.service_score)})</b> = ` +
+    `${Math.round(GRADE_WEIGHTS.performance * 100)}% of performance (${pct(r.performance_score)}, Lighthouse's score of this load) + ` +
+    `${Math.round(GRADE_WEIGHTS.structure * 100)}% of structure (${pct(r.structure_score)}); ${floors}, else F.</p>` +
+    `<p><b>Structure ${pct(r.structure_score)}</b> is the mean of ${scored ? `${scored} audits'` : 'the audits\''} scores weighted by ` +
+    `their impact (${weights}); audits that do not apply to the page are left out. The Structure part lists them.${more}</p></div>`;
 }
 
 function keyNumbers(r: ReportRow): string {
@@ -133,7 +151,7 @@ function savingsText(a: StructureAuditResult): string {
 
 /** One thing an audit names: the resource or element, and what it costs. */
 function itemText(i: StructureItem): string {
-  const what = [i.url, i.element, i.label].filter((v): v is string => typeof v === 'string').map(esc);
+  const what = [i.url && esc(i.url), i.element && esc(i.element), i.label && inlineMarkdown(i.label)].filter((v): v is string => typeof v === 'string');
   const cost = [i.wasted_bytes ? `${bytes(i.wasted_bytes)} to save` : '', i.wasted_ms ? ms(i.wasted_ms) : '',
     !i.wasted_bytes && i.total_bytes ? bytes(i.total_bytes) : ''].filter(Boolean);
   return `<li>${what.join(' · ') || '–'}${cost.length ? ` <span class="muted">(${cost.join(', ')})</span>` : ''}</li>`;
@@ -153,7 +171,7 @@ function structureAudits(d: ReportData): string {
     const items = full && a.score! < 1 && a.items.length
       ? `<ul class="offenders">${a.items.slice(0, d.mode === 'web' ? 20 : 10).map(itemText).join('')}</ul>` : '';
     return `<tr><td><span class="badge" style="background:${scoreColour(pct)}">${pct}</span></td>` +
-      `<td>${esc(a.title)}${a.display_value ? ` <span class="muted">— ${esc(a.display_value)}</span>` : ''}` +
+      `<td>${inlineMarkdown(a.title)}${a.display_value ? ` <span class="muted">— ${inlineMarkdown(inOurUnits(a.display_value))}</span>` : ''}` +
       `${a.score! < 1 ? savingsText(a) : ''}${items}</td><td class="impact">${a.impact}</td></tr>`;
   };
   const failed = audits.filter((a) => a.score! < 1);
@@ -288,7 +306,7 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
       `${d.flowReport ? ` · <a href="${esc(d.flowReport)}">Lighthouse flow report</a>` : ''}</div></div>` +
       `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>`,
     summary: `<section class="summary">${gradeCard}<div class="card scores">${ring('Performance', r.performance_score)}` +
-      `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>`,
+      `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>${howScored(d)}`,
     journey: d.journey ? journeySteps(d.journey) : '',
     timings: timings(r),
     runs: runsSpread(runs),
@@ -310,7 +328,7 @@ export function renderReportPage(d: ReportData, labels: PageLabels = { location:
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex,nofollow"><meta name="referrer" content="no-referrer">
-<title>${esc(p.title)} · Webgauge report</title>
+<title>${esc(p.title)} · Webgauge report</title>${FAVICON_LINK}
 <style>${REPORT_CSS}</style></head><body>
 ${p.header}
 <main class="wrap">

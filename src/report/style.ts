@@ -1,3 +1,12 @@
+/**
+ * The icon of every page the service serves (the app, the public report, the PDF's source): a gauge on the brand's
+ * blue, as an inline SVG so that it needs no request and no route (a data: URL; the pages' CSP allows data: images).
+ */
+const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2456d6"/>' +
+  '<path d="M7 22a9 9 0 1 1 18 0" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round"/>' +
+  '<path d="M16 22l5-7" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
+export const FAVICON_LINK = `<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}">`;
+
 /** The report page's stylesheet, inline (the page loads nothing but its own pictures). Print rules feed the PDF. */
 export const REPORT_CSS = `
 :root{--ink:#1b2333;--muted:#5f6b7d;--line:#e3e7ee;--bg:#f3f5f8;--card:#fff;--good:#0b8040;--ok:#9b6a00;--poor:#d23a2a;
@@ -27,6 +36,7 @@ h2 small{font-weight:400;color:var(--muted);font-size:13px;margin-left:6px}
 .grade .letter{font-size:76px;font-weight:800;line-height:1}
 .grade .label{font-size:12px;text-transform:uppercase;letter-spacing:.08em}
 .grade .pct{font-size:15px;margin-top:4px;font-weight:600}
+.how-scored{margin:-8px 0 22px;color:var(--muted);font-size:13px;padding:10px 18px}.how-scored p{margin:2px 0}.how-scored b{color:var(--ink)}
 .scores{display:flex;gap:18px;align-items:center;justify-content:space-around}
 .ring{--v:0;--c:var(--good);width:104px;height:104px;border-radius:50%;display:grid;place-items:center;
 background:conic-gradient(var(--c) calc(var(--v)*1%),#e8ecf2 0)}

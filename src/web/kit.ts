@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { AppContext } from '../context/app-context.js';
 import { esc } from '../report/format.js';
+import { FAVICON_LINK } from '../report/style.js';
 import { csrfValid, FormFields, newNonce, sameOrigin, secureHeaders, visitorOf, type Visitor } from './session.js';
 import { CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from './assets.js';
 
@@ -40,7 +41,7 @@ export function shell(v: Visitor | null, nonce: string, s: Shell): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex,nofollow"><title>${esc(s.title)} · Webgauge</title>
-<link rel="stylesheet" nonce="${nonce}" href="${STYLESHEET_PATH}">${s.head ?? ''}</head><body>
+<link rel="stylesheet" nonce="${nonce}" href="${STYLESHEET_PATH}">${FAVICON_LINK}${s.head ?? ''}</head><body>
 <a class="skip" href="#main">Skip to content</a>
 <nav class="appnav" aria-label="Main"><div class="wrap"><a class="logo" href="/">Webgauge</a><ul>${links}</ul></div></nav>
 ${s.before ?? ''}<main id="main" class="wrap${s.bare ? '' : ' app'}">${s.body}</main>

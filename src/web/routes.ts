@@ -19,6 +19,7 @@ import { registerScanScreens } from './screens/scans.js';
 import { registerTagScreens } from './screens/tags.js';
 import { registerAccountScreen } from './screens/account.js';
 import { registerReportPage } from './report-page.js';
+import { registerHelp } from './screens/help.js';
 
 /**
  * The web app's screens and the public report page (which shows its own account the report inside the app). Returns
@@ -36,6 +37,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): (reply: F
   registerScanScreens(kit);
   registerTagScreens(kit);
   registerAccountScreen(kit);
+  registerHelp(app, ctx);
   registerReportPage(app, ctx, registerReportScreens(kit));
   return (reply, err) => errorScreen(reply, null, newNonce(), err.status, err.status === 503 ? 'Webgauge is unavailable' : err.title, err.detail ?? err.title);
 }

@@ -39,7 +39,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .pager{display:flex;gap:10px;align-items:center;margin-top:12px;flex-wrap:wrap}
 .state{font-size:20px;font-weight:650;margin-top:0}
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 16px}
-.actions form{margin:0}
+.actions form{margin:0}.actions .pdf-cost{font-size:13px}
 .tabs{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line)}
 .tabs ul{display:flex;flex-wrap:wrap;gap:2px 4px;list-style:none;margin:0 auto;padding:6px 24px;max-width:1160px}
 .tabs a{display:block;padding:6px 10px;border-radius:6px;text-decoration:none;font-weight:600;white-space:nowrap}

@@ -392,6 +392,31 @@ describe('the web app in a real browser (sqlite)', () => {
     }
   });
 
+  it('7a2. the report says how its grade and structure score are made (its own numbers), the PDF\'s price before the click; "How the scores are made" explains both, public too', async () => {
+    const api = (await call(server, 'GET', `/reports/${testId}`, { key: ownerKey })).body.data.attributes as
+      { performance_score: number; structure_score: number; gtmetrix_grade?: string; service_grade?: string };
+    const how = await textOf(page, '.how-scored');
+    const m = /^Grade ([A-F]) \((\d+)%\) = 60% of performance \((\d+)%, Lighthouse's score of this load\) \+ 40% of structure \((\d+)%\); A from 90%, B from 80%, C from 70%, D from 60%, E from 50%, else F\.\s*Structure (\d+)% is the mean of (\d+) audits' scores weighted by their impact \(high ×3, medium ×2, low ×1\)/.exec(how);
+    assert.ok(m, how);
+    assert.equal(Number(m[3]), Math.round(api.performance_score), 'the performance score is the API\'s');
+    assert.equal(Number(m[4]), Math.round(api.structure_score), 'the structure score is the API\'s');
+    assert.ok(Math.abs(Number(m[2]) - (0.6 * api.performance_score + 0.4 * api.structure_score)) <= 0.5, `the grade's percent is the weighting of the two: ${how}`);
+    const described = await page.$eval(aria('Download PDF', 'link'), (e) => document.getElementById(e.getAttribute('aria-describedby') ?? '')?.textContent);
+    assert.equal(described, 'PDF: 0.2 credits the first time, free after', 'the PDF says its price before the click');
+    assert.ok(await page.$('head link[rel=icon][href^="data:image/svg+xml"]'), 'the app has an icon');
+    const res = await clickAndWait(page, aria('How the scores are made', 'link'));
+    assert.equal(res.status(), 200);
+    assert.equal(await heading(page), 'How the scores are made');
+    assert.match(await textOf(page, 'table.help-grades'), /A\s*90% or more\s*B\s*80% to 90%.*F\s*below 50%/s);
+    assert.match(await textOf(page, 'table.help-vitals'), /Largest contentful paint\s*good ≤ 2\.50 s, poor > 4\.00 s/i);
+    await checkScreen(page, 'how the scores are made');
+    const publicPage = await (await fetch(`${server.base}/reports/${testId}`)).text();
+    assert.match(publicPage, /<link rel="icon"[^>]*href="data:image\/svg\+xml/, 'the public report has the icon');
+    assert.ok(publicPage.includes('<a href="/help/scores">How the scores are made</a>'), 'and links the explanation');
+    assert.equal((await fetch(`${server.base}/help/scores`)).status, 200, 'which anyone may read');
+    await page.goBack();
+  });
+
   it("7b. the report's page: Pages lists it, and \"Page history\" opens the page's own screen", async () => {
     const res = await clickAndWait(page, aria('Page history', 'link'));
     assert.equal(res.status(), 200);

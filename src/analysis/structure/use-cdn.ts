@@ -31,7 +31,7 @@ export const useCdn: StructureAudit = {
     const score = onCdn / total;
     return {
       score,
-      displayValue: `${Math.round(score * 100)} % of the site's static bytes from a CDN`,
+      displayValue: `${Math.round(score * 100)}% of the site's static bytes from a CDN`,
       offenders: [...offHosts],
     };
   },

@@ -16,6 +16,7 @@ import { couldBeId } from '../../core/ids.js';
 import type { OwnerReportView } from '../report-page.js';
 import { Links } from '../../context/links.js';
 import { pdfService } from '../../report/pdf.js';
+import { PDF_COST } from '../../core/accounts/pricing.js';
 import { reportParts } from '../../report/page.js';
 import { loadReportData } from '../../report/view.js';
 import { ms, pct } from '../../report/format.js';
@@ -69,7 +70,13 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
   const files = reportResources(report);
   const downloads = Object.entries(DOWNLOADS).filter(([, d]) => files.has(d.artifact))
     .map(([name, d]) => `<a class="btn secondary" href="/reports/${esc(report.id)}/download/${name}" download>Download ${d.label}</a>`);
-  if (owner && v.principal.plan.pdf) downloads.push(`<a class="btn secondary" href="/reports/${esc(report.id)}/download/report.pdf" download>Download PDF</a>`);
+  if (owner && v.principal.plan.pdf) {
+    // The PDF is made on the first request, for credits, and kept: say which before the click spends anything.
+    const made = (await ctx.artifacts.size(artifactKey(report.id, ARTIFACT.pdf(false)))) !== null;
+    const cost = v.principal.plan.unlimitedCredits ? 'no credits on your plan' : made ? 'already made: free' : `${PDF_COST} credits the first time, free after`;
+    downloads.push(`<a class="btn secondary" href="/reports/${esc(report.id)}/download/report.pdf" download aria-describedby="pdf-cost">Download PDF</a>` +
+      `<span class="muted pdf-cost" id="pdf-cost">PDF: ${cost}</span>`);
+  }
   const actions = `<div class="actions">${owner ? actionButton(v, `/reports/${report.id}/retest`, 'Retest') : ''}${downloads.join('')}` +
     `${page ? `<a class="btn secondary" href="/pages/${esc(page.id)}">Page history</a>` : ''}` +
     `${previous ? `<a class="btn secondary" href="/compare?reports=${esc(previous.id)},${esc(report.id)}">Compare with previous</a>` : ''}` +

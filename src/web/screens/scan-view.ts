@@ -11,7 +11,7 @@ import type { SiteFigures, VitalFigures } from '../../analysis/site-figures.js';
 import { pathOnSite, scanSite, VITAL_NAMES, type Vital } from '../../analysis/site-figures.js';
 import { bandsText, figure, formatFigure, headingOf, shortOf, titleOf } from '../../analysis/figures.js';
 import type { ListQuery } from '../../store/list-query.js';
-import { bytes, cls, ms, pct } from '../../report/format.js';
+import { bytes, cls, inlineMarkdown, ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
 import { actionButton, esc, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
@@ -283,7 +283,7 @@ const TOP_AUDITS = 10;
 function structurePart(f: SiteFigures): string {
   if (f.structure.length === 0) return '<div class="card"><p class="muted">No structure audit fails on any page (or no page ran Lighthouse).</p></div>';
   const items = f.structure.slice(0, TOP_AUDITS).map((a) =>
-    `<li><span class="scan-audit">${esc(auditLine(a))}</span> <span class="scan-impact scan-impact-${esc(a.impact)}">${esc(a.impact)} impact</span></li>`).join('');
+    `<li><span class="scan-audit">${inlineMarkdown(auditLine(a))}</span> <span class="scan-impact scan-impact-${esc(a.impact)}">${esc(a.impact)} impact</span></li>`).join('');
   const more = f.structure.length > TOP_AUDITS ? `<p class="muted">And ${f.structure.length - TOP_AUDITS} more audits fail on fewer pages.</p>` : '';
   return `<div class="card"><ol class="scan-audits">${items}</ol>${more}</div>`;
 }
