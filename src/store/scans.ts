@@ -150,3 +150,10 @@ export async function scanPageSummaries(db: Db, scanIds: readonly string[]): Pro
   for (const s of out.values()) s.lighthouseVersions.sort();
   return out;
 }
+
+/** Credits (tenths) the account's scans hold while they find their pages: paid, not yet spent on a page's test. */
+export async function reservedTenthsOf(db: Db, accountId: string): Promise<number> {
+  const row = await db.selectFrom('scans').select((eb) => eb.fn.sum<number | string | null>('reserved_tenths').as('held'))
+    .where('account_id', '=', accountId).where('reserved_tenths', '>', 0).executeTakeFirstOrThrow();
+  return Number(row.held ?? 0);
+}

@@ -12,6 +12,9 @@ import { PLANS } from '../../src/core/accounts/plans.js';
 import { failTest } from '../../src/core/tests/tests.js';
 import { call, engines, errorOf, startServer, type Res, type TestServer } from '../helpers/server.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
+import { scanRow } from '../helpers/scans.js';
+import { accountUsage } from '../../src/core/accounts/usage.js';
+import { newId } from '../../src/core/ids.js';
 import { assertError, assertData } from '../helpers/assertions.js';
 
 const PAGE = 'http://127.0.0.1:9/page.html';
@@ -137,6 +140,25 @@ for (const engine of engines()) {
         assertData(res, 202);
         assert.equal(res.body.meta.credits_left, 4);
         await clear();
+      });
+
+      test("Account's sum: the tests charged since the refill and what the account's scans hold (no other account's)", async () => {
+        await clear();
+        const key = await s.account({ plan: 'basic' });
+        const other = await s.account({ plan: 'basic' });
+        const id = await accountIdOf(s.app.store, key);
+        await spend(key, 2);
+        const url = 'http://127.0.0.1:9/';
+        const scan = (accountId: string, reserved: number) => scanRow({ id: newId(), account_id: accountId, url, options: '{}', settings: '{}',
+          created: clock.now(), expires: clock.now() + DAY_MS, found: 0, state: 'discovering', reserved_tenths: reserved });
+        await s.app.store.db.insertInto('scans').values([scan(id, 6), scan(id, 0), scan(await accountIdOf(s.app.store, other), 4)]).execute();
+        const { nextRefill } = await refilledCredits(s.app.store.db, id, PLANS.basic);
+        const usage = await accountUsage(s.app.store.db, id, nextRefill - DAY_MS);
+        assert.deepEqual([usage.testsSinceRefill, usage.chargedSinceRefillTenths, usage.reservedTenths], [2, 20, 6]);
+        clock.advance(DAY_MS);
+        const after = await refilledCredits(s.app.store.db, id, PLANS.basic);
+        assert.equal((await accountUsage(s.app.store.db, id, after.nextRefill - DAY_MS)).testsSinceRefill, 0, 'a new day counts afresh');
+        await s.app.store.db.deleteFrom('scans').where('url', '=', url).execute();
       });
 
       test('refilledCredits reports the refill time on the daily grid of the last refill', async () => {

@@ -444,6 +444,8 @@ describe('the web app in a real browser (sqlite)', () => {
     const credits = await creditsOf(server, ownerKey);
     assert.equal(await textOf(page, '.account-figure'), `${credits} credits left`, 'the balance is the API\'s');
     assert.match(await textOf(page, '#acc-credits + *, section[aria-labelledby=acc-credits]'), /Next refill: \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    // Where the credits went adds up to the balance, in words and as a sum.
+    assert.match(await textOf(page, '.credit-sum'), new RegExp(`^Since the last refill \\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\): 1 credit for 1 test\\. 100 − 1 = ${credits}\\.$`));
     assert.match(facts['Usage / Tests, last 24 hours'] ?? '', /^1 \(1 credit charged\)$/, 'one test, and what it cost');
     assert.equal(facts['Usage / Reports, last 30 days'], '1');
     assert.equal(facts['Usage / Pages'], '1');

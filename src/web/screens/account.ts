@@ -3,11 +3,11 @@
  * API key and the webhooks (screens/webhooks.ts). Keys are stored hashed, so the current one cannot be shown;
  * "Regenerate API key" asks first (POST /account/key without confirm=yes), then makes a new one and shows it once.
  */
-import { fromTenths, refilledCredits, regenerateKeyOf } from '../../core/accounts/accounts.js';
+import { DAY_MS, fromTenths, refilledCredits, regenerateKeyOf, tenths } from '../../core/accounts/accounts.js';
 import { clock } from '../../core/clock.js';
 import { accountPrincipal } from '../../core/pages/monitoring.js';
 import type { Plan } from '../../core/accounts/plans.js';
-import { accountUsage } from '../../core/accounts/usage.js';
+import { accountUsage, type AccountUsage } from '../../core/accounts/usage.js';
 import type { Visitor } from '../session.js';
 import { actionButton, esc, shell, type WebKit } from '../kit.js';
 import { plural, utcMinute } from './figures.js';
@@ -53,11 +53,31 @@ function planFacts(plan: Plan): string {
   ]);
 }
 
+/**
+ * Where the credits went since the last refill, as a sum that adds up to the balance: the allowance, less the tests
+ * charged since (failed ones are refunded), less what scans hold while they find their pages; what is left over is
+ * PDFs and other charges (or, the other way, credits kept from before the refill or added by the operator).
+ */
+function sinceRefill(allowance: number, leftTenths: number, refilledAt: number, u: AccountUsage): string {
+  const other = tenths(allowance) - leftTenths - u.chargedSinceRefillTenths - u.reservedTenths;
+  const n = (t: number) => fromTenths(t).toLocaleString('en', { maximumFractionDigits: 1 });
+  const parts = [`${credits(fromTenths(u.chargedSinceRefillTenths))} for ${plural(u.testsSinceRefill, 'test')}`,
+    ...(u.reservedTenths > 0 ? [`${n(u.reservedTenths)} held by scans still finding their pages`] : []),
+    ...(other > 0 ? [`${n(other)} for PDFs and other charges`] : [])];
+  const sum = `${n(tenths(allowance))}${other < 0 ? ` + ${n(-other)}` : ''} − ${n(u.chargedSinceRefillTenths)}` +
+    `${u.reservedTenths > 0 ? ` − ${n(u.reservedTenths)}` : ''}${other > 0 ? ` − ${n(other)}` : ''} = ${n(leftTenths)}`;
+  return `<p class="credit-sum">Since the last refill (<time datetime="${new Date(refilledAt).toISOString()}">${utc(refilledAt)}</time>): ` +
+    `${parts.join(', ')}${other < 0 ? `; ${n(-other)} more than the daily ${n(tenths(allowance))} was there (kept from before, or added)` : ''}. ` +
+    `<span class="muted">${sum}.</span></p>`;
+}
+
 async function accountScreen(kit: WebKit, v: Visitor, nonce: string, query: Record<string, unknown> = {}, webhookForm?: WebhookForm): Promise<string> {
   const { ctx } = kit;
   const p = v.principal;
   const db = ctx.store.db;
-  const [balance, usage] = await Promise.all([refilledCredits(db, p.accountId, p.plan), accountUsage(db, p.accountId)]);
+  const balance = await refilledCredits(db, p.accountId, p.plan);
+  const refilledAt = balance.nextRefill - DAY_MS;
+  const usage = await accountUsage(db, p.accountId, refilledAt);
   const member = p.keyAccountId !== p.accountId;
   const owner = member ? await accountPrincipal(db, ctx.config.plans, p.accountId) : undefined;
 
@@ -71,6 +91,7 @@ async function accountScreen(kit: WebKit, v: Visitor, nonce: string, query: Reco
   const creditPart = p.plan.unlimitedCredits
     ? `<p class="account-figure">Unlimited credits</p><p class="muted">Tests, PDFs and monitoring are never charged on this plan.</p>`
     : `<p class="account-figure">${credits(fromTenths(balance.tenths))} left</p>
+${sinceRefill(p.plan.dailyCredits, balance.tenths, refilledAt, usage)}
 <p>Next refill: <time datetime="${new Date(balance.nextRefill).toISOString()}">${utc(balance.nextRefill)}</time> (${inTime(balance.nextRefill - now)}),
 back up to ${credits(p.plan.dailyCredits)} if the balance is below that.</p>`;
 
