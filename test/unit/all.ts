@@ -23,7 +23,16 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 
 const dir = new URL('.', import.meta.url).pathname;
 const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).sort();
-for (const f of files) await import(join(dir, f));
+// A file that fails to load (a bad import, a throw at its top level) is a failed test named for it, and the files
+// after it still run: an await that threw here used to end the loop, and the run passed with fewer tests.
+for (const f of files) {
+  try {
+    await import(join(dir, f));
+  } catch (err) {
+    test(`test/unit/${f} loads`, () => { throw err; });
+  }
+}
