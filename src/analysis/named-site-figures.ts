@@ -64,10 +64,11 @@ function statistic(of: SiteFigure, stat: 'median' | 'p75', placement: Placement)
   const unit = f.unit as SiteUnit;
   const direction = f.better === 'lower' ? 'max' : 'min';
   const name = `${f.site!.key}_${stat}`;
+  const statShort = stat === 'p75' ? `${short} p75` : `median ${short}`;
   return {
     name, direction, unit, ...placement,
     label: `${headingOf(f)}, ${stat === 'p75' ? '75th percentile' : 'median'}`,
-    short: stat === 'p75' ? `${short} p75` : `median ${short}`,
+    short: statShort,
     about: `${stat === 'p75' ? '75th percentile' : 'median'} of ${short} over the measured pages`,
     ...(placement.chart ? { chart: { ...f.chart, ...(f.bands ? { bands: f.bands } : {}), ...placement.chart } } : {}),
     value: (scan) => {
@@ -80,7 +81,7 @@ function statistic(of: SiteFigure, stat: 'median' | 'p75', placement: Placement)
       const past = direction === 'max' ? v > limit || (inclusive && v === limit) : v < limit || (inclusive && v === limit);
       if (!past) return undefined;
       const [shown, bound] = formatAgainst(f.unit, v, limit);
-      return `${short} ${shown} is ${direction === 'max' ? 'over' : 'under'} ${name}'s limit of ${bound}`;
+      return `${short} ${shown} is ${direction === 'max' ? 'over' : 'under'} the ${bound} limit on ${statShort}`;
     },
   };
 }

@@ -4,7 +4,7 @@
  * the outbox (notify/outbox.ts) until sent.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
-import { figureSpec, formatFigure } from '../analysis/figures.js';
+import { figureSpec, formatAgainst, formatFigure } from '../analysis/figures.js';
 import { operatorSymbol } from '../core/vocabulary/alert-operators.js';
 
 export interface MailMessage {
@@ -52,21 +52,25 @@ export interface AlertMailFacts {
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function alertMail(f: AlertMailFacts): MailMessage {
-  /** A value of the metric as every output prints it (the one table of figures). */
-  const num = (v: number) => formatFigure(figureSpec(f.metric)?.unit ?? 'count', v);
+  /** A value of the metric as every output prints it, and the metric by its label (the one table of figures). */
+  const spec = figureSpec(f.metric);
+  const num = (v: number) => formatFigure(spec?.unit ?? 'count', v);
+  const metric = spec?.label ?? f.metric;
   const what = f.operator === 'regression'
-    ? `${f.metric} regressed by at least ${Math.round(f.conditionValue * 100)} % against the page's history`
-    : `${f.metric} ${operatorSymbol(f.operator) ?? f.operator} ${num(f.conditionValue)}`;
+    ? `${metric} regressed by at least ${Math.round(f.conditionValue * 100)} % against the page's history`
+    : `${metric} ${operatorSymbol(f.operator) ?? f.operator} ${num(f.conditionValue)}`;
   const verb = f.state === 'triggered' ? 'Alert' : 'Resolved';
-  const subject = `[Webgauge] ${verb}: ${f.metric} on ${f.pageUrl}`;
+  const subject = `[Webgauge] ${verb}: ${metric} on ${f.pageUrl}`;
+  // The value and its threshold never print alike when they differ (2.50 s (2,504 ms) against 2.50 s (2,500 ms)).
+  const [value, threshold] = formatAgainst(spec?.unit ?? 'count', f.value, f.threshold);
   const comparison = f.operator === 'regression'
-    ? `recent median ${num(f.value)} against ${num(f.threshold)} (the earlier median moved by the change that matters)`
-    : `measured ${num(f.value)} against the threshold ${num(f.threshold)}`;
+    ? `recent median ${value} against ${threshold} (the earlier median moved by the change that matters)`
+    : `measured ${value} against the threshold ${threshold}`;
   const lines = [
     `${verb}: ${what}.`,
     '',
     `Page: ${f.pageUrl}`,
-    `Metric: ${f.metric}: ${comparison}.`,
+    `${metric}: ${comparison}.`,
     ...(f.note ? ['', f.note] : []),
     '',
     `Report: ${f.reportPageLink}`,
@@ -76,7 +80,7 @@ export function alertMail(f: AlertMailFacts): MailMessage {
   const html = `<!doctype html><html><body style="font-family:sans-serif">
 <h2>${esc(verb)}: ${esc(what)}</h2>
 <p>Page: <a href="${esc(f.pageUrl)}">${esc(f.pageUrl)}</a></p>
-<p>Metric <b>${esc(f.metric)}</b>: ${esc(comparison)}.</p>${f.note ? `\n<p>${esc(f.note)}</p>` : ''}
+<p><b>${esc(metric)}</b>: ${esc(comparison)}.</p>${f.note ? `\n<p>${esc(f.note)}</p>` : ''}
 <p><a href="${esc(f.reportPageLink)}">View the report</a> · <a href="${esc(f.reportLink)}">report (API)</a> · <a href="${esc(f.pageLink)}">page (API)</a></p>
 </body></html>`;
   return { to: f.to, subject, text: lines.join('\n') + '\n', html };

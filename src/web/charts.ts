@@ -5,6 +5,7 @@
  */
 import { esc } from '../report/format.js';
 import { structureAuditSet } from '../analysis/structure/index.js';
+import { MONTHS } from '../lib/dates.js';
 
 export interface ChartPoint {
   /** The report the point opens. */
@@ -38,7 +39,6 @@ export interface ChartMetric {
   binary?: boolean;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const two = (n: number) => String(n).padStart(2, '0');
 
 /** "14:02:07 25 Nov 2026" (UTC), as the app writes a report's time (to the second: two tests of one minute differ). */

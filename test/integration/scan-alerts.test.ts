@@ -85,7 +85,8 @@ for (const engine of engines()) {
       const v1 = await verdicts(key, first);
       assert.deepEqual([v1.lcp_p75.holds, v1.lcp_p75.measured, v1.lcp_p75.change, v1.lcp_p75.previous_scan], [true, 3100, 'triggered', null]);
       assert.deepEqual(v1.lcp_p75.pages.map((p: any) => new URL(p.url).pathname).sort(), ['/faulty', '/gallery']);
-      assert.match(v1.lcp_p75.message, /^lcp_p75 > 2\.50 s holds: lcp_p75 is 3\.10 s\. Pages: \/gallery: LCP 3\.10 s is over lcp_p75's limit of 2\.50 s; \/faulty: LCP 4\.60 s/);
+      // Words for people: the figure by its label, not lcp_p75 (the verdict's `figure` keeps the name for clients).
+      assert.match(v1.lcp_p75.message, /^LCP, 75th percentile > 2\.50 s holds: LCP, 75th percentile is 3\.10 s\. Pages: \/gallery: LCP 3\.10 s is over the 2\.50 s limit on LCP p75; \/faulty: LCP 4\.60 s/);
       assert.ok(v1.lcp_p75.pages.every((p: any) => p.report), 'each page named links its report');
       assert.deepEqual([v1.poor_lcp_pages.holds, v1.poor_lcp_pages.change], [true, 'triggered']);
       assert.deepEqual(v1.poor_lcp_pages.pages.map((p: any) => p.why), ['poor LCP: 4.60 s is over 4.00 s']);
@@ -113,11 +114,12 @@ for (const engine of engines()) {
       assert.match(alert.data.alert.message, /\/faulty/);
       assert.match(alert.data.alert.pages[0].report_page, /^http:\/\/127\.0\.0\.1:\d+\/reports\//);
       const mails = await until('two alert e-mails', () => (smtp.mails.filter((m) => m.includes(email)).length >= 2 ? smtp.mails.filter((m) => m.includes(email)) : undefined));
-      const mail = unwrapped(mails.find((m) => /Subject: \[Webgauge\] Alert: lcp_p75 > 2\.50 s on/.test(m)) ?? '');
+      const mail = unwrapped(mails.find((m) => /Subject: \[Webgauge\] Alert: LCP, 75th percentile > 2\.50 s on/.test(m)) ?? '');
       assert.ok(mail, mails.join('\n----\n'));
       assert.match(mail, /\/faulty/);
       assert.match(mail, /\/reports\//);
       assert.match(mail, /text\/html/);
+      assert.doesNotMatch(mail, /lcp_p75/, 'the e-mail names the figure by its label');
 
       // Second scan, the same pages: the conditions still hold (no scan.alert); the comparison finds nothing worse.
       const second = await scanWith(key, slow);
@@ -136,13 +138,17 @@ for (const engine of engines()) {
       assert.deepEqual([v3.poor_lcp_pages.change, v3.grade_drop.change, v3.pages_worse.change], ['resolved', 'triggered', 'triggered']);
       assert.deepEqual(v3.grade_drop.pages.map((p: any) => [new URL(p.url).pathname, p.why]), [['/paint', 'grade A → D, 3 letters down']]);
       assert.match(v3.pages_worse.message, /\/paint: grade A → D \[threshold: 3 letters down, threshold 2 letters\]/);
+      // The scan compared with is named by when it ran, not by its ID (which `compared_with` carries).
+      assert.match(v3.pages_worse.message, /got significantly worse since the scan of \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC\./);
+      assert.ok(!v3.pages_worse.message.includes(second), v3.pages_worse.message);
+      assert.equal(v3.pages_worse.compared_with, second);
       const alerts = await until('the third scan\'s alerts', async () => {
         const ds = await deliveries('scan.alert', third);
         return ds.length === 4 ? ds.map((d) => JSON.parse(d.body).data) : undefined;
       });
       const lcp = alerts.find((a) => a.alert.figure === 'lcp_p75');
       assert.deepEqual([lcp.state, lcp.previous_scan.id, lcp.scan.id], ['resolved', second, third]);
-      const resolvedMail = unwrapped(await until('the resolved e-mail', () => smtp.mails.find((m) => m.includes(email) && /Subject: \[Webgauge\] Resolved: lcp_p75/.test(m))));
+      const resolvedMail = unwrapped(await until('the resolved e-mail', () => smtp.mails.find((m) => m.includes(email) && /Subject: \[Webgauge\] Resolved: LCP, 75th percentile/.test(m))));
       assert.match(resolvedMail, new RegExp(`/scans/${third}`));
       const gradeMail = unwrapped(await until('the grade e-mail', () => smtp.mails.find((m) => m.includes(email) && /Subject: \[Webgauge\] Alert: a page's grade falls 2 letters/.test(m))));
       assert.match(gradeMail, /\/paint/);
@@ -165,7 +171,9 @@ for (const engine of engines()) {
       assert.match(section, /2 alerts triggered with this scan/);
       assert.match(section, /scan-alert-triggered[\s\S]*?Triggered[\s\S]*?a page&#39;s grade falls 2 letters or more/);
       assert.match(section, new RegExp(`<a href="/reports/${v3.grade_drop.pages[0].report}">/paint</a>: grade A → D`));
-      assert.match(section, /scan-alert-resolved[\s\S]*?Resolved[\s\S]*?lcp_p75 &gt; 2\.50 s/);
+      assert.match(section, /scan-alert-resolved[\s\S]*?Resolved[\s\S]*?LCP, 75th percentile &gt; 2\.50 s/);
+      assert.match(section, /since the scan of \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC/, 'the screen names the previous scan by its date');
+      assert.doesNotMatch(section, /lcp_p75|since scan /, 'and no figure by its name, no scan by its ID');
     });
 
     test('bad alert conditions are 400 E40004 naming the condition and what to fix, and create nothing', async () => {
@@ -223,7 +231,7 @@ for (const engine of engines()) {
         const rows = await s.app.store.db.selectFrom('deliveries').select(['event', 'channel', 'body']).where('account_id', '=',
           (await s.app.store.db.selectFrom('scans').select('account_id').where('id', '=', scan.id).executeTakeFirstOrThrow()).account_id).execute();
         assert.deepEqual(rows.map((r) => `${r.channel} ${r.event}`).sort(), ['email scan.alert', 'webhook scan.alert', 'webhook scan.completed']);
-        assert.match(JSON.parse(rows.find((r) => r.channel === 'email')!.body).subject, /Alert: failed_pages ≥ 0 pages/);
+        assert.match(JSON.parse(rows.find((r) => r.channel === 'email')!.body).subject, /Alert: Pages that failed ≥ 0 on/);
       } finally {
         await other.close();
       }

@@ -107,11 +107,11 @@ for (const engine of engines()) describe(`web app: a page's alerts (${engine})`,
     assert.match(part, /<div class="ok" role="status">Alert added\.<\/div>/);
     const row = part.match(new RegExp(`<tr id="alert-${made.id}">([\\s\\S]*?)</tr>`))?.[1] ?? '';
     const cells = [...row.matchAll(/<td data-label="([^"]+)"[^>]*><span>([\s\S]*?)<\/span><\/td>/g)].map((m) => [m[1], m[2]]);
-    assert.deepEqual(cells, [['Metric', 'Fully loaded'], ['Condition', '&gt; 3,000 ms'], ['Consecutive reports', '2'], ['Enabled', 'Yes'], ['State', 'OK']]);
-    assert.match(row, new RegExp(`<a class="btn secondary small" href="/pages/${a.pageId}/alerts/${made.id}" aria-label="Edit alert Fully loaded &gt; 3,000 ms">Edit</a>`));
-    assert.match(row, /aria-label="Disable alert Fully loaded &gt; 3,000 ms">Disable<\/button>/);
+    assert.deepEqual(cells, [['Metric', 'Fully loaded'], ['Condition', '&gt; 3.00 s'], ['Consecutive reports', '2'], ['Enabled', 'Yes'], ['State', 'OK']]);
+    assert.match(row, new RegExp(`<a class="btn secondary small" href="/pages/${a.pageId}/alerts/${made.id}" aria-label="Edit alert Fully loaded &gt; 3.00 s">Edit</a>`));
+    assert.match(row, /aria-label="Disable alert Fully loaded &gt; 3.00 s">Disable<\/button>/);
     // Delete asks first, as the app's other delete buttons do.
-    assert.match(row, new RegExp(`<form method="post" action="/pages/${a.pageId}/alerts/${made.id}/delete" data-confirm="Delete the alert “Fully loaded &gt; 3,000 ms”\\? Its past events stay listed\\.">`));
+    assert.match(row, new RegExp(`<form method="post" action="/pages/${a.pageId}/alerts/${made.id}/delete" data-confirm="Delete the alert “Fully loaded &gt; 3.00 s”\\? Its past events stay listed\\.">`));
     // A regression is said as one; a score's threshold in per cent.
     assert.equal((await post(ownerCookie, alertsPath(), form({ metric: 'page_bytes', operator: 'regression', value: '0.25', consecutive: '' }))).status, 303);
     assert.equal((await post(ownerCookie, alertsPath(), form({ metric: 'performance_score', operator: 'lte', value: '80' }))).status, 303);
@@ -174,7 +174,7 @@ for (const engine of engines()) describe(`web app: a page's alerts (${engine})`,
     assert.deepEqual([changed.attributes.operator, changed.attributes.value, changed.attributes.consecutive], ['gte', 2000, 1]);
     const part = alertsSection((await get(ownerCookie, ok.location!)).html);
     assert.match(part, /role="status">Alert saved\./);
-    assert.match(part, /<td data-label="Condition"><span>≥ 2,000 ms<\/span>/);
+    assert.match(part, /<td data-label="Condition"><span>≥ 2.00 s<\/span>/);
     made = changed;
   });
 
@@ -186,7 +186,7 @@ for (const engine of engines()) describe(`web app: a page's alerts (${engine})`,
     assert.equal((await conditions())[0]!.attributes.enabled, false);
     const part = alertsSection((await get(ownerCookie, off.location!)).html);
     assert.match(part, /role="status">Alert disabled/);
-    assert.match(part, new RegExp(`<tr id="alert-${made.id}">[\\s\\S]*?<td data-label="Enabled"><span>No</span>[\\s\\S]*?aria-label="Enable alert Fully loaded ≥ 2,000 ms">Enable</button>`));
+    assert.match(part, new RegExp(`<tr id="alert-${made.id}">[\\s\\S]*?<td data-label="Enabled"><span>No</span>[\\s\\S]*?aria-label="Enable alert Fully loaded ≥ 2.00 s">Enable</button>`));
     const on = await post(ownerCookie, path, [['enabled', 'true']]);
     assert.equal(on.location, `/pages/${a.pageId}?saved=alert-enabled#alerts`);
     assert.deepEqual((await conditions())[0]!.attributes, made.attributes, 'enabled again, as it was');

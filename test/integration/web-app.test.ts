@@ -105,7 +105,7 @@ describe('the web app in a real browser (sqlite)', () => {
 
   /**
    * The `aria()` selector of the one element (of `role`, if given) whose accessible name is `prefix`, or `prefix`
-   * and more after a space: a button or heading that says which of many it is ("Delete alert Fully loaded > 3,000 ms").
+   * and more after a space: a button or heading that says which of many it is ("Delete alert Fully loaded > 3.00 s").
    */
   async function named(p: Page, prefix: string, role?: string): Promise<string> {
     const found = (await accessibleNodes(p)).filter((n) => n.role !== 'StaticText' && (n.name === prefix || n.name.startsWith(`${prefix} `)) &&
@@ -772,17 +772,17 @@ describe('the web app in a real browser (sqlite)', () => {
         { id: string; attributes: { metric: string; operator: string; value: number; consecutive: number } }[];
       assert.deepEqual(listed.map(({ attributes: c }) => [c.metric, c.operator, c.value, c.consecutive]), [['fully_loaded_time', 'gt', 3000, 2]], 'the API has it as the form gave it');
       const row = await rowWith(tab, `${pagePath}/alerts/${listed[0]!.id}`);
-      assert.deepEqual(row?.slice(0, 5), ['Fully loaded', '> 3,000 ms', '2', 'Yes', 'OK'], `the table lists it: ${JSON.stringify(row)}`);
+      assert.deepEqual(row?.slice(0, 5), ['Fully loaded', '> 3.00 s', '2', 'Yes', 'OK'], `the table lists it: ${JSON.stringify(row)}`);
       await checkScreen(tab, 'page view, one alert');
       // Its own screen ("Edit"): the same fields, named by their labels (checkScreen).
-      await clickAndWait(tab, aria('Edit alert Fully loaded > 3,000 ms', 'link'));
+      await clickAndWait(tab, aria('Edit alert Fully loaded > 3.00 s', 'link'));
       assert.deepEqual((await fieldNames(tab)).map((f) => f.name), ['Metric', 'Condition', 'Value', 'Consecutive reports'], "the alert's edit form");
       await checkScreen(tab, 'alert edit');
       await goto(tab, server.base + pagePath);
 
       const asked = nextDialog(tab, true);
       const deleted = await clickAndWait(tab, await named(tab, 'Delete alert', 'button'));
-      assert.equal(await asked, 'Delete the alert “Fully loaded > 3,000 ms”? Its past events stay listed.');
+      assert.equal(await asked, 'Delete the alert “Fully loaded > 3.00 s”? Its past events stay listed.');
       assert.equal(deleted.status(), 200);
       assert.equal(await textOf(tab, '[role=status]'), 'Alert deleted; its past events stay listed.');
       assert.equal(await rowWith(tab, `${pagePath}/alerts/${listed[0]!.id}`), null, 'the table no longer lists it');

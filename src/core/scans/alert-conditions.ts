@@ -49,13 +49,17 @@ const bad = (detail: string) => new ApiError('E40004', detail);
 /** The identity of a condition: the same on every scan that carries it, whatever else the scans have. */
 export const conditionKey = (c: AlertCondition): string => [c.kind, c.figure ?? '', c.operator ?? '', c.value].join('|');
 
-/** "lcp_p75 > 2.50 s", "a page's grade falls 2 letters or more", as messages and the app say a condition. */
+/**
+ * "LCP, 75th percentile > 2.50 s", "a page's grade falls 2 letters or more", as messages and the app say a condition to
+ * people: the site figure by its label in the one table (not its name, lcp_p75, which conditions are written with), the
+ * value as every output prints it.
+ */
 export function conditionText(c: AlertCondition, shownValue?: string): string {
   switch (c.kind) {
     case 'figure': {
       const b = siteBudget(c.figure ?? '');
       const value = shownValue ?? (b ? formatSite(b.unit, c.value) : String(c.value));
-      return `${c.figure} ${c.operator ? OPERATOR_SYMBOLS[c.operator] : '?'} ${value}${b?.unit === 'pages' ? ' pages' : ''}`;
+      return `${b?.label ?? c.figure} ${c.operator ? OPERATOR_SYMBOLS[c.operator] : '?'} ${value}`;
     }
     case 'grade_drop':
       return `a page's grade falls ${c.value} letter${c.value === 1 ? '' : 's'} or more`;

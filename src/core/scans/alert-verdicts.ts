@@ -9,6 +9,7 @@
 import { formatSiteAgainst, siteBudget, type BudgetedPage, type BudgetedScan } from '../../analysis/named-site-figures.js';
 import type { ComparedPage, Reason, ScanComparison } from '../../analysis/scan-comparison-types.js';
 import { pathOnSite, type SiteFigures } from '../../analysis/site-figures.js';
+import { dayAndMinute } from '../../lib/dates.js';
 import { plural } from '../../lib/words.js';
 import { conditionKey, conditionText, type AlertCondition } from './alert-conditions.js';
 
@@ -20,7 +21,7 @@ export interface NamedPage {
   template: string;
   /** The page's report in this scan (null: it failed). */
   report: string | null;
-  /** Why it is named: "LCP 4.60 s is over lcp_p75's limit of 2.50 s", "grade B → D". */
+  /** Why it is named: "LCP 4.60 s is over the 2.50 s limit on LCP p75", "grade B → D". */
   why: string;
 }
 
@@ -65,8 +66,8 @@ export interface ScanForAlerts extends BudgetedScan {
   pages_list: readonly AlertPage[];
 }
 
-/** The comparison with the site's previous completed scan, or why there is none. */
-export type PreviousComparison = { scan: string; comparison: ScanComparison } | { none: string };
+/** The comparison with the site's previous completed scan (its ID, and when it ran: texts name it by date), or why there is none. */
+export type PreviousComparison = { scan: string; at: number; comparison: ScanComparison } | { none: string };
 
 const HOLDS = (op: AlertCondition['operator'], v: number, limit: number): boolean =>
   op === 'gt' ? v > limit : op === 'gte' ? v >= limit : op === 'lt' ? v < limit : v <= limit;
@@ -86,12 +87,12 @@ function judgeFigure(c: AlertCondition, scan: ScanForAlerts): Judged {
   const value = b.value(scan);
   if (value === undefined) {
     return { ...NOTHING, holds: null, measured: null,
-      outcome: `${conditionText(c)} was not evaluated: the scan has no ${b.name} (no page measured it).` };
+      outcome: `${conditionText(c)} was not evaluated: the scan has no ${b.short} (no page measured it).` };
   }
   // The value and the threshold never print alike when they differ (2.50 s (2,504 ms) against 2.50 s (2,500 ms)).
   const [shownValue, shownLimit] = b.unit === 'pages' ? [plural(value, 'page'), undefined] : formatSiteAgainst(b.unit, value, c.value);
   const what = conditionText(c, shownLimit);
-  const shown = `${b.name} is ${shownValue}`;
+  const shown = `${b.label} is ${shownValue}`;
   const holds = HOLDS(c.operator, value, c.value);
   // Pages are to blame when the condition points at the figure's wrong side (over a max, under a min).
   const wrongSide = b.direction === 'max' ? c.operator === 'gt' || c.operator === 'gte' : c.operator === 'lt' || c.operator === 'lte';
@@ -113,9 +114,11 @@ function judgeComparison(c: AlertCondition, scan: ScanForAlerts, previous: Previ
   if ('none' in previous) return { ...NOTHING, holds: null, measured: null, outcome: `${what} was not evaluated: ${previous.none}` };
   const { comparison: cmp } = previous;
   const base = { ...NOTHING, compared_with: previous.scan, notes: cmp.notes };
-  const since = `since scan ${previous.scan}`;
+  // The scan compared with, as people know it: by when it ran (its ID is the verdict's compared_with).
+  const then = `the scan of ${dayAndMinute(previous.at)}`;
+  const since = `since ${then}`;
   if (cmp.pages.length === 0) {
-    return { ...base, holds: null, measured: null, outcome: `${what} was not evaluated: no page was measured in both this scan and scan ${previous.scan}.` };
+    return { ...base, holds: null, measured: null, outcome: `${what} was not evaluated: no page was measured in both this scan and ${then}.` };
   }
   const leftOut = cmp.pages.filter((p) => p.changes.grade === null && p.before.grade && p.after.grade).length;
   const gradesNote = leftOut > 0 ? ` Grades of ${leftOut} of ${plural(cmp.pages.length, 'page')} measured in both are left out: ` +

@@ -40,7 +40,7 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
   if (conditions.some((c) => c.kind !== 'figure')) {
     const before = await previousScan(store, scan.account_id, done);
     previous = before
-      ? { scan: before.id, comparison: (await compareScanRows(store, before, done)).comparison }
+      ? { scan: before.id, at: before.started ?? before.created, comparison: (await compareScanRows(store, before, done)).comparison }
       : { none: `there is no earlier completed scan of ${scanSite(scan)} (source ${scan.source}) to compare with.` };
   }
   const failed = pages.filter((p) => p.state === 'failed').length;

@@ -23,6 +23,7 @@ import { when, type ChartMarker } from '../charts.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { FormFields, Visitor } from '../session.js';
 import { showFigure } from './compare.js';
+import { formatFigure } from '../../analysis/figures.js';
 
 /** Events the page view lists (newest first), and triggered ones it looks through for flags and "since". */
 export const EVENTS_SHOWN = 10;
@@ -45,18 +46,16 @@ const metricUnit = (metric: string): MetricUnit => metricSpec(metric)?.unit ?? '
 const amount = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 6 });
 const timeTag = (t: number) => `<time datetime="${new Date(t).toISOString()}">${when(t)}</time>`;
 
-/** A condition's value with its unit: "3,000 ms", "500,000 bytes", "80%"; a regression's relative change "10 %". */
+/**
+ * A condition's value as its events and every output print the metric (the one table's print: "3.00 s", "488.3 KB",
+ * "80%"); a regression's relative change "10 %". The edit form holds the exact value.
+ */
 export function valueText(c: Pick<AlertConditionRow, 'metric' | 'operator' | 'value'>): string {
   if (c.operator === 'regression') return `${amount(c.value * 100)} %`;
-  switch (metricUnit(c.metric)) {
-    case 'time': return `${amount(c.value)} ms`;
-    case 'size': return `${amount(c.value)} bytes`;
-    case 'score': return `${amount(c.value)}%`;
-    default: return amount(c.value);
-  }
+  return formatFigure(metricUnit(c.metric), c.value);
 }
 
-/** The condition after the metric: "> 3,000 ms", "regression of 10 % or more". */
+/** The condition after the metric: "> 3.00 s", "regression of 10 % or more". */
 export function conditionText(c: Pick<AlertConditionRow, 'metric' | 'operator' | 'value'>): string {
   if (c.operator === 'regression') return `regression of ${valueText(c)} or more`;
   return `${operatorSymbol(c.operator) ?? c.operator} ${valueText(c)}`;

@@ -36,9 +36,9 @@ describe('named site figures', () => {
 
   it('a page past a limit is blamed with both values, printed apart even when they round alike', () => {
     const lcp = siteBudget('lcp_p75')!;
-    assert.equal(lcp.blames({ state: 'completed', largest_contentful_paint: 2504 }, 2500), 'LCP 2.50 s (2,504 ms) is over lcp_p75\'s limit of 2.50 s (2,500 ms)');
+    assert.equal(lcp.blames({ state: 'completed', largest_contentful_paint: 2504 }, 2500), 'LCP 2.50 s (2,504 ms) is over the 2.50 s (2,500 ms) limit on LCP p75');
     assert.equal(lcp.blames({ state: 'completed', largest_contentful_paint: 2500 }, 2500), undefined, 'at the limit is not past it');
-    assert.equal(lcp.blames({ state: 'completed', largest_contentful_paint: 2500 }, 2500, true), 'LCP 2.50 s is over lcp_p75\'s limit of 2.50 s');
+    assert.equal(lcp.blames({ state: 'completed', largest_contentful_paint: 2500 }, 2500, true), 'LCP 2.50 s is over the 2.50 s limit on LCP p75');
     const poor = siteBudget('poor_lcp_pages')!;
     assert.equal(poor.blames({ state: 'completed', largest_contentful_paint: 4004 }, 0), 'poor LCP: 4.00 s (4,004 ms) is over 4.00 s (4,000 ms)');
     assert.equal(poor.blames({ state: 'failed', largest_contentful_paint: 9000 }, 0), undefined, 'a failed page has no figure to blame');

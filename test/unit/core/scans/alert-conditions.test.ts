@@ -57,7 +57,8 @@ describe('alert_conditions parsed', () => {
   test('a condition is said as the app and the e-mail say it; its identity is kind, figure, operator and value', () => {
     const [lcp, poor, grade] = parseAlertConditions([{ figure: 'lcp_p75', operator: 'gte', value: 2500 },
       { figure: 'poor_lcp_pages', operator: 'gt', value: 0 }, { kind: 'grade_drop', value: 1 }]);
-    assert.deepEqual([lcp, poor, grade].map((c) => conditionText(c!)), ['lcp_p75 ≥ 2.50 s', 'poor_lcp_pages > 0 pages', 'a page\'s grade falls 1 letter or more']);
+    // By the figure's label in the one table, not the name the condition is written with (lcp_p75).
+    assert.deepEqual([lcp, poor, grade].map((c) => conditionText(c!)), ['LCP, 75th percentile ≥ 2.50 s', 'Pages with poor LCP > 0', 'a page\'s grade falls 1 letter or more']);
     assert.equal(conditionKey(lcp!), 'figure|lcp_p75|gte|2500');
     assert.notEqual(conditionKey(lcp!), conditionKey({ ...lcp!, value: 2600 }));
   });

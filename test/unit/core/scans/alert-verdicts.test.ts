@@ -31,6 +31,9 @@ const measured = pages.filter((p) => p.state === 'completed').map((p) => ({ ...p
 const SCAN: ScanForAlerts = { site: SITE, figures: siteFigures(measured, new Map(), new Map()), pages: { failed: 1 }, pages_list: pages };
 const conditions = (list: unknown[]): AlertCondition[] => parseAlertConditions(list);
 const NONE = { none: 'there is no earlier completed scan of https://shop.example (source list) to compare with.' };
+/** When the previous scan (A) ran: texts name it by this date, never by its ID. */
+const AT_A = Date.UTC(2026, 11, 4, 14, 2, 30);
+const SINCE_A = 'since the scan of 4 Dec 2026, 14:02 UTC';
 
 describe('figure conditions judged', () => {
   test('a figure over its threshold holds and names the pages over it, ten at most and "and N more"', () => {
@@ -39,8 +42,10 @@ describe('figure conditions judged', () => {
     assert.equal(v!.measured, 3800);
     assert.equal(v!.pages.length, NAMED_MAX);
     assert.equal(v!.more_pages, 1);
-    assert.deepEqual(v!.pages[0], { url: `${SITE}/p/0`, template: '/p/:id', report: 'r0', why: 'LCP 3.00 s is over lcp_p75\'s limit of 2.50 s' });
-    assert.match(v!.message, /^lcp_p75 > 2\.50 s holds: lcp_p75 is 3\.80 s\. Pages: \/p\/0: LCP 3\.00 s is over lcp_p75's limit of 2\.50 s; .*\/p\/9: LCP 3\.90 s .*; and 1 more\.$/);
+    assert.deepEqual(v!.pages[0], { url: `${SITE}/p/0`, template: '/p/:id', report: 'r0', why: 'LCP 3.00 s is over the 2.50 s limit on LCP p75' });
+    // People read the figure by its label and values as every output prints them, never the condition's name (lcp_p75).
+    assert.match(v!.message, /^LCP, 75th percentile > 2\.50 s holds: LCP, 75th percentile is 3\.80 s\. Pages: \/p\/0: LCP 3\.00 s is over the 2\.50 s limit on LCP p75; .*\/p\/9: LCP 3\.90 s .*; and 1 more\.$/);
+    assert.doesNotMatch(v!.message, /lcp_p75/);
     assert.equal(v!.change, null);
   });
 
@@ -58,11 +63,11 @@ describe('figure conditions judged', () => {
     const [lcp, perf, tbt] = judgeConditions(conditions([{ figure: 'lcp_median', operator: 'gt', value: 5000 },
       { figure: 'performance_median', operator: 'gte', value: 50 }, { figure: 'tbt_p75', operator: 'gt', value: 0 }]),
     { ...SCAN, figures: { ...SCAN.figures, total_blocking_time: { good: 0, needs_improvement: 0, poor: 0, median: null, p75: null } } }, NONE);
-    assert.deepEqual([lcp!.holds, lcp!.pages, lcp!.message], [false, [], 'lcp_median > 5.00 s does not hold: lcp_median is 3.50 s.']);
+    assert.deepEqual([lcp!.holds, lcp!.pages, lcp!.message], [false, [], 'LCP, median > 5.00 s does not hold: LCP, median is 3.50 s.']);
     // Holds, but on the figure's good side: nothing to blame.
     assert.deepEqual([perf!.holds, perf!.pages], [true, []]);
     assert.deepEqual([tbt!.holds, tbt!.measured], [null, null]);
-    assert.equal(tbt!.message, 'tbt_p75 > 0 ms was not evaluated: the scan has no tbt_p75 (no page measured it).');
+    assert.equal(tbt!.message, 'TBT, 75th percentile > 0 ms was not evaluated: the scan has no TBT p75 (no page measured it).');
   });
 });
 
@@ -86,19 +91,19 @@ describe('comparison conditions judged', () => {
   const all = conditions([{ kind: 'grade_drop' }, { kind: 'pages_worse', value: 3 }, { kind: 'template_worse' }, { kind: 'pages_worse', value: 4 }]);
 
   test('a grade fallen, pages and a template significantly worse: each holds, naming the pages with their basis', () => {
-    const [grade, pagesWorse, template, notMore] = judgeConditions(all, SCAN, { scan: 'A', comparison });
+    const [grade, pagesWorse, template, notMore] = judgeConditions(all, SCAN, { scan: 'A', at: AT_A, comparison });
     assert.equal(grade!.holds, true);
     assert.deepEqual(grade!.pages.map((p) => [p.url, p.why]), [[`${SITE}/p/2`, 'grade B → E, 3 letters down']]);
     assert.equal(grade!.compared_with, 'A');
-    assert.equal(grade!.outcome, 'a page\'s grade falls 2 letters or more holds: the grade of 1 page of 4 fell 2 letters or more since scan A.');
+    assert.equal(grade!.outcome, `a page's grade falls 2 letters or more holds: the grade of 1 page of 4 fell 2 letters or more ${SINCE_A}.`);
     assert.equal(pagesWorse!.holds, true);
     assert.equal(pagesWorse!.measured, 4);
     assert.match(pagesWorse!.pages.find((p) => p.url.endsWith('/p/1'))!.why, /^LCP 1\.80 s → 2\.80 s \[threshold: \+1\.00 s, threshold 500 ms\]$/);
-    assert.match(pagesWorse!.message, /^more than 3 pages significantly worse holds: 4 pages of 4 got significantly worse since scan A\. Pages: \/p\/2: grade B → E \[threshold: 3 letters down, threshold 2 letters\], LCP/);
+    assert.match(pagesWorse!.message, /^more than 3 pages significantly worse holds: 4 pages of 4 got significantly worse since the scan of 4 Dec 2026, 14:02 UTC\. Pages: \/p\/2: grade B → E \[threshold: 3 letters down, threshold 2 letters\], LCP/);
     assert.equal(template!.holds, true);
     assert.deepEqual(template!.templates.map((t) => [t.template, t.pages]), [['/p/:id', 4]]);
     assert.match(template!.templates[0]!.reasons[0]!, /^LCP median 1\.80 s → 2\.80 s \[(test|threshold): /);
-    assert.match(template!.message, /1 template of 1 got significantly worse as a whole since scan A \(\/p\/:id: LCP median/);
+    assert.match(template!.message, /1 template of 1 got significantly worse as a whole since the scan of 4 Dec 2026, 14:02 UTC \(\/p\/:id: LCP median/);
     assert.equal(template!.pages.length, 4);
     assert.equal(notMore!.holds, false, 'four pages worse is not more than four');
   });
@@ -109,15 +114,17 @@ describe('comparison conditions judged', () => {
       assert.match(v.message, /was not evaluated: there is no earlier completed scan of https:\/\/shop\.example \(source list\)/);
     }
     const elsewhere = compareScans(before, side('B', [page({ path: '/new' })]), 0.05);
-    for (const v of judgeConditions(all, SCAN, { scan: 'A', comparison: elsewhere })) assert.match(v.message, /no page was measured in both/);
+    for (const v of judgeConditions(all, SCAN, { scan: 'A', at: AT_A, comparison: elsewhere })) {
+      assert.match(v.message, /no page was measured in both this scan and the scan of 4 Dec 2026, 14:02 UTC\./);
+    }
   });
 
   test('across Lighthouse 12 and 13 grades are left out, and the verdicts say so with the comparison\'s notes', () => {
     const older = side('A', paths.map((path) => page({ path, lighthouse_version: '12.8.2' })));
     const c = compareScans(older, after, 0.05);
-    const [grade, pagesWorse] = judgeConditions(all, SCAN, { scan: 'A', comparison: c });
+    const [grade, pagesWorse] = judgeConditions(all, SCAN, { scan: 'A', at: AT_A, comparison: c });
     assert.equal(grade!.holds, null);
-    assert.match(grade!.message, /was not evaluated: no page's grade compares since scan A\. Grades of 4 of 4 pages measured in both are left out/);
+    assert.match(grade!.message, /was not evaluated: no page's grade compares since the scan of 4 Dec 2026, 14:02 UTC\. Grades of 4 of 4 pages measured in both are left out/);
     assert.ok(grade!.notes.some((n) => /grades are left out/.test(n)), JSON.stringify(grade!.notes));
     assert.equal(pagesWorse!.holds, true, 'the pages are still worse on LCP');
     assert.match(pagesWorse!.message, /Grades of 4 of 4 pages measured in both are left out/);
