@@ -3,7 +3,7 @@
  * query's own filters (the scope of the account and of validity), run through list-query.ts.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
+import { filterCondition, runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
 import type { Database, PagesTable, ReportsTable, ScanPagesTable, ScansTable, TestsTable } from './schema.js';
 import { engineOf } from './engine.js';
 
@@ -50,6 +50,15 @@ export function queryScanPages(db: Kysely<Database>, accountId: string, scanId: 
   const scope = db.selectFrom('scan_pages').selectAll('scan_pages').where('scan_pages.scan_id', '=', scanId)
     .where('scan_pages.account_id', '=', accountId);
   return runListQuery(scope, spec, q, engineOf(db));
+}
+
+/** How many pages of one scan of the account the query's filters keep (the app's filtered list says it). */
+export async function countScanPages(db: Kysely<Database>, accountId: string, scanId: string, spec: ListSpec<'scan_pages'>, q: ListQuery): Promise<number> {
+  const where = filterCondition(spec, q, engineOf(db));
+  const scope = db.selectFrom('scan_pages').select((eb) => eb.fn.countAll<number | string>().as('n')).where('scan_pages.scan_id', '=', scanId)
+    .where('scan_pages.account_id', '=', accountId);
+  const row = await (where ? scope.where(where) : scope).executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** GET /scans: the account's scans not yet expired at `now`. */

@@ -16,6 +16,12 @@ export function getScanRow(db: Db, accountId: string, id: string, now: number): 
     .where('expires', '>', now).executeTakeFirst();
 }
 
+/** The account's unexpired scan that a test (a scan page's) belongs to, if any. */
+export function scanOfTestRow(db: Db, accountId: string, testId: string, now: number): Promise<ScanRow | undefined> {
+  return db.selectFrom('scan_pages').innerJoin('scans', 'scans.id', 'scan_pages.scan_id').selectAll('scans')
+    .where('scan_pages.id', '=', testId).where('scan_pages.account_id', '=', accountId).where('scans.expires', '>', now).executeTakeFirst();
+}
+
 export function scanById(db: Db, id: string): Promise<ScanRow | undefined> {
   return db.selectFrom('scans').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -80,6 +86,12 @@ export async function scanPageCounts(db: Db, scanId: string): Promise<Record<str
 }
 
 /** Every page of a scan, in test order. */
+/** The templates of a scan's pages, in order. */
+export async function scanTemplates(db: Db, scanId: string): Promise<string[]> {
+  const rows = await db.selectFrom('scan_pages').select('template').distinct().where('scan_id', '=', scanId).orderBy('template').execute();
+  return rows.map((r) => r.template);
+}
+
 export function allScanPages(db: Db, scanId: string): Promise<ScanPageRow[]> {
   return db.selectFrom('scan_pages').selectAll().where('scan_id', '=', scanId).orderBy('position').execute();
 }

@@ -1045,6 +1045,29 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.deepEqual((await tableRows(page, 'table.scan-pages')).map((r) => r[1]),
       ['/', '/blog/a', '/p/1', '/p/2', '/p/3', '/p/4'], 'the fastest first, a page without LCP still last');
 
+    // The pages filtered by state, template and grade, as the API's list filters them: a GET form, its fields named by
+    // their labels, what was chosen kept, the count of matches said; the sort kept.
+    assert.deepEqual((await fieldNames(page)).map((f) => f.name), ['State', 'Template', 'Grade'], 'the filter\'s fields');
+    assert.deepEqual(await page.$$eval('#f-pages-template option', (os) => os.map((o) => o.textContent)), ['Any template', '/', '/blog/:slug', '/p/:id']);
+    await page.locator(aria('State', 'combobox')).fill('completed');
+    await page.locator(aria('Grade', 'combobox')).fill('B');
+    await clickAndWait(page, aria('Apply', 'button'));
+    const filteredUrl = new URL(page.url());
+    assert.deepEqual([filteredUrl.searchParams.get('state'), filteredUrl.searchParams.get('grade'), filteredUrl.searchParams.get('sort')],
+      ['completed', 'B', 'largest_contentful_paint'], `a GET of the scan's screen, the sort kept: ${page.url()}`);
+    assert.deepEqual((await tableRows(page, 'table.scan-pages')).map((r) => r[1]), ['/blog/a', '/p/1'], 'the completed pages of grade B, fastest first');
+    assert.equal(await textOf(page, '.scan-pages-count'), '2 of 6 pages match state completed, grade B. Show every page');
+    assert.deepEqual(await page.$$eval('.scan-pages-filter select', (ss) => ss.map((e) => (e as HTMLSelectElement).value)), ['completed', '', 'B'],
+      'the form keeps what was chosen');
+    const api = await call(server, 'GET', `/scans/${finishedScan.scanId}/pages?filter[state]=completed&filter[grade]=B`, { key: ownerKey });
+    assert.equal(api.body.data.length, 2, 'as the API filters them');
+    // A value the API refuses is refused with its message, at the form; the list is shown whole.
+    const refused = await goto(page, `${server.base}/scans/${finishedScan.scanId}?grade=Z#pages`);
+    const apiRefused = errorOf(await call(server, 'GET', `/scans/${finishedScan.scanId}/pages?filter[grade]=Z`, { key: ownerKey }));
+    assert.equal(refused.status(), 400, "the API's status");
+    assert.ok((await textOf(page, '.scan-pages-filter [role=alert]')).includes(apiRefused.detail!), `the API's message "${apiRefused.detail}"`);
+    assert.equal((await tableRows(page, 'table.scan-pages')).length, 6);
+
     const csvHref = await page.$eval(aria('Download CSV', 'link'), (e) => e.getAttribute('href'));
     assert.equal(csvHref, `/scans/${finishedScan.scanId}/pages.csv`);
     const csv = await fetchIn(page, csvHref!);
@@ -1161,7 +1184,8 @@ describe('the web app in a real browser (sqlite)', () => {
     await goto(page, `${server.base}/scans/${later.scanId}`);
     assert.equal(await page.$eval(aria('Compare with the previous scan', 'link'), (e) => e.getAttribute('href')), compareUrl,
       'a finished scan links its comparison with the previous scan of its site');
-    assert.deepEqual((await fieldNames(page)).map((f) => f.name), ['Scan to compare with'], 'and offers the others in a form');
+    assert.deepEqual((await fieldNames(page)).map((f) => f.name), ['Scan to compare with', 'State', 'Template', 'Grade'],
+      'and offers the others in a form (then the pages\' filter)');
     await checkScreen(page, 'scan, with a comparison');
 
     await clickAndWait(page, aria('Compare with the previous scan', 'link'));

@@ -18,10 +18,10 @@ import { ApiError } from '../errors.js';
 import { lockAccount } from '../../store/locks.js';
 import type { Db, Store, Trx } from '../../store/db.js';
 import {
-  allScanPages, getScanRow, insertScan, queuedScanTestIds, scanPageCounts, updateScan, updateScanPage,
+  allScanPages, getScanRow, scanOfTestRow, scanTemplates, insertScan, queuedScanTestIds, scanPageCounts, updateScan, updateScanPage,
   type ScanPageRow, type ScanRow,
 } from '../../store/scans.js';
-import { queryScanPages, queryScans } from '../../store/lists.js';
+import { countScanPages, queryScanPages, queryScans } from '../../store/lists.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../vocabulary/lists.js';
 import type { ScanSettings } from './scan-request.js';
@@ -95,6 +95,11 @@ export async function getScan(db: Db, accountId: string, id: string): Promise<Sc
   return scan;
 }
 
+/** The account's scan a test was one page of (a report of source scan names its test), or undefined. */
+export function scanOfTest(db: Db, accountId: string, testId: string): Promise<ScanRow | undefined> {
+  return scanOfTestRow(db, accountId, testId, clock.now());
+}
+
 export function listScans(db: Db, accountId: string, q: ListQuery): Promise<ListPage<ScanRow>> {
   return queryScans(db, accountId, clock.now(), SCANS_LIST, q);
 }
@@ -112,6 +117,13 @@ export async function scanProgress(db: Db, scanId: string): Promise<Record<'tota
 export async function listScanPages(db: Db, accountId: string, scanId: string, q: ListQuery): Promise<ListPage<ScanPageRow>> {
   await getScan(db, accountId, scanId);
   return queryScanPages(db, accountId, scanId, SCAN_PAGES_LIST, q);
+}
+
+/** A scan's pages the filters of `q` keep, counted (the app's filtered list says how many of all), and its templates. */
+export async function scanPagesMatching(db: Db, accountId: string, scanId: string, q: ListQuery): Promise<{ count: number; templates: string[] }> {
+  await getScan(db, accountId, scanId);
+  const [count, templates] = await Promise.all([countScanPages(db, accountId, scanId, SCAN_PAGES_LIST, q), scanTemplates(db, scanId)]);
+  return { count, templates };
 }
 
 export async function scanPages(db: Db, accountId: string, scanId: string): Promise<{ scan: ScanRow; pages: ScanPageRow[] }> {

@@ -11,9 +11,11 @@ import type { SiteFigures, VitalFigures } from '../../analysis/site-figures.js';
 import { pathOnSite, scanSite, VITAL_NAMES, type Vital } from '../../analysis/site-figures.js';
 import { bandsText, figure, formatFigure, headingOf, shortOf, titleOf } from '../../analysis/figures.js';
 import type { ListQuery } from '../../store/list-query.js';
+import { parseListQuery } from '../../core/list-query.js';
+import { SCAN_PAGE_STATES, SCAN_PAGES_LIST } from '../../core/vocabulary/lists.js';
 import { bytes, cls, inlineMarkdown, ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
-import { actionButton, esc, type WebKit } from '../kit.js';
+import { actionButton, errorBox, esc, selected, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
 
@@ -101,14 +103,20 @@ const COLUMNS: Column[] = [
 ];
 const SORTABLE = new Set(COLUMNS.map((c) => c.attr));
 
+/** The filters of the pages list, as the form names them (empty: any), each an attribute the API's list filters on. */
+export const PAGE_FILTERS = ['state', 'template', 'grade'] as const;
+export type PagesFilter = Record<(typeof PAGE_FILTERS)[number], string>;
+
 export interface PagesView {
   sort: { attr: string; desc: boolean };
   page: number;
+  /** What the filter form holds (`state=completed&grade=B`); checked by the API's list rules in pagesQueryOf. */
+  filter: PagesFilter;
 }
 
 const first = (v: unknown): string => (Array.isArray(v) ? first(v[0]) : typeof v === 'string' ? v : '');
 
-/** The table's view from the query string (`sort=-largest_contentful_paint`, `page=2`); anything else is the default. */
+/** The table's view from the query string (`sort=-largest_contentful_paint`, `page=2`, `state=completed`); a bad sort or page is the default. */
 export function pagesViewOf(query: unknown): PagesView {
   const q = (query ?? {}) as Record<string, unknown>;
   const s = first(q.sort);
@@ -118,20 +126,49 @@ export function pagesViewOf(query: unknown): PagesView {
   return {
     sort: SORTABLE.has(attr) ? { attr, desc } : { attr: 'position', desc: false },
     page: Number.isInteger(n) && n >= 1 && n <= MAX_PAGE_NUMBER ? n : 1,
+    filter: Object.fromEntries(PAGE_FILTERS.map((k) => [k, first(q[k]).trim()])) as PagesFilter,
   };
 }
 
-export const pagesQueryOf = (view: PagesView): ListQuery => ({
-  filters: [], bool: 'AND', sort: [view.sort], filteredOrSorted: view.sort.attr !== 'position' || view.sort.desc,
-  page: { size: PAGES_PAGE_SIZE, number: view.page },
-});
+const filtered = (f: PagesFilter): boolean => PAGE_FILTERS.some((k) => f[k] !== '');
 
-function pagesHref(scanId: string, sort: PagesView['sort'], page = 1): string {
+/**
+ * The list query of the view: its filters read by the API's list parser from the scan pages' table (core/list-query.ts
+ * and SCAN_PAGES_LIST: the values GET /scans/{id}/pages accepts, its E40006 for any other), its sort and page.
+ */
+export function pagesQueryOf(view: PagesView): ListQuery {
+  const given = Object.fromEntries(PAGE_FILTERS.filter((k) => view.filter[k] !== '').map((k) => [`filter[${k}]`, view.filter[k]]));
+  const { filters } = parseListQuery(SCAN_PAGES_LIST, given);
+  return {
+    filters, bool: 'AND', sort: [view.sort], filteredOrSorted: filters.length > 0 || view.sort.attr !== 'position' || view.sort.desc,
+    page: { size: PAGES_PAGE_SIZE, number: view.page },
+  };
+}
+
+function pagesHref(scanId: string, view: Pick<PagesView, 'sort' | 'filter'>, page = 1): string {
   const p = new URLSearchParams();
-  if (sort.attr !== 'position' || sort.desc) p.set('sort', `${sort.desc ? '-' : ''}${sort.attr}`);
+  for (const k of PAGE_FILTERS) if (view.filter[k] !== '') p.set(k, view.filter[k]);
+  if (view.sort.attr !== 'position' || view.sort.desc) p.set('sort', `${view.sort.desc ? '-' : ''}${view.sort.attr}`);
   if (page > 1) p.set('page', String(page));
   const s = p.toString();
   return `/scans/${scanId}${s ? `?${s}` : ''}#pages`;
+}
+
+const GRADES = SCAN_PAGES_LIST.attrs.grade?.values ?? [];
+
+/** The filter form: a GET of the scan's screen, its fields named by their labels, what it holds kept; the sort kept too. */
+function filterForm(s: ScanView, view: PagesView, templates: readonly string[], error?: string): string {
+  const options = (values: readonly string[], current: string, name: (v: string) => string, any: string) =>
+    `<option value="">${any}</option>${values.map((v) => `<option value="${esc(v)}"${selected(v === current)}>${esc(name(v))}</option>`).join('')}`;
+  const field = (key: string, label: string, menu: string) =>
+    `<div class="field"><label for="f-pages-${key}">${label}</label><select id="f-pages-${key}" name="${key}">${menu}</select></div>`;
+  const sort = view.sort.attr !== 'position' || view.sort.desc ? `<input type="hidden" name="sort" value="${esc(`${view.sort.desc ? '-' : ''}${view.sort.attr}`)}">` : '';
+  return `<form method="get" action="/scans/${esc(s.id)}#pages" role="search" aria-label="Filter the pages" class="card pages-filter scan-pages-filter">` +
+    `${errorBox(error)}${sort}<div class="row">` +
+    field('state', 'State', options(SCAN_PAGE_STATES, view.filter.state, (v) => PAGE_STATE_NAMES[v] ?? v, 'Any state')) +
+    field('template', 'Template', options(templates, view.filter.template, (v) => v, 'Any template')) +
+    field('grade', 'Grade', options(GRADES, view.filter.grade, (v) => v, 'Any grade')) +
+    '<div class="field pages-apply"><button class="btn" type="submit">Apply</button></div></div></form>';
 }
 
 function pageCells(site: string, p: ScanPageRow): string {
@@ -144,38 +181,64 @@ function pageCells(site: string, p: ScanPageRow): string {
     `${ratedCell('total_blocking_time', p.total_blocking_time)}${ratedCell('cumulative_layout_shift', p.cumulative_layout_shift)}<td class="num">${ms(p.fully_loaded_time)}</td>`;
 }
 
-/** The pages part: a header link per column sorts by it (again: the other way), a pager past 100 pages; data-live. */
-export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, view: PagesView): string {
+/** What the filtered list shows: how many pages of the scan match, and the filters in words. */
+export interface PagesMatch {
+  /** Pages the filters keep (all of them without a filter). */
+  count: number;
+  /** The scan's templates, for the filter's menu. */
+  templates: readonly string[];
+  /** The API's message when the filters were refused (the list is then unfiltered). */
+  error?: string;
+}
+
+/**
+ * The pages part: the filter form, then the list (data-live: it follows the scan, the form keeps what is chosen in it):
+ * a header link per column sorts by it (again: the other way), a pager past 100 pages; filtered, the count of matches.
+ */
+export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, view: PagesView, match: PagesMatch): string {
+  const isFiltered = filtered(view.filter) && !match.error;
+  const shown = isFiltered ? view : { ...view, filter: { state: '', template: '', grade: '' } };
   let content: string;
   if (s.pages.total === 0) {
     content = `<div class="card"><p class="muted scan-empty">${s.state === 'discovering'
       ? 'Discovery is looking for the pages to test; they are listed here as soon as they are queued.'
       : 'This scan has no pages.'}</p></div>`;
+  } else if (rows.length === 0 && isFiltered && match.count === 0) {
+    content = `<div class="card"><p class="scan-empty">No page of this scan matches the filters. <a href="${esc(pagesHref(s.id, { sort: view.sort, filter: { state: '', template: '', grade: '' } }))}">Show every page</a>.</p></div>`;
   } else if (rows.length === 0) {
-    content = `<div class="card"><p class="scan-empty">There are no pages this far into the list. <a href="${esc(pagesHref(s.id, view.sort))}">Go to the first page</a>.</p></div>`;
+    content = `<div class="card"><p class="scan-empty">There are no pages this far into the list. <a href="${esc(pagesHref(s.id, shown))}">Go to the first page</a>.</p></div>`;
   } else {
     const head = COLUMNS.map((c) => {
       const current = view.sort.attr === c.attr;
       const next = { attr: c.attr, desc: current ? !view.sort.desc : c.firstDesc };
       const arrow = current ? `<span aria-hidden="true">${view.sort.desc ? ' ▼' : ' ▲'}</span>` : '';
       return `<th scope="col"${c.num ? ' class="num"' : ''}${current ? ` aria-sort="${view.sort.desc ? 'descending' : 'ascending'}"` : ''}>` +
-        `<a class="sort" href="${esc(pagesHref(s.id, next))}">${c.label}</a>${arrow}</th>`;
+        `<a class="sort" href="${esc(pagesHref(s.id, { sort: next, filter: shown.filter }))}">${c.label}</a>${arrow}</th>`;
     }).join('');
     const from = (view.page - 1) * PAGES_PAGE_SIZE + 1;
-    content = `<div class="card tablewrap"><table class="list scan-pages"><caption class="visually-hidden">Pages ${from} to ${from + rows.length - 1} of ${s.pages.total}</caption>` +
+    const of = isFiltered ? `${match.count} matching` : String(s.pages.total);
+    content = `<div class="card tablewrap"><table class="list scan-pages"><caption class="visually-hidden">Pages ${from} to ${from + rows.length - 1} of ${of}</caption>` +
       `<thead><tr>${head}</tr></thead><tbody>${rows.map((p) => `<tr>${pageCells(scanSite(s), p)}</tr>`).join('')}</tbody></table></div>`;
   }
   const pager = view.page > 1 || hasNext
     ? `<nav class="pager" aria-label="Pages of the list">` +
-      (view.page > 1 ? `<a class="btn secondary" href="${esc(pagesHref(s.id, view.sort, view.page - 1))}" rel="prev">Previous</a>` : '') +
+      (view.page > 1 ? `<a class="btn secondary" href="${esc(pagesHref(s.id, shown, view.page - 1))}" rel="prev">Previous</a>` : '') +
       `<span aria-current="page">Page ${view.page}</span>` +
-      (hasNext ? `<a class="btn secondary" href="${esc(pagesHref(s.id, view.sort, view.page + 1))}" rel="next">Next</a>` : '') + '</nav>'
+      (hasNext ? `<a class="btn secondary" href="${esc(pagesHref(s.id, shown, view.page + 1))}" rel="next">Next</a>` : '') + '</nav>'
     : '';
   const note = s.pages.total > 0
     ? `<p class="muted">Pages of ${esc(scanSite(s))}. ${isRunning(s.state) ? 'Each shows its figures as soon as its test completes. ' : ''}` +
       'A column’s name sorts by it; again, the other way.</p>'
     : '';
-  return `<section id="pages" class="scan-section" aria-labelledby="scan-pages" data-live><h2 id="scan-pages">Pages</h2>${note}${content}${pager}</section>`;
+  const words = PAGE_FILTERS.filter((k) => view.filter[k] !== '')
+    .map((k) => `${k} ${k === 'state' ? (PAGE_STATE_NAMES[view.filter[k]] ?? view.filter[k]).toLowerCase() : view.filter[k]}`).join(', ');
+  const count = isFiltered
+    ? `<p class="scan-pages-count"><b>${match.count} of ${plural(s.pages.total, 'page')}</b> match${match.count === 1 ? 'es' : ''} ${esc(words)}. ` +
+      `<a href="${esc(pagesHref(s.id, { sort: view.sort, filter: { state: '', template: '', grade: '' } }))}">Show every page</a></p>`
+    : '';
+  const form = s.pages.total > 0 ? filterForm(s, view, match.templates, match.error) : '';
+  return `<section id="pages" class="scan-section" aria-labelledby="scan-pages"><h2 id="scan-pages">Pages</h2>${note}${form}` +
+    `<div id="scan-pages-list" data-live>${count}${content}${pager}</div></section>`;
 }
 
 /* Progress and discovery: found, skipped by reason, discovery errors, pages done. */

@@ -13,7 +13,7 @@ import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import { DEFAULT_MAX_PAGES, DEFAULT_SAMPLE, DEFAULT_CRAWL_DEPTH } from '../../core/scans/scan-request.js';
 import {
-  cancelScan, getScan, listScanPages, listScans, scanNotFound, scanPages, scanProgress, type ScanRow,
+  cancelScan, getScan, listScanPages, listScans, scanNotFound, scanPages, scanPagesMatching, scanProgress, type ScanRow,
 } from '../../core/scans/scans.js';
 import { siteHistory } from '../../core/scans/scan-history.js';
 import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } from '../../core/scans/scan-export.js';
@@ -142,15 +142,28 @@ ${await schedulesPart(kit, v)}
   return shell(v, nonce, { title: page > 1 ? `Scans (page ${page})` : 'Scans', active: 'scans', body });
 }
 
-async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow, query: unknown): Promise<string> {
+async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow, query: unknown, reply: FastifyReply): Promise<string> {
   const s = await viewOf(kit, scan);
   const view = pagesViewOf(query);
-  const list = await listScanPages(kit.ctx.store.db, v.principal.accountId, scan.id, pagesQueryOf(view));
+  // The pages' filters are the API's (its rules and messages): a value it refuses is said at the form, the list unfiltered.
+  let q: ListQuery;
+  let error: string | undefined;
+  try {
+    q = pagesQueryOf(view);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    reply.code(err.status);
+    error = `${err.title}: ${err.detail ?? ''}`;
+    q = pagesQueryOf({ ...view, filter: { state: '', template: '', grade: '' } });
+  }
+  const db = kit.ctx.store.db;
+  const list = await listScanPages(db, v.principal.accountId, scan.id, q);
+  const match = { ...(await scanPagesMatching(db, v.principal.accountId, scan.id, q)), error };
   const compare = await scansToCompareWith(kit.ctx.store, v.principal.accountId, scan);
   const history = await siteHistory(kit.ctx.store.db, v.principal.accountId, scan.id);
   const scheduled = scan.schedule_id ? '<p class="muted scan-scheduled">Started by a <a href="/scans#schedules">scheduled scan</a> of the site.</p>' : '';
   const body = `${scanHead(kit, v, s)}${scheduled}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
-    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view)}`;
+    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view, match)}`;
   return shell(v, nonce, { title: `Scan of ${s.url}`, active: 'scans', body,
     head: isFollowed(s) ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
 }
@@ -192,7 +205,7 @@ export function registerScanScreens(kit: WebKit): void {
     } catch (err) {
       return notFound(reply, v, nonce, err);
     }
-    return scanScreen(kit, v, nonce, scan, req.query);
+    return scanScreen(kit, v, nonce, scan, req.query, reply);
   });
 
   registerScanCompareScreens(kit);
