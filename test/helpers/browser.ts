@@ -94,11 +94,14 @@ const FIELDS = 'input:not([type=hidden]), select, textarea';
  * Every input, select and textarea of the screen, in document order, with the accessible name and description
  * Chromium computes for it (CDP Accessibility.getPartialAXTree) and the text of its label (its <label>s without the
  * field itself, else aria-labelledby's elements, else aria-label). Closed <details> keep their fields out of the
- * accessibility tree: they are opened while reading, then closed again.
+ * accessibility tree: they are opened while reading, then closed again; so are the fields a choice hides
+ * (data-only-when, New scan's URLs and Crawl depth), shown while reading: named for when they show.
  */
 export async function fieldNames(page: Page): Promise<FieldName[]> {
   const opened = (await page.evaluate(`(() => { const closed = [...document.querySelectorAll('details:not([open])')];
-    closed.forEach((d, i) => { d.open = true; d.dataset.wgOpened = String(i); }); return closed.length; })()`)) as number;
+    closed.forEach((d, i) => { d.open = true; d.dataset.wgOpened = String(i); });
+    const hidden = [...document.querySelectorAll('[data-only-when][hidden]')];
+    hidden.forEach((e) => { e.hidden = false; e.dataset.wgShown = ''; }); return closed.length + hidden.length; })()`)) as number;
   const cdp = await page.createCDPSession();
   try {
     if (opened > 0) await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
@@ -122,7 +125,10 @@ export async function fieldNames(page: Page): Promise<FieldName[]> {
     }));
   } finally {
     await cdp.detach();
-    if (opened > 0) await page.evaluate(`document.querySelectorAll('details[data-wg-opened]').forEach((d) => { d.open = false; delete d.dataset.wgOpened; })`);
+    if (opened > 0) {
+      await page.evaluate(`document.querySelectorAll('details[data-wg-opened]').forEach((d) => { d.open = false; delete d.dataset.wgOpened; });
+        document.querySelectorAll('[data-wg-shown]').forEach((e) => { e.hidden = true; delete e.dataset.wgShown; })`);
+    }
   }
 }
 

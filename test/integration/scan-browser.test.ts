@@ -17,6 +17,7 @@ import { SCAN_SITE } from '../fixtures/site/scan-site.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
 import { capturedIo } from '../helpers/gate-process.js';
+import { webSession } from '../helpers/web-session.js';
 
 describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
   let site: FixtureSite;
@@ -70,6 +71,8 @@ describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
     assert.ok(Array.isArray(f.structure));
 
     const pages = (await call(server, 'GET', `/scans/${doc.scan.id}/pages?sort=template`, { key: server.key })).body.data;
+    const web = webSession(server);
+    const cookie = await web.signIn(server.key);
     assert.equal(new Set(pages.map((p: any) => p.attributes.template)).size, 2);
     for (const p of pages) {
       assert.equal(p.attributes.state, 'completed');
@@ -79,6 +82,10 @@ describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
       const report = await call(server, 'GET', `/reports/${p.attributes.report}`, { key: server.key });
       assert.equal(report.status, 200);
       assert.equal(report.body.data.attributes.source, 'scan');
+      // In the app, the report says it is one page of the scan, and links back to it.
+      const screen = await web.get(cookie, `/reports/${p.attributes.report}`);
+      assert.match(screen.html, new RegExp(`<p class="report-scan">Part of the <a href="/scans/${doc.scan.id}">scan of ${scan.url.replace(/[.]/g, '\\.')}</a> ` +
+        'on \\d{1,2} [A-Z][a-z]{2} \\d{4}, \\d\\d:\\d\\d UTC\\.</p>'), 'the app\'s report names its scan');
       const test = await call(server, 'GET', `/tests/${p.attributes.test}`, { key: server.key });
       assert.equal(test.body.data.attributes.scan, doc.scan.id);
       assert.ok(test.body.data.attributes.page);

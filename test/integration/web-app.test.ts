@@ -1120,7 +1120,23 @@ describe('the web app in a real browser (sqlite)', () => {
 
   it('21d. "New scan": each field named by its label; a bad input gets the API\'s message and creates nothing; a list of URLs of the fixture site starts a scan that its screen follows to its site report', { timeout: 90_000 }, async () => {
     await goto(page, `${server.base}/scans`);
-    assert.deepEqual((await fieldNames(page)).map((f) => f.name), SCAN_FIELDS, 'the scan\'s fields, then Analyze\'s options');
+    // Every field is named by its label, shown or not (checkScreen); the list's URLs and a crawl's depth show for their
+    // source alone (the script hides them for the others; without it every field stays visible).
+    const fields = (await fieldNames(page)).map((f) => f.name);
+    assert.deepEqual(fields, SCAN_FIELDS, 'the scan\'s fields, then Analyze\'s options');
+    const shownFields = async () => {
+      const hidden = await page.$$eval('[hidden] :is(input, select, textarea)', (es) => es.map((e) => e.id));
+      return (await fieldNames(page)).filter((f) => !hidden.some((id) => f.field.endsWith(`#${id}`))).map((f) => f.name);
+    };
+    const without = (...names: string[]) => SCAN_FIELDS.filter((n) => !names.includes(n));
+    assert.deepEqual(await shownFields(), without('Crawl depth', 'URLs'), 'a sitemap: neither URLs nor Crawl depth');
+    await page.locator(aria('Source', 'combobox')).fill('crawl');
+    assert.deepEqual(await shownFields(), without('URLs'), 'a crawl: its depth');
+    await page.locator(aria('Source', 'combobox')).fill('list');
+    assert.deepEqual(await shownFields(), without('Crawl depth'), 'a list: its URLs');
+    const noScript = (await fetchIn(page, '/scans')).text;
+    assert.match(noScript, /<div class="field" data-only-when="source=list"><label for="f-urls">URLs<\/label>/, 'sent visible: without script it stays so');
+    assert.match(noScript, /<div class="field" data-only-when="source=crawl"><label for="f-crawl_depth">Crawl depth<\/label>/);
     assert.equal(await page.$eval(aria('Respect robots.txt', 'checkbox'), (e) => (e as HTMLInputElement).checked), true, 'robots.txt is respected unless unchecked');
     const url = site.url('/');
     const credits = await creditsOf(server, ownerKey);
@@ -1165,6 +1181,15 @@ describe('the web app in a real browser (sqlite)', () => {
     const link = await page.$eval(`table.scan-pages ${aria('/', 'link')}`, (e) => e.getAttribute('href'));
     assert.match(link ?? '', /^\/reports\/[^/]+$/, 'the page links its report');
     await checkScreen(page, 'scan, started from the form');
+    // The page's report says it is part of the scan and leads back to it.
+    const report = (await fetchIn(page, link!)).text;
+    assert.match(report, new RegExp(`<p class="report-scan">Part of the <a href="/scans/${m[1]}">scan of ${url.replace(/[.]/g, '\\.')}</a> on \\d{1,2} [A-Z][a-z]{2} \\d{4}, \\d\\d:\\d\\d UTC\\.</p>`),
+      'the report names its scan and links it');
+    // Analyze's "Recent tests": the scan is one line linking its screen; its page's test is not listed.
+    const analyze = (await fetchIn(page, '/')).text;
+    const recent = analyze.slice(analyze.indexOf('<h2 id="recent-tests">'));
+    assert.match(recent, new RegExp(`<a href="/scans/${m[1]}">Scan of ${url.replace(/[.]/g, '\\.')}</a>[\\s\\S]*?Completed: 1 page measured`), 'the scan as one line');
+    assert.ok(!recent.includes(`href="${link}"`), 'not its page\'s test');
   });
 
   it('21e. two scans of a site compared: "Compare with the previous scan" (or another picked in a form); the notes, the counts, both site figures, a template that got worse, the pages worse first linking both reports; another account\'s is a 404', async () => {
@@ -1209,8 +1234,10 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.match(rows[0]![2]!, /^grade C → E \(threshold: 2 letters down, threshold 2 letters\) ?LCP 3\.10 s → 4\.20 s \(threshold: \+1\.10 s, threshold 500 ms\)$/);
     assert.deepEqual([rows[0]![3], rows[0]![5]], ['C → E', '3.10 s → 4.20 s'], 'each figure before → after');
     const links = await page.$$eval('table.scmp-pages tbody tr:first-child .scmp-links a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
-    assert.deepEqual(links, [['Before report of /p/2', `/reports/${finishedScan.pages[2]!.reportId}`], ['After report of /p/2', `/reports/${later.pages[2]!.reportId}`]],
-      'each side\'s report');
+    const pair = `/compare?reports=${finishedScan.pages[2]!.reportId},${later.pages[2]!.reportId}`;
+    assert.deepEqual(links, [['Before report of /p/2', `/reports/${finishedScan.pages[2]!.reportId}`], ['After report of /p/2', `/reports/${later.pages[2]!.reportId}`],
+      ['Compare the reports of /p/2', pair]], 'each side\'s report, and the two side by side on Compare');
+    assert.equal((await fetchIn(page, pair)).status, 200, 'Compare opens them');
     assert.deepEqual(await paths('table.scmp-other'), ['/blog/b', '/blog/a'], 'new, then gone');
     assert.deepEqual(await paths('table.scmp-failed'), ['/p/4']);
     assert.deepEqual((await tableRows(page, 'table.scmp-failed'))[0]!.slice(1), ['FailedThe page answered 500 Internal Server Error.', 'Completed']);

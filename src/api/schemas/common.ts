@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the route schemas: the JSON:API envelopes, the error object, response headers, error
  * responses by spec code, path ID parameters and the list query schema (from the same ListSpec tables that
- * api/query.ts parses with).
+ * core/list-query.ts parses with).
  */
 import { ERRORS, type ErrorCode } from '../../core/errors.js';
 import { ID_PATTERN, MAX_ID_LENGTH } from '../../core/ids.js';

@@ -1,6 +1,6 @@
 /**
  * The lists of the API (spec 4.1, 4.3) and the app: what each filters and sorts on, one table per list, read by the
- * query parser (api/query.ts), the API's schemas and OpenAPI, and the store's one translation into SQL
+ * query parser (core/list-query.ts: the API's lists and the app's filter of a scan's pages), the API's schemas and OpenAPI, and the store's one translation into SQL
  * (store/list-query.ts). Report metrics and monitoring frequencies come from their own tables.
  */
 import type { AttrSpec, ListSpec } from '../../store/list-query.js';

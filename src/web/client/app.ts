@@ -104,6 +104,26 @@ function followScan(box: HTMLElement): void {
 for (const box of document.querySelectorAll<HTMLElement>('[data-scan-events]')) followScan(box);
 
 /**
+ * Fields of one choice only (New scan's URLs for a list, its Crawl depth for a crawl: data-only-when="source=list"):
+ * shown while the form's field of that name has that value, hidden otherwise. Without script every field stays visible.
+ */
+function showFieldsOfChoice(form: HTMLFormElement): void {
+  for (const el of form.querySelectorAll<HTMLElement>('[data-only-when]')) {
+    const [name, value] = (el.dataset.onlyWhen ?? '').split('=');
+    const field = name ? form.elements.namedItem(name) : null;
+    if (field instanceof HTMLSelectElement) el.hidden = field.value !== value;
+  }
+}
+
+for (const form of document.querySelectorAll<HTMLFormElement>('form')) {
+  if (form.querySelector('[data-only-when]')) showFieldsOfChoice(form);
+}
+document.addEventListener('change', (e) => {
+  const field = e.target;
+  if (field instanceof HTMLSelectElement && field.form?.querySelector('[data-only-when]')) showFieldsOfChoice(field.form);
+});
+
+/**
  * A recording file, read into its text field as soon as it is chosen: the person sees (and may edit) what will be
  * sent, and the file input is emptied so that the form sends the text alone. Without script the form posts the file.
  */

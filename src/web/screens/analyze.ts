@@ -22,6 +22,10 @@ import { checked, csrfField, errorBox, esc, formField, seeOther, selected, shell
 import { journeyAttributes, journeyFields } from './analyze-journey.js';
 import { gradeBox, journeyTitle, utcMinute } from './figures.js';
 import { testStateEvent } from './progress.js';
+import { listScans, scanProgress } from '../../core/scans/scans.js';
+import { scanView } from '../../core/scans/scan-export.js';
+import { clock } from '../../core/clock.js';
+import { scanLabel } from './scan-view.js';
 
 /** Connection presets (Kbit/s down, up, latency ms), as the throttle attribute writes them. */
 export const CONNECTIONS: [string, string][] = [
@@ -137,7 +141,7 @@ ${textarea(form, 'block_url', 'Block URLs matching', 'one pattern per line, appl
 ${pro}</details>`;
 }
 
-/** How many of the account's newest tests "Recent tests" shows. */
+/** How many of the account's newest tests (and scans, one line each) "Recent tests" shows. */
 export const RECENT_TESTS = 10;
 
 /** A test's row: its URL linking to its progress (or its report), where it is, when it started. */
@@ -163,16 +167,37 @@ async function recentTestRow(kit: WebKit, t: TestRow, reports: ReadonlyMap<strin
   return `<tr><td class="url">${url}${journey !== undefined ? ` <span class="recent-when">Journey “${esc(journey)}”</span>` : ''} <span class="recent-when">${started}</span></td><td class="recent-state">${state}</td></tr>`;
 }
 
+/** How many of the account's scans of the last day "Recent tests" shows, each as one line. */
+export const RECENT_SCANS = 3;
+
+/** The account's scans of the last day, newest first, each one line linking its screen: "Scan of X", "Running: 4 of 10 pages done". */
+async function recentScanRows(kit: WebKit, v: Visitor): Promise<{ created: number; html: string }[]> {
+  const db = kit.ctx.store.db;
+  const since: FilterTerm = { attr: 'created', type: 'time', op: 'gte', values: [Math.floor((clock.now() - 86_400_000) / 1000)] };
+  const q: ListQuery = { filters: [since], bool: 'AND', sort: [{ attr: 'created', desc: true }], filteredOrSorted: false, page: { size: RECENT_SCANS, number: 1 } };
+  const { rows } = await listScans(db, v.principal.accountId, q);
+  return Promise.all(rows.map(async (scan) => {
+    const s = scanView(scan, await scanProgress(db, scan.id));
+    const at = s.started ?? s.created;
+    return { created: s.created, html: `<tr class="recent-scan"><td class="url"><a href="/scans/${esc(s.id)}">Scan of ${esc(s.url)}</a> <span class="recent-when">` +
+      `Started <time datetime="${new Date(at).toISOString()}">${esc(utcMinute(at))}</time> UTC</span></td><td class="recent-state">${esc(scanLabel(s))}</td></tr>` };
+  }));
+}
+
 async function recentTests(kit: WebKit, v: Visitor): Promise<string> {
-  // Every source (the API's list shows only source=api unless asked for others): started here, by the API, by monitoring.
-  const sources: FilterTerm = { attr: 'source', type: 'enum', op: 'eq', values: [...(TESTS_LIST.attrs.source?.values ?? [])] };
+  // Every source but scans (the API's list shows only source=api unless asked for others): started here, by the API, by
+  // monitoring. A scan's pages would fill the list: each scan is one line instead, linking its screen.
+  const sources: FilterTerm = { attr: 'source', type: 'enum', op: 'eq', values: (TESTS_LIST.attrs.source?.values ?? []).filter((x) => x !== 'scan') };
   const q: ListQuery = { filters: [sources], bool: 'AND', sort: [{ attr: 'created', desc: true }], filteredOrSorted: false, page: { size: RECENT_TESTS, number: 1 } };
   const { rows } = await listTests(kit.ctx.store.db, v.principal.accountId, q);
   const reports = await reportsByIds(kit.ctx.store.db, v.principal.accountId, rows.flatMap((t) => (t.report_id ? [t.report_id] : [])));
-  const content = rows.length === 0
+  // The scans among the tests, newest first.
+  const tests = await Promise.all(rows.map(async (t) => ({ created: t.created, html: await recentTestRow(kit, t, reports) })));
+  const lines = [...tests, ...(await recentScanRows(kit, v))].sort((a, b) => b.created - a.created).slice(0, RECENT_TESTS);
+  const content = lines.length === 0
     ? '<div class="card"><p class="muted">No tests in the last 24 hours. Tests started here, through the API or by monitoring show here for a day.</p></div>'
     : `<div class="card tablewrap"><table class="list recent-tests"><thead><tr><th scope="col">Test</th><th scope="col">State</th>` +
-      `</tr></thead><tbody>${(await Promise.all(rows.map((t) => recentTestRow(kit, t, reports)))).join('')}</tbody></table></div>`;
+      `</tr></thead><tbody>${lines.map((l) => l.html).join('')}</tbody></table></div>`;
   return `<section class="recent" aria-labelledby="recent-tests"><h2 id="recent-tests">Recent tests</h2>${content}</section>`;
 }
 

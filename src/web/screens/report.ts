@@ -11,6 +11,8 @@ import type { AppContext } from '../../context/app-context.js';
 import { listPageReports, getPage } from '../../core/pages/pages.js';
 import { readOptions } from '../../core/options/stored-options.js';
 import { requestTest } from '../../core/tests/tests.js';
+import { scanOfTest } from '../../core/scans/scans.js';
+import { dayAndMinute } from '../../lib/dates.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import type { OwnerReportView } from '../report-page.js';
@@ -67,6 +69,10 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
   const others = page ? (await listPageReports(ctx.store.db, v.principal.accountId, page.id, newestReports(20))).rows : [];
   const previous = others.find((r) => r.created < report.created);
   const owner = v.principal.role === 'owner';
+  // A page tested by a scan says so and leads back to the scan (its other pages, the site report).
+  const scan = report.source === 'scan' ? await scanOfTest(ctx.store.db, v.principal.accountId, report.test_id) : undefined;
+  const partOf = scan ? `<p class="report-scan">Part of the <a href="/scans/${esc(scan.id)}">scan of ${esc(scan.url)}</a> ` +
+    `on ${esc(dayAndMinute(scan.started ?? scan.created))}.</p>` : '';
   const files = reportResources(report);
   const downloads = Object.entries(DOWNLOADS).filter(([, d]) => files.has(d.artifact))
     .map(([name, d]) => `<a class="btn secondary" href="/reports/${esc(report.id)}/download/${name}" download>Download ${d.label}</a>`);
@@ -86,7 +92,7 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
   const video = p.video || `<div class="card"><p class="muted">This test recorded no video. Run it with “Record a video” under Analysis options.</p></div>`;
   const structure = p.structure || `<div class="card"><p class="muted">No structure audits: this report did not run Lighthouse.</p></div>`;
   const waterfall = p.waterfall || `<div class="card"><p class="muted">No waterfall: this report has no HAR.</p></div>`;
-  const body = `${actions}
+  const body = `${partOf}${actions}
 ${section('Summary', p.summary)}
 ${p.journey ? section('Journey', p.journey) : ''}
 ${section('Performance', p.timings + p.runs + p.details + p.filmstrip)}
@@ -95,7 +101,7 @@ ${section('Waterfall', waterfall)}
 ${section('Video', video)}
 ${section('History', history(report, others))}
 ${p.screenshot}${p.settings}${p.footer}`;
-  return shell(v, nonce, { title: p.title, active: 'pages', bare: true, before: p.header + tabs, body });
+  return shell(v, nonce, { title: p.title, active: scan ? 'scans' : 'pages', bare: true, before: p.header + tabs, body });
 }
 
 /** The signed-in account's report named in a path; 404 for any other, a string that is no ID included. */

@@ -116,7 +116,10 @@ function pagesPart(site: string, c: ScanComparison): string {
       : beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade));
     const reasons = p.reasons.length ? `<ul>${p.reasons.map(reasonItem).join('')}</ul>` : '<span class="muted">No change beyond chance or a threshold</span>';
     const path = pathOnSite(site, p.url);
-    const links = `<span class="scmp-sub scmp-links">${reportLink('Before', p.before.report, path)} · ${reportLink('After', p.after.report, path)}</span>`;
+    // Both reports side by side on Compare (its filmstrips, waterfalls and every figure), when both sides have one.
+    const both = p.before.report && p.after.report
+      ? ` · <a href="/compare?reports=${esc(p.before.report)},${esc(p.after.report)}">Compare<span class="visually-hidden"> the reports of ${esc(path)}</span></a>` : '';
+    const links = `<span class="scmp-sub scmp-links">${reportLink('Before', p.before.report, path)} · ${reportLink('After', p.after.report, path)}${both}</span>`;
     return `<tr>${pageCell(site, p, links)}${cell('Verdict', VERDICT_NAMES[p.verdict], `scmp-verdict${p.verdict === 'unchanged' ? '' : ` ${p.verdict}`}`)}` +
       `${cell('Why', reasons, 'scmp-reasons')}${cell('Grade', grade, 'scmp-grade')}${metrics.map((m) => figureCell(p, m)).join('')}</tr>`;
   }).join('');

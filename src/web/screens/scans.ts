@@ -68,6 +68,12 @@ async function viewOf(kit: WebKit, s: ScanRow): Promise<ScanView> {
   return scanView(s, await scanProgress(kit.ctx.store.db, s.id));
 }
 
+/**
+ * A field of one source only (Crawl depth, URLs): the client script shows it for that source and hides it for the others
+ * (hidden, its label kept for when it shows); without script every field stays visible.
+ */
+const onlyFor = (source: string, field: string): string => field.replace(/^<div class="field"/, `<div class="field" data-only-when="source=${source}"`);
+
 function newScanForm(v: Visitor, form: FormFields, kit: WebKit, credits: string): string {
   const plan = v.principal.plan;
   const source = form.get('source') ?? 'sitemap';
@@ -81,8 +87,8 @@ ${formField('f-url', 'URL', (d) => `<input id="f-url" name="url" type="text" inp
 <div class="row">${sourceField}
 ${input(form, 'max_pages', 'Max pages', { type: 'number', hint: `1 to ${cap}; default ${Math.min(DEFAULT_MAX_PAGES, cap)}`, attrs: ` min="1" max="${cap}"` })}
 ${input(form, 'sample', 'Pages per template', { type: 'number', hint: `default ${DEFAULT_SAMPLE}; 0 tests every page`, attrs: ' min="0"' })}
-${input(form, 'crawl_depth', 'Crawl depth', { type: 'number', hint: `Crawl: links deep, 0 to 10; default ${DEFAULT_CRAWL_DEPTH}`, attrs: ' min="0" max="10"' })}</div>
-${textarea(form, 'urls', 'URLs', 'List of URLs: one page per line, absolute or a path of the site (<code>/pricing</code>)', 4)}
+${onlyFor('crawl', input(form, 'crawl_depth', 'Crawl depth', { type: 'number', hint: `Crawl: links deep, 0 to 10; default ${DEFAULT_CRAWL_DEPTH}`, attrs: ' min="0" max="10"' }))}</div>
+${onlyFor('list', textarea(form, 'urls', 'URLs', 'List of URLs: one page per line, absolute or a path of the site (<code>/pricing</code>)', 4))}
 <div class="row scan-patterns">${textarea(form, 'include', 'Include', 'path patterns, one per line (<code>/blog/*</code>); none: every page', 3)}
 ${textarea(form, 'exclude', 'Exclude', 'path patterns, one per line (<code>*</code> matches anything)', 3)}
 ${textarea(form, 'templates', 'Templates', 'URL shapes to group pages by, one per line (<code>/p/:id</code>)', 3)}</div>
