@@ -9,7 +9,7 @@ export interface ScanAlertMailFacts {
   to: string;
   state: 'triggered' | 'resolved';
   site: string;
-  /** "lcp_p75 > 2500 ms" */
+  /** The condition as people read it: "LCP, 75th percentile > 2.50 s" (alert-conditions.ts conditionText). */
   condition: string;
   message: string;
   pages: readonly { url: string; why: string; link: string | null }[];
