@@ -73,13 +73,22 @@ function shortUrl(url: string): { path: string; host: string } {
   }
 }
 
-/** @param limit rows shown; the rest are counted in a last line */
-export function renderWaterfall(entries: readonly WaterfallEntry[], marks: WaterfallMarks, limit = Infinity): string {
+/** Where a waterfall's last event is (ms since navigation start): its last request's end, onload or fully loaded. */
+export function waterfallSpan(entries: readonly WaterfallEntry[], marks: WaterfallMarks): number {
+  return Math.max(1, marks.fullyLoaded, marks.onload, ...(entries.length ? rows(entries).map((r) => r.end) : []));
+}
+
+/**
+ * @param limit rows shown; the rest are counted in a last line
+ * @param span the time the axis reaches at least (waterfallSpan of every waterfall drawn beside this one: Compare's
+ *   waterfalls share one time axis)
+ */
+export function renderWaterfall(entries: readonly WaterfallEntry[], marks: WaterfallMarks, limit = Infinity, span = 0): string {
   if (entries.length === 0) return '<p class="muted">No requests were recorded.</p>';
   const all = rows(entries);
   const shown = all.slice(0, limit);
   // Room after the last event for its line and the last bar's duration label.
-  const total = Math.max(1, marks.fullyLoaded, marks.onload, ...all.map((r) => r.end)) * 1.08;
+  const total = Math.max(span, waterfallSpan(entries, marks)) * 1.08;
   const pct = (t: number): string => `${((100 * t) / total).toFixed(3)}%`;
   const step = [100, 200, 250, 500, 1000, 2000, 5000, 10_000, 20_000, 30_000, 60_000].find((s) => total / s <= 6) ?? 120_000;
   const ticks: string[] = [];

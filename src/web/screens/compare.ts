@@ -10,7 +10,7 @@ import { formatChangeSize, formatFigure } from '../../analysis/figures.js';
 import { COMPARED_METRICS, unitBetter, type Better, type MetricUnit } from '../../core/vocabulary/metrics.js';
 import { ms } from '../../report/format.js';
 import { loadReportData, type ReportData } from '../../report/view.js';
-import { renderWaterfall } from '../../report/waterfall.js';
+import { renderWaterfall, waterfallSpan, type WaterfallMarks } from '../../report/waterfall.js';
 import { esc, shell, type WebKit } from '../kit.js';
 import { gradeBox, plural, utcMinute } from './figures.js';
 import { ownReport } from './report.js';
@@ -122,11 +122,18 @@ function figuresTable(reports: ReportRow[], browserName: (id: string) => string)
     `<thead><tr><th scope="col">Figure</th>${headings(reports, browserName)}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-/** The end of a report's load on the shared axis: fully loaded (onload when the test stopped there), or its last frame. */
-function loadEnd(d: ReportData): number {
-  const r = d.report;
+/**
+ * The end of a report's load: its fully loaded figure, the table's own value (onload when the test stopped there). The
+ * lane's label and its end line say this one value.
+ */
+function loadEnd(r: ReportRow): { label: string; at: number } {
+  return r.fully_loaded_time >= 0 ? { label: 'fully loaded', at: r.fully_loaded_time } : { label: 'onload', at: Math.max(0, r.onload_time) };
+}
+
+/** How far a report's lane reaches on the shared axis: the end of its load, or its last frame when that came later. */
+function laneEnd(d: ReportData): number {
   const last = d.filmstrip.length ? d.filmstrip[d.filmstrip.length - 1].timestamp : 0;
-  return Math.max(r.fully_loaded_time, r.onload_time, last, 0);
+  return Math.max(loadEnd(d.report).at, last);
 }
 
 /** Width of a frame on the strip, its caption included, and the gap to the next (px). */
@@ -136,7 +143,7 @@ function filmstrips(data: ReportData[]): string {
   if (data.every((d) => d.filmstrip.length === 0)) {
     return '<div class="card"><p class="muted">None of these reports has a filmstrip.</p></div>';
   }
-  const axisEnd = Math.max(1, ...data.map(loadEnd));
+  const axisEnd = Math.max(1, ...data.map(laneEnd));
   // Wide enough that the closest two frames of a lane sit side by side (within bounds); the box scrolls itself.
   let gap = Infinity;
   for (const d of data) {
@@ -151,10 +158,10 @@ function filmstrips(data: ReportData[]): string {
     const n = i + 1;
     const frames = d.filmstrip.map((f) => `<figure class="cmp-frame" style="left:${pct(f.timestamp)}">` +
       `<img src="${esc(f.src)}" alt="report ${n} at ${seconds(f.timestamp)}" loading="lazy"><figcaption>${ms(f.timestamp)}</figcaption></figure>`).join('');
-    const end = loadEnd(d);
+    const end = loadEnd(d.report);
     return `<div class="cmp-lane"><p class="cmp-lane-name"><b>Report ${n}</b> <span>${esc(shortUrl(d.report.url, 40))} · ` +
-      `${d.report.fully_loaded_time >= 0 ? `fully loaded ${ms(end)}` : `onload ${ms(end)}`}</span></p>` +
-      `<div class="cmp-strip"><i class="cmp-end" style="left:${pct(end)}"></i>` +
+      `${end.label} ${esc(showFigure('time', end.at))}</span></p>` +
+      `<div class="cmp-strip"><i class="cmp-end" style="left:${pct(end.at)}"></i>` +
       `${frames || '<span class="muted cmp-none">no filmstrip</span>'}</div></div>`;
   }).join('');
   return `<div class="card cmp-film" role="region" aria-label="Filmstrips on one time axis" tabindex="0">` +
@@ -162,15 +169,25 @@ function filmstrips(data: ReportData[]): string {
     '<p class="cmp-legend"><i class="cmp-end"></i>end of the load (fully loaded, or onload when the test stopped there)</p></div>';
 }
 
-function waterfall(d: ReportData, n: number): string {
+const waterfallMarks = (r: ReportRow): WaterfallMarks => ({
+  firstContentfulPaint: r.first_contentful_paint, domContentLoaded: r.dom_content_loaded_time, onload: r.onload_time,
+  fullyLoaded: r.fully_loaded_time,
+});
+
+/** A report's waterfall on the time axis all of them share (`span`: the latest event of any of them). */
+function waterfall(d: ReportData, n: number, span: number): string {
   const r = d.report;
-  const html = renderWaterfall(d.entries, {
-    firstContentfulPaint: r.first_contentful_paint, domContentLoaded: r.dom_content_loaded_time, onload: r.onload_time,
-    fullyLoaded: r.fully_loaded_time,
-  });
+  const html = renderWaterfall(d.entries, waterfallMarks(r), Infinity, span);
   return `<section class="cmp-section" aria-labelledby="cmp-wf-${n}"><h2 id="cmp-wf-${n}">Waterfall of report ${n} ` +
     `<small>${d.entries.length} requests · ${esc(shortUrl(r.url))} · ${esc(tested(r.created))}</small></h2>` +
     `<div class="card">${html}</div></section>`;
+}
+
+/** The reports' waterfalls, one under the other on one time axis, so that they compare by eye as the filmstrips do. */
+function waterfalls(data: ReportData[]): string {
+  const span = Math.max(1, ...data.map((d) => waterfallSpan(d.entries, waterfallMarks(d.report))));
+  const note = data.length > 1 ? `<p class="muted cmp-note">The waterfalls share one time axis, to ${esc(ms(span))}.</p>` : '';
+  return note + data.map((d, i) => waterfall(d, i + 1, span)).join('\n');
 }
 
 export function registerCompare(kit: WebKit): void {
@@ -199,7 +216,7 @@ export function registerCompare(kit: WebKit): void {
       `${samePage ? ` <a href="/pages/${esc(reports[0].page_id)}">Page history</a>` : ''}</p>
 ${mixed}<section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports, browserName)}</section>
 <section class="cmp-section" aria-labelledby="cmp-film"><h2 id="cmp-film">Filmstrips <small>on one time axis, from navigation start to the longest load</small></h2>${filmstrips(data)}</section>
-${data.map((d, i) => waterfall(d, i + 1)).join('\n')}`;
+${waterfalls(data)}`;
     return shell(v, nonce, { title: 'Compare', active: 'pages', body });
   });
 }
