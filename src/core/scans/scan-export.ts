@@ -39,6 +39,18 @@ export interface ScanView {
   alerts: AlertVerdict[] | null;
 }
 
+/**
+ * A scan's credits, as said on its screen and in the API: reserved, what the scan holds (while it discovers, `max_pages`
+ * tests' worth; then the price of every page still to run or done, failed and cancelled pages refunded); used, the price
+ * of the pages measured. Reserved is never below used; a finished scan's are equal.
+ */
+export function scanCredits(s: Pick<ScanRow, 'state' | 'reserved_tenths' | 'cost_tenths'>, pages: Pick<ScanProgress, 'total' | 'cancelled' | 'failed' | 'completed'>):
+  { creditsReserved: number; creditsUsed: number } {
+  const used = s.cost_tenths * pages.completed;
+  const held = s.state === 'discovering' ? s.reserved_tenths : s.cost_tenths * (pages.total - pages.cancelled - pages.failed);
+  return { creditsReserved: fromTenths(Math.max(held, used)), creditsUsed: fromTenths(used) };
+}
+
 export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
   return {
     id: s.id, url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
@@ -48,8 +60,7 @@ export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
     skipped: readSkipped(s.skipped),
     discoveryErrors: readDiscoveryErrors(s.discovery_errors),
     pages,
-    creditsReserved: fromTenths(s.reserved_tenths),
-    creditsUsed: fromTenths(s.cost_tenths * (pages.total - pages.cancelled - pages.failed)),
+    ...scanCredits(s, pages),
     figures: readScanFigures(s.figures),
     alerts: readScanAlerts(s.alerts),
   };

@@ -241,6 +241,12 @@ export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, vi
     `<div id="scan-pages-list" data-live>${count}${content}${pager}</div></section>`;
 }
 
+/** "10 reserved, 5 used" while the scan holds more than it used; "10 used" once they are the same. */
+export function creditsText(s: Pick<ScanView, 'creditsReserved' | 'creditsUsed'>): string {
+  const n = (c: number) => c.toLocaleString('en');
+  return s.creditsReserved > s.creditsUsed ? `${n(s.creditsReserved)} reserved, ${n(s.creditsUsed)} used` : `${n(s.creditsUsed)} used`;
+}
+
 /* Progress and discovery: found, skipped by reason, discovery errors, pages done. */
 
 export function progressPart(s: ScanView): string {
@@ -256,7 +262,7 @@ export function progressPart(s: ScanView): string {
     ['Failed', String(pages.failed)],
     ...(isRunning(s.state) || pages.queued + pages.started > 0 ? [['Queued', String(pages.queued)], ['Loading', String(pages.started)]] : []),
     ...(pages.cancelled ? [['Cancelled', String(pages.cancelled)]] : []),
-    ['Credits', `${s.creditsUsed} used${s.creditsReserved ? `, ${s.creditsReserved} reserved` : ''}`],
+    ['Credits', creditsText(s)],
   ];
   const progress = `<section class="card scan-card" aria-labelledby="scan-progress-h"><h2 id="scan-progress-h">Progress</h2>${bar}` +
     `<dl class="facts">${counts.map(([k, val]) => `<dt>${k}</dt><dd>${val}</dd>`).join('')}</dl>` +
