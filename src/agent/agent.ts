@@ -14,6 +14,7 @@ import type { AgentInfo, AgentTransport, Job } from './transport.js';
 import type { HostQualityCheck } from './host-check.js';
 import type { HostReading, LaunchAhead } from '../runner/launch-ahead.js';
 import { runSeries } from './run-series.js';
+import type { TestPhase } from '../core/tests/phases.js';
 
 /** How many times a warming agent tries for a reading of the host that no other process disturbed. */
 const WARM_UP_READINGS = 3;
@@ -233,6 +234,14 @@ export class Agent {
     // What the agent logs or stores about the test is scrubbed of its secrets (a failure can quote a URL).
     const scrub = secretScrubber(testSecrets(job.options));
     const ahead = job.browser === 'firefox' ? this.opts.firefoxAhead : this.opts.ahead;
+    // Each phase the test enters is told the service at once, with a renewal; one after the other, so they land in order.
+    let reported = Promise.resolve();
+    let load = 1;
+    const report = (phase: TestPhase, run: number): void => {
+      load = run;
+      reported = reported.then(() => transport.renew(this.id, job.testId, this.opts.leaseMs, { phase, run }).then(() => undefined,
+        (err: unknown) => void (this.quietly(err) || log.warn({ err, test: job.testId }, 'reporting the phase failed'))));
+    };
     try {
       // A browser of the other kind still launching ahead would share the CPU with this load: it finishes first.
       await (job.browser === 'firefox' ? this.opts.ahead : this.opts.firefoxAhead)?.ready();
@@ -252,9 +261,10 @@ export class Agent {
         signal: ctrl.signal,
         ahead,
         benchmarkIndex: this.hostReading?.benchmarkIndex,
-      }, this.opts.run, this.opts.hostCheck);
+      }, this.opts.run, this.opts.hostCheck, report);
       clearInterval(renewer);
       if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');
+      report('storing', load);
       const done = await this.untilTaken(() => transport.complete(this.id, job.testId, result, runs));
       log.info({ test: job.testId, ms: Date.now() - started, phases: result.phases, stored: done }, 'test completed');
     } catch (err) {

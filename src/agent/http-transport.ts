@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type { RunsFile } from '../core/tests/runs.js';
+import type { PhaseReport } from '../core/tests/phases.js';
 import { readPlainOptions } from '../core/options/stored-options.js';
 import type { Catalog } from '../core/catalog/catalog.js';
 import type { JourneyProgress, RunResult } from '../runner/types.js';
@@ -139,8 +140,9 @@ export class HttpTransport implements AgentTransport {
     return jobFor(claimed.test_id, readPlainOptions(JSON.stringify(claimed.options)), this.o.catalog);
   }
 
-  async renew(agentId: string, testId: string): Promise<boolean> {
-    const { json } = await this.request('POST', `/tests/${encodeURIComponent(testId)}/renew`, { agent_id: agentId }, 10_000);
+  async renew(agentId: string, testId: string, _leaseMs?: number, phase?: PhaseReport): Promise<boolean> {
+    const { json } = await this.request('POST', `/tests/${encodeURIComponent(testId)}/renew`,
+      { agent_id: agentId, ...(phase ? { phase: phase.phase, run: phase.run } : {}) }, 10_000);
     return (json as { held: boolean }).held;
   }
 

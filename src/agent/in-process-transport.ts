@@ -6,6 +6,7 @@ import type { JourneyProgress } from '../core/tests/journey-failure.js';
 import type { Catalog } from '../core/catalog/catalog.js';
 import { announceAgent, LOCAL_LOCATION_ID } from '../core/catalog/locations.js';
 import type { RunsFile } from '../core/tests/runs.js';
+import type { PhaseReport } from '../core/tests/phases.js';
 import { releaseTest, renewLease } from '../core/tests/tests.js';
 import type { Store } from '../store/db.js';
 import type { RunResult } from '../runner/types.js';
@@ -34,8 +35,8 @@ export class InProcessTransport implements AgentTransport {
     return work && jobFor(work.testId, work.options, this.catalog);
   }
 
-  renew(agentId: string, testId: string, leaseMs: number): Promise<boolean> {
-    return renewLease(this.store.db, testId, agentId, leaseMs);
+  renew(agentId: string, testId: string, leaseMs: number, phase?: PhaseReport): Promise<boolean> {
+    return renewLease(this.store.db, testId, agentId, leaseMs, phase);
   }
 
   async complete(agentId: string, testId: string, result: RunResult, runs?: RunsFile): Promise<boolean> {

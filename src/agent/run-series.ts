@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runCount } from '../core/options/analysis-options.js';
 import { loadFigures, numericAttributes } from '../core/reports/report-figures.js';
 import { candidateRuns, runsFile, type RunRecord, type RunsFile } from '../core/tests/runs.js';
-import type { RunResult, RunSpec } from '../runner/types.js';
+import type { LoadPhase, RunResult, RunSpec } from '../runner/types.js';
 import type { HostQualityCheck } from './host-check.js';
 
 export interface SeriesOutcome {
@@ -24,6 +24,8 @@ export async function runSeries(
   spec: RunSpec,
   run: (spec: RunSpec) => Promise<RunResult>,
   hostCheck: HostQualityCheck | undefined,
+  /** Told as each load enters each of its phases, with the load's number (from 1). */
+  onPhase?: (phase: LoadPhase, run: number) => void,
 ): Promise<SeriesOutcome> {
   const wanted = runCount(spec.options);
   const maxLoads = wanted + (hostCheck?.settings.maxExtraLoads ?? 0);
@@ -37,8 +39,9 @@ export async function runSeries(
     await mkdir(workDir, { recursive: true });
     const baseline = hostCheck?.baseline();
     const benchmarkIndex = hostCheck ? (readHostAgain ? undefined : hostCheck.currentReading()) : spec.benchmarkIndex;
+    const load = n;
     const result = await run({ ...spec, workDir, measureHost: hostCheck !== undefined, benchmarkIndex,
-      anotherLoadFollows: kept + 1 < wanted });
+      anotherLoadFollows: kept + 1 < wanted, onPhase: onPhase && ((phase) => onPhase(phase, load)) });
     const own = result.host?.benchmarkIndex;
     if (hostCheck && benchmarkIndex === undefined && own !== undefined) {
       hostCheck.record({ benchmarkIndex: own, otherCpuCores: result.host?.otherCpuCores, at: Date.now() });

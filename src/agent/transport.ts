@@ -3,6 +3,7 @@ import type { Catalog } from '../core/catalog/catalog.js';
 import { deviceProfile, runnerBrowser } from '../core/catalog/catalog.js';
 import { loadConditions, type LoadConditions } from '../core/options/conditions.js';
 import type { RunsFile } from '../core/tests/runs.js';
+import type { PhaseReport } from '../core/tests/phases.js';
 import type { DeviceProfile, JourneyProgress, RunResult } from '../runner/types.js';
 
 /** A unit of work as an agent sees it: no account, no credits. */
@@ -34,8 +35,11 @@ export interface AgentTransport {
    * there is none (a remote claim waits a while).
    */
   claim(agentId: string, location: string, leaseMs: number, browsers: readonly string[]): Promise<Job | null>;
-  /** false: the lease is lost, stop working on the test. */
-  renew(agentId: string, testId: string, leaseMs: number): Promise<boolean>;
+  /**
+   * false: the lease is lost, stop working on the test. `phase`: the phase the test entered (sent at once, with a
+   * renewal): what its progress screen shows.
+   */
+  renew(agentId: string, testId: string, leaseMs: number, phase?: PhaseReport): Promise<boolean>;
   /** `runs`: every load of a test that loaded the page more than once; `result` is the median run. */
   complete(agentId: string, testId: string, result: RunResult, runs?: RunsFile): Promise<boolean>;
   /** `progress`: how far a journey got (its completed steps, the screen when it failed). */

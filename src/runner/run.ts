@@ -46,7 +46,9 @@ async function runChromeTest(spec: RunSpec): Promise<RunResult> {
   const plan = planLoad(spec);
   try {
     const work = (async () => {
+      spec.onPhase?.('launching');
       const ctx = await setUpLoad(plan);
+      spec.onPhase?.('loading');
       return collect(ctx, await gatherSteps(ctx));
     })();
     work.catch(() => undefined); // if the deadline wins the race, this settles later, when the browser is gone

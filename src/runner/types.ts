@@ -61,7 +61,16 @@ export interface RunSpec {
   ahead?: LaunchAhead;
   /** Another load of the same test follows this one at once: its browser is launched as soon as this load is measured. */
   anotherLoadFollows?: boolean;
+  /** Told as the load enters each of its phases, in order (the agent reports them: the test's progress screen shows them). */
+  onPhase?: (phase: LoadPhase) => void;
 }
+
+/**
+ * A load's phases, in order: its browser taken or launched and set up; the page loading (a journey's steps); the load
+ * over and what was captured analysed (Lighthouse's audits, the HAR, the film; Firefox: the captures alone).
+ */
+export const LOAD_PHASES = ['launching', 'loading', 'auditing'] as const;
+export type LoadPhase = (typeof LOAD_PHASES)[number];
 
 /** What the host was like when the page loaded (host-load.ts), for the agent's host-quality check. */
 export interface HostMeasurement {

@@ -47,6 +47,9 @@ export interface TestsTable {
   /** The scan whose page this test measures, and the page's turn in it (migration 013); null for any other test. */
   scan_id: string | null;
   scan_position: number | null;
+  /** A started test's phase as its agent last reported it (core/tests/phases.ts), and the load it is in (migration 016). */
+  phase?: string | null;
+  phase_run?: number | null;
 }
 
 export interface LocationsTable {

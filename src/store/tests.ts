@@ -3,7 +3,8 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Engine } from './db.js';
 import type { TestsTable } from './schema.js';
 
-export type TestRow = Selectable<TestsTable>;
+/** A test's row; its phase may be left out where a test is written (a new test has none). */
+export type TestRow = Omit<Selectable<TestsTable>, 'phase' | 'phase_run'> & { phase?: string | null; phase_run?: number | null };
 
 export async function insertTest(db: Db, test: TestRow): Promise<void> {
   await db.insertInto('tests').values(test).execute();
@@ -70,7 +71,7 @@ export async function claimQueuedTest(db: Db, engine: Engine, location: string, 
   const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<TestRow>`
     update tests set state = 'started', started = ${now}, lease_owner = ${agentId},
-      lease_expires = ${leaseExpires}, attempts = attempts + 1
+      lease_expires = ${leaseExpires}, attempts = attempts + 1, phase = null, phase_run = null
     where id = (
       select id from tests where state = 'queued' and location = ${location} ${ofBrowsers}
       order by (case when scan_id is null then 0 else 1 end), coalesce(scan_position, 0), created, id limit 1 ${lock}
@@ -79,11 +80,12 @@ export async function claimQueuedTest(db: Db, engine: Engine, location: string, 
   return result.rows[0];
 }
 
-/** Extend the agent's lease; false when the agent no longer holds the test. */
-export async function renewTestLease(db: Db, testId: string, agentId: string, leaseExpires: number): Promise<boolean> {
+/** Extend the agent's lease (and store the phase it reports, when it does); false when the agent no longer holds the test. */
+export async function renewTestLease(db: Db, testId: string, agentId: string, leaseExpires: number,
+  phase?: { phase: string; run: number }): Promise<boolean> {
   const res = await db
     .updateTable('tests')
-    .set({ lease_expires: leaseExpires })
+    .set({ lease_expires: leaseExpires, ...(phase ? { phase: phase.phase, phase_run: phase.run } : {}) })
     .where('id', '=', testId)
     .where('state', '=', 'started')
     .where('lease_owner', '=', agentId)
@@ -132,7 +134,8 @@ export function testCharge(db: Db, testId: string): Promise<Pick<TestRow, 'accou
 export async function releaseHeldTest(db: Db, testId: string, agentId: string, now: number): Promise<void> {
   await db
     .updateTable('tests')
-    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1), queued_at: now }))
+    .set((eb) => ({ state: 'queued', started: null, lease_owner: null, lease_expires: null, attempts: eb('attempts', '-', 1), queued_at: now,
+      phase: null, phase_run: null }))
     .where('id', '=', testId)
     .where('state', '=', 'started')
     .where('lease_owner', '=', agentId)
@@ -148,7 +151,7 @@ export function expiredLeases(db: Db, now: number): Promise<Pick<TestRow, 'id' |
 export async function requeueExpiredTest(db: Db, testId: string, now: number): Promise<number> {
   const res = await db
     .updateTable('tests')
-    .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null, queued_at: now })
+    .set({ state: 'queued', started: null, lease_owner: null, lease_expires: null, queued_at: now, phase: null, phase_run: null })
     .where('id', '=', testId)
     .where('state', '=', 'started')
     .where('lease_expires', '<', now)
@@ -235,4 +238,16 @@ export async function testUsageSince(db: Db, accountId: string, since: number): 
     .where('created', '>', since)
     .executeTakeFirstOrThrow();
   return { tests: Number(row.n), chargedTenths: Number(row.charged ?? 0) };
+}
+
+/**
+ * How long the location's latest completed tests ran (finished − started, ms), newest first, at most `limit`, of those
+ * that finished after `since`: what the estimate of a test's duration is made of (core/tests/phases.ts).
+ */
+export async function recentRunDurations(db: Db, location: string, since: number, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('tests').select(['started', 'finished'])
+    .where('location', '=', location).where('state', '=', 'completed').where('finished', '>', since)
+    .where('started', 'is not', null)
+    .orderBy('finished', 'desc').limit(limit).execute();
+  return rows.map((r) => Number(r.finished) - Number(r.started)).filter((d) => Number.isFinite(d) && d >= 0);
 }

@@ -168,6 +168,14 @@ h1 .tag-swatch{width:22px;height:22px}
 /* A journey on Analyze (screens/analyze-journey.ts) */
 details.journey{margin:0 0 14px}details.journey>p{margin:0 0 12px}details.journey .row{align-items:flex-start}
 details.journey input[type=file]{font:inherit;max-width:100%}details.journey textarea{font:13px/1.4 "Liberation Mono",monospace}
+/* A test's progress (screens/progress.ts): its steps, the current one marked, those behind it ticked */
+.progress-steps{list-style:none;margin:4px 0 14px;padding:0;display:flex;flex-wrap:wrap;gap:6px 8px;counter-reset:step}
+.progress-steps li{counter-increment:step;padding:4px 10px;border:1px solid var(--line);border-radius:999px;font-size:13px;color:var(--muted)}
+.progress-steps li::before{content:counter(step) ". "}
+.progress-steps li.done{color:var(--ink)}.progress-steps li.done::before{content:"✓ "}
+.progress-steps li.current{border-color:var(--brand);background:var(--brand);color:#fff;font-weight:600}
+.progress-time{margin:0 0 4px}.progress-time b{font-variant-numeric:tabular-nums}.progress-estimate{margin:0 0 8px}
+.progress-card .actions{margin:12px 0 0}
 /* A failed journey on its progress screen (screens/progress.ts) */
 .progress-journey{margin:-8px 0 14px}.failed-journey{margin:16px 0}.failed-journey h2{font-size:18px;margin:0 0 10px}
 .failed-steps{margin:0;padding-left:22px}.failed-steps li{padding:6px 0;border-bottom:1px solid var(--line)}

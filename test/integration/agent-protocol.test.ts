@@ -77,6 +77,14 @@ for (const engine of engines()) {
       const id = claimed.body.test_id as string;
       assert.equal(claimed.body.options.url, 'http://127.0.0.1:9/');
       assert.equal((await agent(`/tests/${id}/renew`, { agent_id: agentId })).body.held, true);
+      // A renewal tells the test's phase: the progress screen shows it; a phase the protocol does not know is refused.
+      assert.equal((await agent(`/tests/${id}/renew`, { agent_id: agentId, phase: 'auditing', run: 1 })).body.held, true);
+      const phased = await s.app.store.db.selectFrom('tests').select(['phase', 'phase_run']).where('id', '=', id).executeTakeFirstOrThrow();
+      assert.deepEqual([phased.phase, Number(phased.phase_run)], ['auditing', 1]);
+      for (const bad of [{ phase: 'dancing', run: 1 }, { phase: 'loading' }, { phase: 'loading', run: 0 }]) {
+        const refused = await agent(`/tests/${id}/renew`, { agent_id: agentId, ...bad });
+        assert.deepEqual([refused.status, refused.body.error.code], [400, 'input'], JSON.stringify(bad));
+      }
 
       const bundle = encodeBundle({ result: stubResult('http://127.0.0.1:9/') });
       const damaged = Buffer.from(bundle);

@@ -12,7 +12,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { authenticate } from '../../src/core/accounts/accounts.js';
 import { clock } from '../../src/core/clock.js';
 import { addLocation } from '../../src/core/catalog/locations.js';
-import { claimTest, failQueuedPastTimeout, failTest, reapExpiredLeases, releaseTest, renewLease, type TestRow } from '../../src/core/tests/tests.js';
+import { claimTest, failQueuedPastTimeout, failTest, reapExpiredLeases, releaseTest, renewLease, runEstimate, type TestRow } from '../../src/core/tests/tests.js';
 import { deleteAgent, upsertAgent } from '../../src/store/locations.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { call, engines, startServer, waitForTest, type TestServer } from '../helpers/server.js';
@@ -133,6 +133,41 @@ for (const engine of engines()) {
       assert.equal(await renewLease(db(), 'no-such-test', 'agent-a', LEASE), false);
       assert.equal(await failTest(store(), id, 'agent-a', 'done'), true);
       assert.equal(await renewLease(db(), id, 'agent-a', LEASE), false, 'a finished test has no lease to renew');
+    });
+
+    test('a renewal stores the phase its agent reports (not another agent\'s); a requeue or a release forgets it', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const id = await queue(key);
+      assert.equal((await claimTest(store(), LOCATION, 'agent-a', LEASE))?.id, id);
+      const phaseOf = async () => { const r = await row(id); return [r.phase, r.phase_run]; };
+      assert.deepEqual(await phaseOf(), [null, null], 'a test just claimed has no phase yet');
+      assert.equal(await renewLease(db(), id, 'agent-a', LEASE, { phase: 'loading', run: 2 }), true);
+      assert.deepEqual(await phaseOf(), ['loading', 2]);
+      assert.equal(await renewLease(db(), id, 'agent-b', LEASE, { phase: 'storing', run: 2 }), false);
+      assert.deepEqual(await phaseOf(), ['loading', 2], 'another agent reports nothing of the test');
+      assert.equal(await renewLease(db(), id, 'agent-a', LEASE), true);
+      assert.deepEqual(await phaseOf(), ['loading', 2], 'a plain renewal keeps the phase');
+      await releaseTest(db(), id, 'agent-a');
+      assert.deepEqual([(await row(id)).state, ...await phaseOf()], ['queued', null, null], 'a test handed back is queued, with no phase');
+      assert.equal((await claimTest(store(), LOCATION, 'agent-a', LEASE))?.id, id);
+      assert.equal(await renewLease(db(), id, 'agent-a', LEASE, { phase: 'auditing', run: 1 }), true);
+      clock.advance(LEASE + 1);
+      assert.deepEqual(await reapExpiredLeases(store()), { requeued: 1, failed: 0 }, 'its lease ran out');
+      assert.deepEqual([(await row(id)).state, ...await phaseOf()], ['queued', null, null], 'a requeued test has no phase');
+    });
+
+    test('runEstimate: the median duration of the location\'s latest completed tests of the last 24 hours; none without any', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const location = `estimate-${engine}`;
+      assert.equal(await runEstimate(db(), location), undefined, 'no history, no estimate');
+      const now = clock.now();
+      // Durations 20, 30 and 40 s, and one finished two days ago (beyond the tests' retention) that took 500 s.
+      for (const [i, [agoMs, durationMs]] of [[60_000, 20_000], [50_000, 40_000], [40_000, 30_000], [2 * 86_400_000, 500_000]].entries()) {
+        const id = await queue(key);
+        await db().updateTable('tests').set({ state: 'completed', location, started: now - agoMs - durationMs, finished: now - agoMs, created: now - agoMs - durationMs - i })
+          .where('id', '=', id).execute();
+      }
+      assert.deepEqual(await runEstimate(db(), location), { ms: 30_000, tests: 3 });
     });
 
     test('a lease that runs out is requeued the first time and failed with an error the second time', async () => {

@@ -12,6 +12,7 @@ import { authenticate } from '../../src/core/accounts/accounts.js';
 import { newId } from '../../src/core/ids.js';
 import { insertDelivery } from '../../src/store/webhooks.js';
 import { insertTest, type TestRow } from '../../src/store/tests.js';
+import { failTest, renewLease } from '../../src/core/tests/tests.js';
 import { accountIdOf, seedPage } from '../helpers/seed.js';
 import { call, engines, startServer, type TestServer } from '../helpers/server.js';
 import { webSession } from '../helpers/web-session.js';
@@ -245,13 +246,61 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
       `<a href="/tests/${failed.id}">${failed.url}</a>`, `<a href="/reports/${graded.reportId}">${done.url}</a>`,
     ], 'newest first, each linking to its progress or its report');
     assert.deepEqual(rows.slice(0, 4).map((r) => r[1]), [
-      'Queued: 2 tests ahead', 'Queued: 1 test ahead', 'Started', 'Error: The page could not be loaded: net::ERR_CONNECTION_REFUSED',
+      'Queued: 2 tests ahead', 'Queued: 1 test ahead', 'Started: the agent is setting out', 'Error: The page could not be loaded: net::ERR_CONNECTION_REFUSED',
     ]);
     assert.match(rows[4]![1]!, /^Completed, grade <span class="gradebox"[^>]*>B<\/span><span class="muted"> 85%<\/span>$/);
     assert.deepEqual([rows[0]![2], rows[3]![2]], ['Not started yet', 'Never started']);
     assert.match(rows[2]![2]!, /^Started <time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d<\/time> UTC$/);
     assert.deepEqual(rows.slice(5).map((r) => /old-(\d)/.exec(r[0]!)?.[1]), ['6', '5', '4', '3', '2'], 'the oldest two are not listed');
     assert.ok(!section.includes(foreign.url), "another account's test is not listed");
+  });
+
+  it('a test\'s progress: its phase among the steps, the time elapsed, the estimate from the location\'s tests; failed, its error and Retest', async () => {
+    const store = server.app.store;
+    const key = await server.account({ plan: 'pro' });
+    const cookie = await signIn(key);
+    const queue = async (path: string) => {
+      const res = await call(server, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url: `http://127.0.0.1:9/${path}`, runs: 2 } } } });
+      assert.equal(res.status, 202, res.text);
+      return res.body.data.id as string;
+    };
+    const running = await queue('running');
+    const failing = await queue('failing');
+    const stepsOf = (html: string) => [...html.matchAll(/<li data-step="(\w+)"( class="(\w+)")?/g)].map((m) => `${m[1]}${m[3] ? `:${m[3]}` : ''}`);
+    // No agent here: tests of this location completed 20, 30 and 40 s after they started; with the one test of an
+    // earlier step (60 s), the median is still 30 s.
+    const now = Date.now();
+    for (const [i, d] of [40_000, 20_000, 30_000, 30_000, 30_000].entries()) {
+      const id = await queue(`done-${i}`);
+      await store.db.updateTable('tests').set({ state: 'completed', started: now - 90_000 - d, finished: now - 90_000 + i }).where('id', '=', id).execute();
+    }
+    const queued = (await get(cookie, `/tests/${running}`)).html;
+    assert.match(queued, /data-state>Queued: (next in line|\d+ tests? ahead)</);
+    assert.deepEqual(stepsOf(queued), ['queued:current', 'launching', 'loading', 'auditing', 'storing']);
+    assert.match(queued, /Elapsed <b data-elapsed="\d+">\d+ s<\/b>/);
+    assert.match(queued, /A test at Local takes about 30 s once an agent has it \(the median of its last [56] completed tests\)\./);
+
+    await store.db.updateTable('tests').set({ state: 'started', started: now, lease_owner: 'agent-x', lease_expires: now + 3_600_000 }).where('id', '=', running).execute();
+    assert.equal(await renewLease(store.db, running, 'agent-x', 3_600_000, { phase: 'loading', run: 2 }), true);
+    const loading = (await get(cookie, `/tests/${running}`)).html;
+    assert.match(loading, /data-state>Started: load 2 of 2, loading the page</);
+    assert.deepEqual(stepsOf(loading), ['queued:done', 'launching:done', 'loading:current', 'auditing', 'storing']);
+    assert.match(loading, /the report opens when it completes/);
+
+    assert.equal(await failTest(store, failing, null, 'The page could not be loaded: net::ERR_CONNECTION_REFUSED'), true);
+    const failed = await get(cookie, `/tests/${failing}`);
+    assert.equal(failed.status, 200);
+    assert.match(failed.html, /data-state>The test failed</);
+    assert.match(failed.html, /<p class="error" data-detail>The page could not be loaded: net::ERR_CONNECTION_REFUSED<\/p>/);
+    assert.doesNotMatch(failed.html, /the report opens when it completes|data-steps|data-events/, 'a failed test is not followed');
+    assert.match(failed.html, new RegExp(`<form method="post" action="/tests/${failing}/retest">.*?>Retest</button>`));
+    const retest = await post(cookie, `/tests/${failing}/retest`);
+    assert.equal(retest.status, 303, retest.html);
+    const again = /^\/tests\/([^/]+)$/.exec(retest.location ?? '')?.[1];
+    assert.ok(again && again !== failing, `Retest starts a new test and opens its progress: ${retest.location}`);
+    const test = (await call(server, 'GET', `/tests/${again}`, { key })).body.data.attributes;
+    assert.deepEqual([test.url, test.state, test.source], ['http://127.0.0.1:9/failing', 'queued', 'on-demand']);
+    assert.equal((await post(otherCookie, `/tests/${failing}/retest`)).status, 404, 'another account cannot retest it');
   });
 
   it('a report says "median of N runs" only when N > 1, in the app and on the public page', async () => {

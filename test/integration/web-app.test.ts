@@ -316,9 +316,29 @@ describe('the web app in a real browser (sqlite)', () => {
         log.push({ marker: window.__marker, text: el.textContent });
         sessionStorage.setItem('wg-status', JSON.stringify(log));
       }).observe(el, { childList: true, characterData: true, subtree: true });
+      // Which steps the screen marks current as the test goes (its agent reports each phase as it enters it).
+      const seen = [];
+      const note = () => {
+        const li = document.querySelector('[data-steps] li[aria-current=step]');
+        const step = li ? li.dataset.step : null;
+        if (step && seen[seen.length - 1] !== step) seen.push(step);
+        sessionStorage.setItem('wg-steps', JSON.stringify(seen));
+      };
+      note();
+      new MutationObserver(note).observe(document.querySelector('[data-steps]'), { attributes: true, subtree: true });
       return el.textContent;
     })()`)) as string;
     assert.match(initial, /^(Queued|Started)/, 'the progress screen starts at Queued… or Started…');
+    // The steps of the test in order, the current one marked; the time elapsed ticking; no estimate without history.
+    const steps = await page.$$eval('[data-steps] li', (lis) => lis.map((li) => li.textContent));
+    assert.deepEqual(steps, ['Queued', 'Launching the browser', 'Loading the page', 'Lighthouse audits', 'Storing the results']);
+    assert.equal(await textOf(page, '.progress-estimate'),
+      'No test has completed at Local lately: there is no estimate of how long one takes yet.', 'the first test has no estimate');
+    const elapsedAt = async () => (await textOf(page, '[data-elapsed]')).trim();
+    const firstElapsed = await elapsedAt();
+    assert.match(firstElapsed, /^\d+ s$/, 'the time elapsed in seconds');
+    await page.waitForFunction((was) => document.querySelector('[data-elapsed]')?.textContent !== was, { timeout: 5_000 }, firstElapsed);
+    assert.match(await elapsedAt(), /^\d+ s$/, 'the time elapsed ticks');
     await checkScreen(page, 'progress', { reload: false });
 
     await opened;
@@ -330,6 +350,13 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.ok(changes.length >= 1, `the status changed live at least once: ${JSON.stringify(log)}`);
     assert.ok(log.every((l) => l.marker === log[0]!.marker), `every change happened in the same document (no reload): ${JSON.stringify(log)}`);
     assert.ok(changes.some((c) => /^(Started|Completed)/.test(c.text)), `the status went on to Started or Completed: ${JSON.stringify(log)}`);
+    // The phases the agent went through were said (the status line), and marked in order (the steps).
+    assert.ok(['Started: loading the page', 'Started: Lighthouse audits'].every((l) => log.some((c) => c.text === l)),
+      `the status said the phases: ${JSON.stringify(log)}`);
+    const seenSteps = JSON.parse((await page.evaluate(`sessionStorage.getItem('wg-steps')`)) as string) as string[];
+    const order = ['queued', 'launching', 'loading', 'auditing', 'storing'];
+    assert.ok(['loading', 'auditing'].every((s) => seenSteps.includes(s)), `the steps marked loading and auditing current: ${JSON.stringify(seenSteps)}`);
+    assert.deepEqual(seenSteps, [...seenSteps].sort((a, b) => order.indexOf(a) - order.indexOf(b)), `in order: ${JSON.stringify(seenSteps)}`);
 
     for (const tab of ['Summary', 'Performance', 'Structure', 'Waterfall', 'Video', 'History']) {
       assert.ok(await page.$(aria(tab, 'link')), `the report has a part named "${tab}"`);
@@ -854,6 +881,15 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.deepEqual(lanes.map((l) => l.name), ['Report 1', 'Report 2'], `a filmstrip lane per report: ${JSON.stringify(lanes)}`);
     const realLane = lanes[columns[1]!.href === `/reports/${real}` ? 0 : 1]!;
     assert.ok(realLane.frames > 0, `the real report's lane has its frames: ${JSON.stringify(lanes)}`);
+    // One figure, one value: each lane's "fully loaded" is its report's "Fully loaded" in the table.
+    const tableFully = (await page.evaluate(`[...[...document.querySelectorAll('table.cmp-table tbody tr')].find((tr) => tr.querySelector('th').textContent === 'Fully loaded')
+      .querySelectorAll('td .cmp-value')].map((v) => v.textContent)`)) as string[];
+    const laneFully = await page.$$eval('.cmp-lane-name span', (ss) => ss.map((sp) => /fully loaded (.+)$/.exec(sp.textContent ?? '')?.[1] ?? sp.textContent));
+    assert.deepEqual(laneFully, tableFully, 'each filmstrip lane says its report\'s fully loaded time as the table does');
+    // The two waterfalls on one time axis: the same ticks at the same places.
+    const axes = await page.$$eval('.cmp-section .waterfall th.axis', (ths) => ths.map((th) => th.innerHTML));
+    assert.equal(axes.length, 2);
+    assert.equal(axes[0], axes[1], 'the two waterfalls share one time axis');
     for (const n of [1, 2]) assert.ok(await page.$(await named(page, `Waterfall of report ${n}`, 'heading')), `a waterfall of report ${n}`);
     assert.equal((await accessibleNodes(page)).filter((a) => a.role === 'heading' && a.name.startsWith('Waterfall of report')).length, 2, 'two waterfalls');
     await checkScreen(page, 'compare');

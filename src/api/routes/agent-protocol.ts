@@ -9,6 +9,7 @@ import { DATABASE_RETRY_AFTER_S } from '../../core/errors.js';
 import { checkedProgress, type JourneyProgress } from '../../core/tests/journey-failure.js';
 import { agentBrowsers, agentSeen, agentTokenLocation, announceAgent, isAgentOf } from '../../core/catalog/locations.js';
 import { releaseTest, renewLease } from '../../core/tests/tests.js';
+import { checkedPhaseReport, TEST_PHASES, type PhaseReport } from '../../core/tests/phases.js';
 import {
   AGENT_ID_HEADER, AGENT_PREFIX, AGENT_PROTOCOL, AGENT_PROTOCOL_HEADER, CHECKSUM_HEADER, MAX_CLAIM_WAIT_MS, MAX_RESULT_BYTES,
   type ClaimResponse, type HelloResponse, type ProtocolError,
@@ -144,9 +145,10 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     });
 
     scope.post('/tests/:id/renew', async (req, reply) => {
-      const { agentId } = await agentRequest(req);
+      const { agentId, body } = await agentRequest(req);
       const { id } = req.params as { id: string };
-      const held = ID.test(id) && (await renewLease(store.db, id, agentId, ctx.config.leaseMs));
+      const phase = phaseOf(body);
+      const held = ID.test(id) && (await renewLease(store.db, id, agentId, ctx.config.leaseMs, phase));
       await agentSeen(store.db, agentId);
       return reply.send({ held });
     });
@@ -196,6 +198,15 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: AppContext): vo
     scope.setNotFoundHandler((_req: FastifyRequest, reply: FastifyReply) =>
       reply.code(404).send({ error: { code: 'input', message: 'no such agent protocol request (docs/agent-protocol.md)' } }));
   }, { prefix: AGENT_PREFIX });
+}
+
+/** The phase a renewal reports (`phase` and `run`, both or neither), checked; absent: none. */
+function phaseOf(body: unknown): PhaseReport | undefined {
+  const { phase, run } = (typeof body === 'object' && body !== null ? body : {}) as { phase?: unknown; run?: unknown };
+  if (phase === undefined && run === undefined) return undefined;
+  const report = checkedPhaseReport(phase, run);
+  if (!report) throw new ProtocolFailure(400, 'input', `phase must be one of ${TEST_PHASES.join(', ')}, with run the load it is in (1 to 100)`);
+  return report;
 }
 
 /** A failed journey's progress as the agent sends it (its screenshot in base64), checked; absent: none. */

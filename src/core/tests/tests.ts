@@ -15,8 +15,9 @@ import { lockAccount } from '../../store/locks.js';
 import { pageIdFor } from '../../store/pages.js';
 import {
   claimQueuedTest, countActiveTests, failedTestsOfPage as failedTestsOfPageRows, countQueuedBefore, expiredLeases, queuedTestsByLocation, testsQueuedWithoutAgent, getRetainedTest, insertTest, markTestFailed, releaseHeldTest, renewTestLease,
-  requeueExpiredTest, testCharge, type TestRow,
+  recentRunDurations, requeueExpiredTest, testCharge, type TestRow,
 } from '../../store/tests.js';
+import { ESTIMATE_TESTS, estimateOf, type Estimate, type PhaseReport } from './phases.js';
 import { plural } from '../../lib/words.js';
 
 export type { TestRow };
@@ -131,6 +132,8 @@ export function newTestRow(store: Store, accountId: string, options: AnalysisOpt
     events_pending: null,
     scan_id: scan?.id ?? null,
     scan_position: scan?.position ?? null,
+    phase: null,
+    phase_run: null,
   };
 }
 
@@ -164,9 +167,19 @@ Promise<TestRow | undefined> {
   return claimQueuedTest(store.db, store.engine, location, agentId, now, now + leaseMs, browsers);
 }
 
-/** Extend the lease; false when the agent no longer holds it (the reaper requeued or failed the test). */
-export async function renewLease(db: Db, testId: string, agentId: string, leaseMs: number): Promise<boolean> {
-  return renewTestLease(db, testId, agentId, clock.now() + leaseMs);
+/**
+ * Extend the lease, and store the phase the agent reports with it (its followers are woken); false when the agent no
+ * longer holds the test (the reaper requeued or failed the test).
+ */
+export async function renewLease(db: Db, testId: string, agentId: string, leaseMs: number, phase?: PhaseReport): Promise<boolean> {
+  const held = await renewTestLease(db, testId, agentId, clock.now() + leaseMs, phase);
+  if (held && phase) testsChanged.notify();
+  return held;
+}
+
+/** How long a test takes at this location once an agent has it: the median of its latest completed tests; none without any. */
+export async function runEstimate(db: Db, location: string): Promise<Estimate | undefined> {
+  return estimateOf(await recentRunDurations(db, location, clock.now() - TEST_RETENTION_MS, ESTIMATE_TESTS));
 }
 
 /**

@@ -32,8 +32,11 @@ export async function runFirefoxTest(spec: RunSpec): Promise<RunResult> {
   let current: FirefoxLoad | undefined;
   try {
     const work = (async () => {
+      spec.onPhase?.('launching');
       const load = current = await setUp(spec, settings, ahead, timer, deadline);
+      spec.onPhase?.('loading');
       await navigateAndWait(load);
+      spec.onPhase?.('auditing');
       return collectFirefoxLoad(load);
     })();
     work.catch(() => undefined); // if the deadline wins the race, this settles later, when the browser is gone

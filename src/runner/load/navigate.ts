@@ -189,6 +189,7 @@ function watchNetwork(ctx: LoadContext): { until(since: number): Promise<boolean
  */
 async function endLoad(ctx: LoadContext, loadOverAt: number | undefined): Promise<void> {
   const { spec } = ctx;
+  spec.onPhase?.('auditing');
   ctx.observedUntil = spec.options.stop_onload === 1 && !ctx.steps.journey ? 0 : Date.now();
   // The page's own time: from asking for the first navigation to the end of the last step (the floor of a test).
   if (ctx.observationStartedAt !== undefined) ctx.timer.phases.observation = Math.round(performance.now() - ctx.observationStartedAt);

@@ -1,7 +1,7 @@
 /**
  * The web app's only script (the screens work without it): asks before destructive forms are sent, follows
- * a running test live through server-sent events, opening its report when it completes (and showing a failed journey
- * again, with its steps), follows a running scan the same way (its changing parts fetched again, the site report
+ * a running test live through server-sent events (its phase, the time elapsed), opening its report when it completes
+ * (and showing a failed test again, with its error and Retest), follows a running scan the same way (its changing parts fetched again, the site report
  * opened when it is done), and reads a chosen recording file into the field it fills (data-fills: the textarea's id).
  */
 
@@ -14,27 +14,64 @@ document.addEventListener('submit', (e) => {
 
 interface TestEvent {
   state: 'queued' | 'started' | 'completed' | 'error';
+  /** Where the test is among the screen's steps (data-step), while queued or started. */
+  step?: string;
   /** Tests ahead of this one at its location (queued only). */
   position?: number;
   error?: string;
   report?: string;
   label: string;
+  /** Since the test was asked for, when the event was made (ms). */
+  elapsed_ms: number;
 }
 
+/** A wait in words, as the server prints it (core/tests/phases.ts durationText): "8 s", "1 min 05 s", "1 h 02 min". */
+function durationText(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${two(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${two(Math.floor(s / 60) % 60)} min`;
+}
+
+/**
+ * A running test's screen: the status line and the steps follow the test's events, the elapsed time ticks each second
+ * (from the server's count, by this browser's clock), the report opens when the test completes, and a test that
+ * fails is shown again as failed (its error, Retest; a journey's steps and last screen).
+ */
 function followTest(box: HTMLElement): void {
   const url = box.dataset.events;
   if (!url) return;
   const state = box.querySelector<HTMLElement>('[data-state]');
-  const detail = box.querySelector<HTMLElement>('[data-detail]');
+  const elapsed = box.querySelector<HTMLElement>('[data-elapsed]');
+  let base = Number(elapsed?.dataset.elapsed ?? 0);
+  let since = performance.now();
+  const tick = (): void => {
+    if (elapsed) elapsed.textContent = durationText(base + performance.now() - since);
+  };
+  const ticker = window.setInterval(tick, 1000);
   const source = new EventSource(url);
   source.addEventListener('state', (e) => {
     const ev = JSON.parse((e as MessageEvent<string>).data) as TestEvent;
-    if (state) state.textContent = ev.label;
-    if (detail) detail.textContent = ev.error ?? '';
-    // A journey that fails here is shown again, with the steps it completed and its last screen.
-    const failedNow = ev.state === 'error' && box.dataset.current !== 'error' && box.dataset.reloadOnError !== undefined;
+    if (state && state.textContent !== ev.label) state.textContent = ev.label;
+    base = ev.elapsed_ms;
+    since = performance.now();
+    tick();
+    let passed = true;
+    for (const li of box.querySelectorAll<HTMLElement>('[data-steps] [data-step]')) {
+      const current = li.dataset.step === ev.step;
+      if (current) passed = false;
+      li.classList.toggle('done', passed && ev.step !== undefined);
+      li.classList.toggle('current', current);
+      if (current) li.setAttribute('aria-current', 'step');
+      else li.removeAttribute('aria-current');
+    }
+    const failedNow = ev.state === 'error' && box.dataset.current !== 'error';
     box.dataset.current = ev.state;
-    if (ev.state === 'completed' || ev.state === 'error') source.close();
+    if (ev.state === 'completed' || ev.state === 'error') {
+      source.close();
+      window.clearInterval(ticker);
+    }
     if (ev.state === 'completed' && ev.report) window.location.assign(ev.report);
     if (failedNow) window.location.reload();
   });

@@ -21,7 +21,7 @@ import { FormFields } from '../session.js';
 import { checked, csrfField, errorBox, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
 import { journeyAttributes, journeyFields } from './analyze-journey.js';
 import { gradeBox, journeyTitle, utcMinute } from './figures.js';
-import { testStateEvent } from './progress.js';
+import { testStateEvent, testTraits } from './progress.js';
 import { listScans, scanProgress } from '../../core/scans/scans.js';
 import { scanView } from '../../core/scans/scan-export.js';
 import { clock } from '../../core/clock.js';
@@ -155,7 +155,7 @@ async function recentTestRow(kit: WebKit, t: TestRow, reports: ReadonlyMap<strin
     state = !report ? 'Completed <span class="muted">(the report expired or was deleted)</span>'
       : report.service_grade ? `Completed, grade ${gradeBox(report)}` : 'Completed';
   } else if (t.state === 'queued' || t.state === 'started') {
-    state = t.state === 'started' ? 'Started' : esc((await testStateEvent(db, t)).label);
+    state = esc((await testStateEvent(db, t, testTraits(kit, t))).label);
   } else {
     state = `Error: ${esc(t.error ?? 'the test ended in error.')}`;
   }

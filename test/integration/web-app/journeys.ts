@@ -172,6 +172,12 @@ export function journeySteps(state: () => SuiteState): void {
     const shot = await page.$eval('.failure-shot img', (img) => ({ src: img.getAttribute('src'), width: (img as HTMLImageElement).naturalWidth }));
     assert.equal(shot.src, `/tests/${testId}/failure.jpg`);
     assert.ok(shot.width > 0, 'the screenshot loads');
+    // A failed test says it failed and offers Retest, not a report that will never open.
+    assert.equal(await textOf(page, '[role=status]'), 'The test failed');
+    assert.doesNotMatch(await textOf(page, 'main'), /the report opens when it completes/);
+    assert.equal(await page.$('[data-steps]'), null, 'no steps of a test that no longer runs');
+    assert.equal(await page.$eval(aria('Retest', 'button'), (b) => b.closest('form')?.getAttribute('action')), `/tests/${testId}/retest`,
+      'a failed test offers "Retest", which posts the test again');
     await checkScreen(page, 'progress, failed journey');
 
     const jpeg = (await page.evaluate(`fetch('/tests/${testId}/failure.jpg').then((r) => [r.status, r.headers.get('content-type')])`)) as [number, string];
