@@ -78,6 +78,14 @@ export async function updateScanPage(db: Db, id: string, set: Partial<ScanPagesT
   await db.updateTable('scan_pages').set(set).where('id', '=', id).execute();
 }
 
+/** When the first of a scan's tests started loading and when the last one finished (ms; null before any did): its pace. */
+export async function scanTestTimes(db: Db, scanId: string): Promise<{ firstStarted: number | null; lastFinished: number | null }> {
+  const row = await db.selectFrom('tests').select((eb) => [eb.fn.min('started').as('first'), eb.fn.max('finished').as('last')])
+    .where('scan_id', '=', scanId).executeTakeFirst();
+  const ms = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return { firstStarted: ms(row?.first), lastFinished: ms(row?.last) };
+}
+
 /** How many pages of a scan are in each state. */
 export async function scanPageCounts(db: Db, scanId: string): Promise<Record<string, number>> {
   const rows = await db.selectFrom('scan_pages').select(['state', (eb) => eb.fn.countAll<number>().as('n')])

@@ -85,7 +85,14 @@ describe('the web app in a real browser (sqlite)', () => {
       return runTest(spec);
     }
     loads.stubbed++;
-    return stubResult(spec.options.url);
+    return withOneRequest(stubResult(spec.options.url));
+  };
+  /** The stub's load with its one request in its HAR (6 ms long), so that its report has a waterfall to compare. */
+  const withOneRequest = (r: RunResult): RunResult => {
+    const entry = { startedDateTime: new Date().toISOString(), time: 6, request: { method: 'GET', url: r.finalUrl, headers: [] },
+      response: { status: 200, headers: [], content: { size: 100, mimeType: 'text/html' }, _transferSize: 100, bodySize: 100 },
+      timings: { send: 1, wait: 4, receive: 1 }, _resourceType: 'document' };
+    return { ...r, har: { log: { ...r.har.log, entries: [entry] } } as unknown as RunResult['har'] };
   };
 
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -1129,6 +1136,13 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(await textOf(page, '[role=status]'), 'Running: 1 of 3 pages done');
     assert.deepEqual((await tableRows(page, 'table.scan-pages')).map((r) => r[3]), ['Completed', 'Loading', 'Loading']);
     assert.ok(await page.$(aria('Cancel scan', 'button')), 'a running scan has "Cancel scan"');
+    /** The Progress card's facts, by name. */
+    const progressFacts = async () => (await page.$eval('#scan-progress .scan-card dl.facts', (dl) =>
+      Object.fromEntries([...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])))) as Record<string, string>;
+    const before = await progressFacts();
+    // Credits held for the pages still to run are reserved, not used; no pace before a page done has its test's times.
+    assert.deepEqual([before['Pages done'], before['Credits'], before['Rate'], before['Time left']],
+      ['1 of 3', '3 reserved, 1 used', 'known once a page is done', 'known once a page is done'], JSON.stringify(before));
     await checkScreen(page, 'scan, running');
 
     await page.evaluate('window.__marker = "same document"');
@@ -1137,8 +1151,13 @@ describe('the web app in a real browser (sqlite)', () => {
       url: loading!.url, template: '/shop/:id', grade: 'B', performance_score: 84, largest_contentful_paint: 2000, total_blocking_time: 100,
       cumulative_layout_shift: 0.03, fully_loaded_time: 2500,
     });
-    await waitForStatus(page, /^Running: 2 of 3 pages done$/, 'the status follows the scan', 15_000);
+    const status = await waitForStatus(page, /^Running: 2 of 3 pages done, about .+ left$/, 'the status follows the scan', 15_000);
     await page.waitForSelector(`table.scan-pages a[href="/reports/${reportId}"]`, { timeout: 15_000 });
+    // The pace since its first page started, and the time left at it: the status line and the card say the same.
+    const after = await progressFacts();
+    assert.match(after['Rate'] ?? '', /^[\d.]+ pages? a minute$/, JSON.stringify(after));
+    assert.equal(`, ${after['Time left']}`, status.slice(status.indexOf(','), status.length), `the status and the card agree: ${status}, ${JSON.stringify(after)}`);
+    assert.equal(after['Credits'], '3 reserved, 2 used');
     const row = (await tableRows(page, 'table.scan-pages'))[1]!;
     assert.deepEqual(row.slice(1, 8), ['/shop/1', '/shop/:id', 'Completed', 'B', '84%', '–', '2.00 s'], 'the page shows its figures as it completes');
     assert.equal(await page.evaluate('window.__marker'), 'same document', 'in the same document: no reload');

@@ -10,6 +10,7 @@ import { readScanSettings, type ScanSettings } from './scan-request.js';
 import { readDiscoveryErrors, readScanAlerts, readScanFigures, readSkipped } from './scan-readers.js';
 import type { AlertVerdict } from './alert-verdicts.js';
 import type { scanProgress } from './scans.js';
+import type { ScanPace } from './scan-pace.js';
 
 export type ScanProgress = Awaited<ReturnType<typeof scanProgress>>;
 
@@ -37,6 +38,8 @@ export interface ScanView {
   figures: SiteFigures | null;
   /** The verdicts of its alert conditions once it completed (scan-alerts.ts); null before. */
   alerts: AlertVerdict[] | null;
+  /** While it runs, once a page is done: its pace and the time left (scan-pace.ts). */
+  pace?: ScanPace;
 }
 
 /**

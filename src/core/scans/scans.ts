@@ -18,13 +18,14 @@ import { ApiError } from '../errors.js';
 import { lockAccount } from '../../store/locks.js';
 import type { Db, Store, Trx } from '../../store/db.js';
 import {
-  allScanPages, getScanRow, scanOfTestRow, scanTemplates, insertScan, queuedScanTestIds, scanPageCounts, updateScan, updateScanPage,
+  allScanPages, getScanRow, scanOfTestRow, scanTemplates, insertScan, queuedScanTestIds, scanPageCounts, scanTestTimes, updateScan, updateScanPage,
   type ScanPageRow, type ScanRow,
 } from '../../store/scans.js';
 import { countScanPages, queryScanPages, queryScans } from '../../store/lists.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../vocabulary/lists.js';
 import type { ScanSettings } from './scan-request.js';
+import { scanPace, type ScanPace } from './scan-pace.js';
 
 export type { ScanRow, ScanPageRow, ScanSettings };
 
@@ -112,6 +113,18 @@ export async function scanProgress(db: Db, scanId: string): Promise<Record<'tota
     total: Object.values(c).reduce((a, b) => a + b, 0),
     queued: n('queued'), started: n('started'), completed: n('completed'), failed: n('failed'), cancelled: n('cancelled'),
   };
+}
+
+/**
+ * A running scan's pace, as of its last page done (pages a minute since its first page started loading, and the time its
+ * pages left take): it changes when a page is done, so the status line and the progress card say the same; none otherwise.
+ */
+export async function runningScanPace(db: Db, scan: Pick<ScanRow, 'id' | 'state'>, pages: Awaited<ReturnType<typeof scanProgress>>):
+  Promise<ScanPace | undefined> {
+  if (scan.state !== 'running') return undefined;
+  const times = await scanTestTimes(db, scan.id);
+  return times.lastFinished === null ? undefined
+    : scanPace({ done: pages.completed + pages.failed, left: pages.queued + pages.started, firstStarted: times.firstStarted, now: times.lastFinished });
 }
 
 export async function listScanPages(db: Db, accountId: string, scanId: string, q: ListQuery): Promise<ListPage<ScanPageRow>> {

@@ -89,8 +89,10 @@ interface ScanEvent {
 }
 
 /**
- * A running scan's screen: the status line follows the scan's events; when the scan moved, the screen is fetched
- * again and its live parts (data-live, by id) take the new content; when it is done, the screen reloads.
+ * A running scan's screen: when the scan's events say it moved, the screen is fetched again and its live parts
+ * (data-live, by id: the status line, the progress, the pages) take the new content at once, so that they always say
+ * the same (the status line takes the event's words only when the screen could not be fetched); when it is done, the
+ * screen reloads.
  */
 function followScan(box: HTMLElement): void {
   const url = box.dataset.scanEvents;
@@ -98,6 +100,7 @@ function followScan(box: HTMLElement): void {
   const status = box.querySelector<HTMLElement>('[data-state]');
   let fetching = false;
   let again = false;
+  let label = '';
   const refresh = async (): Promise<void> => {
     if (fetching) {
       again = true;
@@ -106,14 +109,24 @@ function followScan(box: HTMLElement): void {
     fetching = true;
     try {
       const res = await fetch(window.location.href, { credentials: 'same-origin' });
-      if (!res.ok) return;
+      if (!res.ok) {
+        if (status) status.textContent = label;
+        return;
+      }
       const fresh = new DOMParser().parseFromString(await res.text(), 'text/html');
+      // The scan is done meanwhile: its screen is another (the site report), opened whole.
+      if (!fresh.querySelector('[data-scan-events]')) {
+        source.close();
+        window.location.reload();
+        return;
+      }
       for (const part of document.querySelectorAll<HTMLElement>('[data-live][id]')) {
         const next = fresh.getElementById(part.id);
         if (next) part.replaceChildren(...[...next.childNodes].map((n) => document.importNode(n, true)));
       }
     } catch {
       // The next event tries again.
+      if (status) status.textContent = label;
     } finally {
       fetching = false;
       if (again) {
@@ -125,7 +138,7 @@ function followScan(box: HTMLElement): void {
   const source = new EventSource(url);
   source.addEventListener('state', (e) => {
     const ev = JSON.parse((e as MessageEvent<string>).data) as ScanEvent;
-    if (status) status.textContent = ev.label;
+    label = ev.label;
     if (ev.done) {
       source.close();
       window.location.reload();

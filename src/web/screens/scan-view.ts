@@ -18,6 +18,7 @@ import { GRADE_COLOUR } from '../../report/page.js';
 import { actionButton, errorBox, esc, selected, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
+import { leftText, rateText } from '../../core/scans/scan-pace.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -46,14 +47,14 @@ export const isRunning = (state: string): boolean => state === 'discovering' || 
 export const isFollowed = (s: Pick<ScanView, 'state' | 'figures' | 'pages'>): boolean =>
   isRunning(s.state) || (s.state === 'cancelled' && s.figures === null && s.pages.queued + s.pages.started > 0);
 
-/** What the status line says of a scan. */
-export function scanLabel(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figures'>): string {
+/** What the status line says of a scan: a running one, its pages done and, once one is, the time left at its pace. */
+export function scanLabel(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figures' | 'pace'>): string {
   const done = s.pages.completed + s.pages.failed;
   switch (s.state) {
     case 'discovering':
       return s.found > 0 ? `Discovering pages: ${plural(s.found, 'URL')} found so far` : 'Discovering pages';
     case 'running':
-      return `Running: ${done} of ${plural(s.pages.total, 'page')} done`;
+      return `Running: ${done} of ${plural(s.pages.total, 'page')} done${s.pace && done < s.pages.total ? `, ${leftText(s.pace)}` : ''}`;
     case 'completed':
       return `Completed: ${plural(s.pages.completed, 'page')} measured${s.pages.failed ? `, ${s.pages.failed} failed` : ''}`;
     case 'cancelled':
@@ -262,6 +263,8 @@ export function progressPart(s: ScanView): string {
     ['Failed', String(pages.failed)],
     ...(isRunning(s.state) || pages.queued + pages.started > 0 ? [['Queued', String(pages.queued)], ['Loading', String(pages.started)]] : []),
     ...(pages.cancelled ? [['Cancelled', String(pages.cancelled)]] : []),
+    ...(s.state === 'running' ? [['Rate', s.pace ? esc(rateText(s.pace)) : 'known once a page is done'],
+      ['Time left', s.pace ? esc(leftText(s.pace)) : 'known once a page is done']] : []),
     ['Credits', creditsText(s)],
   ];
   const progress = `<section class="card scan-card" aria-labelledby="scan-progress-h"><h2 id="scan-progress-h">Progress</h2>${bar}` +
@@ -404,14 +407,18 @@ export function scanHead(kit: WebKit, v: Visitor, s: ScanView): string {
   const actions = downloads || cancel ? `<div class="actions">${downloads}${cancel}<a class="btn secondary" href="/scans">All scans</a></div>` : '';
   const key = scanKey(s);
   const status = `<div class="card scan-status"${followed ? ` data-scan-events="/scans/${esc(s.id)}/events" data-key="${esc(key)}"` : ''}>` +
-    `<p class="state" role="status" aria-live="polite" data-state>${esc(scanLabel(s))}</p>` +
+    `<p class="state" id="scan-state" role="status" aria-live="polite" data-state data-live>${esc(scanLabel(s))}</p>` +
     `${running ? '<p class="muted">This page follows the scan: pages are added as they complete, and the site report opens when the last one is done.</p>'
       : followed ? '<p class="muted">The page loading when the scan was cancelled finishes; then the report of the pages measured opens here.</p>' : ''}</div>`;
   return `<h1 class="scan-title">Scan of <span class="url">${esc(s.url)}</span></h1>${facts}${actions}${status}`;
 }
 
-/** What changes on the screen when the scan moves (the events send it; the script fetches the screen again when it differs). */
-export function scanKey(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figures'>): string {
+/**
+ * What changes on the screen when the scan moves, its status line included (the events send it; the script fetches the
+ * screen again when it differs, and the status line, the progress and the pages take their new content together, so
+ * that they never disagree).
+ */
+export function scanKey(s: Pick<ScanView, 'state' | 'found' | 'pages' | 'figures' | 'pace'>): string {
   const p = s.pages;
-  return [s.state, s.found, p.total, p.queued, p.started, p.completed, p.failed, p.cancelled, s.figures ? 'figures' : ''].join('.');
+  return [s.state, s.found, p.total, p.queued, p.started, p.completed, p.failed, p.cancelled, s.figures ? 'figures' : '', scanLabel(s)].join('.');
 }

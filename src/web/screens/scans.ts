@@ -13,7 +13,7 @@ import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import { DEFAULT_MAX_PAGES, DEFAULT_SAMPLE, DEFAULT_CRAWL_DEPTH } from '../../core/scans/scan-request.js';
 import {
-  cancelScan, getScan, listScanPages, listScans, scanNotFound, scanPages, scanPagesMatching, scanProgress, type ScanRow,
+  cancelScan, getScan, listScanPages, listScans, runningScanPace, scanNotFound, scanPages, scanPagesMatching, scanProgress, type ScanRow,
 } from '../../core/scans/scans.js';
 import { siteHistory } from '../../core/scans/scan-history.js';
 import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } from '../../core/scans/scan-export.js';
@@ -65,7 +65,8 @@ export function scanAttributesFromForm(form: FormFields): Record<string, unknown
 }
 
 async function viewOf(kit: WebKit, s: ScanRow): Promise<ScanView> {
-  return scanView(s, await scanProgress(kit.ctx.store.db, s.id));
+  const pages = await scanProgress(kit.ctx.store.db, s.id);
+  return { ...scanView(s, pages), pace: await runningScanPace(kit.ctx.store.db, s, pages) };
 }
 
 /**
