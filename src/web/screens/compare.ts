@@ -126,7 +126,7 @@ function figuresTable(reports: ReportRow[], browserName: (id: string) => string)
  * The end of a report's load: its fully loaded figure, the table's own value (onload when the test stopped there). The
  * lane's label and its end line say this one value.
  */
-function loadEnd(r: ReportRow): { label: string; at: number } {
+export function loadEnd(r: Pick<ReportRow, 'fully_loaded_time' | 'onload_time'>): { label: string; at: number } {
   return r.fully_loaded_time >= 0 ? { label: 'fully loaded', at: r.fully_loaded_time } : { label: 'onload', at: Math.max(0, r.onload_time) };
 }
 

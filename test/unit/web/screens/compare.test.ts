@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../../src/core/errors.js';
-import { compareIds, figureDelta, showFigure, shortUrl } from '../../../../src/web/screens/compare.js';
+import { compareIds, figureDelta, loadEnd, showFigure, shortUrl } from '../../../../src/web/screens/compare.js';
 
 describe('compare: report IDs of the query', () => {
   it('reads a comma list and repeated parameters alike, in order, without duplicates', () => {
@@ -64,5 +64,13 @@ describe('compare: differences', () => {
   it('shortens URLs for column headings', () => {
     assert.equal(shortUrl('https://example.com/'), 'example.com');
     assert.equal(shortUrl(`https://example.com/${'x'.repeat(80)}`, 20), 'example.com/xxxxxxx…');
+  });
+});
+
+describe('compare: a filmstrip lane\'s end', () => {
+  it('is the report\'s fully loaded figure, the table\'s value, even when a frame came later (onload when the test stopped there)', () => {
+    assert.deepEqual(loadEnd({ fully_loaded_time: 218, onload_time: 150 }), { label: 'fully loaded', at: 218 });
+    assert.equal(showFigure('time', loadEnd({ fully_loaded_time: 218, onload_time: 150 }).at), showFigure('time', 218));
+    assert.deepEqual(loadEnd({ fully_loaded_time: -1, onload_time: 150 }), { label: 'onload', at: 150 });
   });
 });
