@@ -19,6 +19,7 @@ import { actionButton, errorBox, esc, selected, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
 import { leftText, rateText } from '../../core/scans/scan-pace.js';
+import { aboutText } from '../../core/tests/phases.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -264,7 +265,7 @@ export function progressPart(s: ScanView): string {
     ...(isRunning(s.state) || pages.queued + pages.started > 0 ? [['Queued', String(pages.queued)], ['Loading', String(pages.started)]] : []),
     ...(pages.cancelled ? [['Cancelled', String(pages.cancelled)]] : []),
     ...(s.state === 'running' ? [['Rate', s.pace ? esc(rateText(s.pace)) : 'known once a page is done'],
-      ['Time left', s.pace ? esc(leftText(s.pace)) : 'known once a page is done']] : []),
+      ['Time left', s.pace ? esc(aboutText(s.pace.leftMs)) : 'known once a page is done']] : []),
     ['Credits', creditsText(s)],
   ];
   const progress = `<section class="card scan-card" aria-labelledby="scan-progress-h"><h2 id="scan-progress-h">Progress</h2>${bar}` +
