@@ -58,6 +58,17 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/**
+ * One refused entry of a list attribute (a URL of `urls`, a condition of `alert_conditions`...): the list's name, the
+ * entry's index in it (from 0) and why, as the detail says it (naming the entry `list[index]`). A form that sends a list
+ * one entry a line names the line from it.
+ */
+export interface EntryProblem {
+  list: string;
+  index: number;
+  detail: string;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   readonly title: string;
@@ -66,12 +77,38 @@ export class ApiError extends Error {
     readonly detail?: string,
     /** Extra response headers, e.g. Retry-After or the rate-limit reset. */
     readonly headers: Record<string, string> = {},
+    /** Every refused entry of a list, when the detail is about them (eachEntry). */
+    readonly entries: readonly EntryProblem[] = [],
   ) {
     super(detail ?? ERRORS[code].title);
     this.name = 'ApiError';
     this.status = ERRORS[code].status;
     this.title = ERRORS[code].title;
   }
+}
+
+/**
+ * Each entry of the list `list` checked by `check` (given the entry, its name `list[i]` and its index), every refusal
+ * gathered: one error names every bad entry, not only the first (its detail lists them in order; `entries` holds each).
+ * A refusal of another code than the first's, or any other error, ends the check at once.
+ */
+export function eachEntry<T, E = unknown>(list: string, items: readonly E[], check: (item: E, at: string, index: number) => T): T[] {
+  const out: T[] = [];
+  const problems: EntryProblem[] = [];
+  let code: ErrorCode | undefined;
+  items.forEach((item, index) => {
+    try {
+      out.push(check(item, `${list}[${index}]`, index));
+    } catch (err) {
+      if (!(err instanceof ApiError) || (code !== undefined && err.code !== code)) throw err;
+      code = err.code;
+      problems.push({ list, index, detail: err.detail ?? err.title });
+    }
+  });
+  if (code === undefined) return out;
+  const detail = problems.length === 1 ? problems[0].detail
+    : `${problems.length} entries of ${list} are refused: ${problems.map((p) => p.detail).join('; ')}`;
+  throw new ApiError(code, detail, {}, problems);
 }
 
 /** Is `v` a plain JSON object (not null, not an array)? */

@@ -74,8 +74,61 @@ export function actionButton(v: Visitor, action: string, label: string,
     `<button type="submit" class="btn${o.style ? ` ${o.style}` : ''}"${o.name ? ` aria-label="${esc(o.name)}"` : ''}>${esc(label)}</button></form>`;
 }
 
-export const errorBox = (message: string | undefined): string =>
-  message ? `<div class="error" role="alert">${esc(message)}</div>` : '';
+/**
+ * A refused form's error: the API's title and detail, and each bad line of a field that takes one entry a line, named
+ * by its field (the field's id, to link to it) and its line number.
+ */
+export interface FormError {
+  message: string;
+  lines: { field: string; label: string; text: string }[];
+}
+
+/** A field's entries as a form sends them, one a line (blank lines left out), with each entry's line number (from 1). */
+export function formLines(text: string | undefined): { entries: string[]; lineOf: number[] } {
+  const entries: string[] = [];
+  const lineOf: number[] = [];
+  (text ?? '').split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    entries.push(line.trim());
+    lineOf.push(i + 1);
+  });
+  return { entries, lineOf };
+}
+
+/**
+ * The API's refusal as the form shows it. `lists` gives the label of each of the form's one-entry-a-line fields, by the
+ * list attribute it sends (the field's name; its id is f-NAME): each refused entry of those becomes its field's line ("Alert conditions, line 3: ...", `name[i]` in the API's words said as "line N").
+ */
+export function formError(err: ApiError, form?: FormFields, lists: Record<string, string> = {}): FormError {
+  const lines: FormError['lines'] = [];
+  for (const e of err.entries) {
+    const label = lists[e.list];
+    if (label === undefined || !form) continue;
+    const { lineOf } = formLines(form.get(e.list));
+    const lineName = (i: number) => `line ${lineOf[i] ?? i + 1}`;
+    const at = new RegExp(`${e.list}\\[(\\d+)\\](?:\\.(\\w+))?`, 'g');
+    const text = e.detail.replace(at, (_m, i: string, member?: string) => `${lineName(Number(i))}${member ? ` (${member})` : ''}`);
+    lines.push({ field: `f-${e.list}`, label, text });
+  }
+  if (lines.length === 0) return { message: `${err.title}: ${err.detail ?? ''}`, lines };
+  // Entries of a list the form has no field for keep the API's own words.
+  const rest = err.entries.length > lines.length ? ` ${err.detail ?? ''}` : '';
+  return { message: `${err.title}: ${lines.length === 1 ? 'one line is' : `${lines.length} lines are`} refused.${rest}`, lines };
+}
+
+/**
+ * A form's error where the form is: a summary that takes the focus when the screen opens (autofocus; the client
+ * script also brings it to the middle of the view), so that a long page shown again after a refused post opens on its
+ * error, not at its top. Each bad line links to its field.
+ */
+export function errorBox(error: string | FormError | undefined): string {
+  if (!error) return '';
+  const e = typeof error === 'string' ? { message: error, lines: [] } : error;
+  const lines = e.lines.length
+    ? `<ul>${e.lines.map((l) => `<li><a href="#${esc(l.field)}">${esc(l.label)}</a>: ${esc(l.text)}</li>`).join('')}</ul>`
+    : '';
+  return `<div class="error form-error" role="alert" id="form-error" tabindex="-1" autofocus data-form-error><p>${esc(e.message)}</p>${lines}</div>`;
+}
 
 export type ScreenHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, nonce: string) => Promise<string | FastifyReply>;
 export type ActionHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, form: FormFields, nonce: string) => Promise<string | FastifyReply>;
@@ -86,11 +139,33 @@ export function sendHtml(reply: FastifyReply, nonce: string, html: string, statu
 
 export const seeOther = (reply: FastifyReply, location: string): FastifyReply => reply.code(303).header('Location', location).send();
 
-/** An error as a screen: the API's status, title and detail, so the app says what the API would. */
+/**
+ * The screen of the app the request came from (its Referer, when it is one of ours and not this very screen), as a path:
+ * where an error screen sends the person back to.
+ */
+export function cameFrom(req: FastifyRequest): string | undefined {
+  const referer = req.headers.referer;
+  if (!referer) return undefined;
+  try {
+    const from = new URL(referer);
+    const path = `${from.pathname}${from.search}`;
+    if (from.host !== req.headers.host || !path.startsWith('/') || path.startsWith('//')) return undefined;
+    return req.method === 'GET' && path === req.url ? undefined : path;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An error as a screen: the API's status, title and detail, so the app says what the API would; with a way back to the
+ * screen the person came from (the Compare button of a page view, a form...), and to Analyze.
+ */
 export function errorScreen(reply: FastifyReply, v: Visitor | null, nonce: string, status: number, title: string, detail: string): FastifyReply {
   // A screen that is only unavailable for now is worth asking for again (a form's answer is not: reloading resends it).
   const again = status === 503 && reply.request.method === 'GET' ? `<a href="${esc(reply.request.url)}">Try again</a> · ` : '';
-  const body = `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(detail)}</div><p>${again}<a href="/">Back to Analyze</a></p>`;
+  const from = cameFrom(reply.request);
+  const back = from ? `<a href="${esc(from)}">Back to the previous screen</a> · ` : '';
+  const body = `<h1>${esc(title)}</h1><div class="error" role="alert">${esc(detail)}</div><p>${back}${again}<a href="/">Back to Analyze</a></p>`;
   return sendHtml(reply, nonce, shell(v, nonce, { title, body }), status);
 }
 

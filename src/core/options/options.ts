@@ -12,7 +12,7 @@ import { deviceSlug, locationOffers, type Catalog } from '../catalog/catalog.js'
 import { capabilitiesUsed, IDENTITY_OPTIONS, OPTION_ORDER, optionsOfKind, PRO_OPTIONS, WRITE_ONLY_OPTIONS } from '../vocabulary/options.js';
 import { defaultReportType, REPORT_TYPE_NAMES, REPORT_TYPE_WORDS } from '../vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, RETENTION_WORDS } from '../vocabulary/retentions.js';
-import { ApiError, show } from '../errors.js';
+import { ApiError, eachEntry, show } from '../errors.js';
 import { hasControlCharacter } from '../ids.js';
 import type { Plan } from '../accounts/plans.js';
 import type { ThrottleFigures } from '../../runner/conditions/types.js';
@@ -94,14 +94,14 @@ function list(a: Attrs, name: string, check: (item: string, where: string) => st
   if (!Array.isArray(v) && typeof v !== 'string') throw bad(`${name} must be an array of strings; got ${show(v)}`);
   const items: unknown[] = Array.isArray(v) ? v : [v];
   if (items.length > MAX.items) throw bad(`${name} has ${items.length} entries; at most ${MAX.items} are accepted`);
-  const out: string[] = [];
-  items.forEach((item, i) => {
-    if (!given(item)) return;
-    const where = Array.isArray(v) ? `${name}[${i}]` : name;
+  // Every bad entry is named, not only the first.
+  const out = eachEntry(name, items, (item, at) => {
+    if (!given(item)) return undefined;
+    const where = Array.isArray(v) ? at : name;
     if (typeof item !== 'string') throw bad(`${where} must be a string; got ${show(item)}`);
-    out.push(check(item.trim(), where));
+    return check(item.trim(), where);
   });
-  return out;
+  return out.filter((item) => item !== undefined);
 }
 
 function parseUrl(v: unknown): string {

@@ -7,7 +7,7 @@
 import { fitsLimit, limitKind, siteBudget, SITE_BUDGET_NAMES, formatSite } from '../../analysis/named-site-figures.js';
 import { GRADE_LETTERS } from '../../analysis/scan-comparison-rules.js';
 import { orList } from '../../lib/words.js';
-import { ApiError, show } from '../errors.js';
+import { ApiError, eachEntry, show } from '../errors.js';
 import { given } from '../options/options.js';
 import { OPERATOR_SYMBOLS, type Operator } from '../vocabulary/alert-operators.js';
 
@@ -123,10 +123,11 @@ export function parseAlertConditions(v: unknown): AlertCondition[] {
   if (!Array.isArray(v)) throw bad(`alert_conditions must be an array of conditions, e.g. [${EXAMPLE}]; got ${show(v)}`);
   if (v.length > MAX_ALERT_CONDITIONS) throw bad(`alert_conditions has ${v.length} conditions; at most ${MAX_ALERT_CONDITIONS} are allowed`);
   const seen = new Map<string, number>();
-  return v.map((raw, i) => {
-    const c = parseCondition(raw, `alert_conditions[${i}]`);
+  // Every bad condition is named, not only the first.
+  return eachEntry('alert_conditions', v as unknown[], (raw, at, i) => {
+    const c = parseCondition(raw, at);
     const same = seen.get(conditionKey(c));
-    if (same !== undefined) throw bad(`alert_conditions[${i}] is the same condition as alert_conditions[${same}] (${conditionText(c)}); give it once`);
+    if (same !== undefined) throw bad(`${at} is the same condition as alert_conditions[${same}] (${conditionText(c)}); give it once`);
     seen.set(conditionKey(c), i);
     return c;
   });

@@ -4,7 +4,7 @@
  */
 import type { AnalysisOptions } from '../options/analysis-options.js';
 import { flag, given, number, parseTestOptions, type Attrs, type OptionsContext } from '../options/options.js';
-import { ApiError, show } from '../errors.js';
+import { ApiError, eachEntry, show } from '../errors.js';
 import { checkPathPattern } from '../../discovery/templates.js';
 import type { ScanSource } from '../../discovery/types.js';
 import { parseAlertConditions, type AlertCondition } from './alert-conditions.js';
@@ -56,10 +56,11 @@ function strings(a: Attrs, name: string, max: number, check?: (s: string) => str
   if (!given(v)) return [];
   if (!Array.isArray(v)) throw bad(`${name} must be an array of strings; got ${show(v)}`);
   if (v.length > max) throw bad(`${name} has ${v.length} entries; at most ${max} are allowed`);
-  return v.map((s, i) => {
-    if (typeof s !== 'string' || s.trim() === '') throw bad(`${name}[${i}] must be a non-empty string; got ${show(s)}`);
+  // Every bad entry is named, not only the first.
+  return eachEntry(name, v as unknown[], (s, at) => {
+    if (typeof s !== 'string' || s.trim() === '') throw bad(`${at} must be a non-empty string; got ${show(s)}`);
     const problem = check?.(s.trim());
-    if (problem) throw bad(`${name}[${i}] ${show(s)}: ${problem}`);
+    if (problem) throw bad(`${at} ${show(s)}: ${problem}`);
     return s.trim();
   });
 }

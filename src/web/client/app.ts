@@ -1,8 +1,9 @@
 /**
  * The web app's only script (the screens work without it): asks before destructive forms are sent, follows
  * a running test live through server-sent events (its phase, the time elapsed), opening its report when it completes
- * (and showing a failed test again, with its error and Retest), follows a running scan the same way (its changing parts fetched again, the site report
- * opened when it is done), and reads a chosen recording file into the field it fills (data-fills: the textarea's id).
+ * (and showing a failed test again, with its error and Retest), follows a running scan the same way (its changing parts
+ * fetched again, the site report opened when it is done), reads a chosen recording file into the field it fills
+ * (data-fills: the textarea's id), and brings a refused form's error into view.
  */
 
 document.addEventListener('submit', (e) => {
@@ -11,6 +12,16 @@ document.addEventListener('submit', (e) => {
   const question = form.dataset.confirm;
   if (question && !window.confirm(question)) e.preventDefault();
 });
+
+/**
+ * A refused form shown again opens on its error (kit.ts errorBox): the summary has the focus (autofocus) and is brought
+ * to the middle of the view, clear of the sticky bars, wherever the form sits on a long page.
+ */
+const formError = document.querySelector<HTMLElement>('[data-form-error]');
+if (formError) {
+  formError.focus({ preventScroll: true });
+  formError.scrollIntoView({ block: 'center' });
+}
 
 interface TestEvent {
   state: 'queued' | 'started' | 'completed' | 'error';

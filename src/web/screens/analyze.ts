@@ -18,7 +18,7 @@ import { ApiError } from '../../core/errors.js';
 import { plural } from '../../lib/words.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
-import { checked, csrfField, errorBox, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { checked, csrfField, errorBox, esc, formError, formField, formLines, seeOther, selected, shell, type FormError, type WebKit } from '../kit.js';
 import { journeyAttributes, journeyFields } from './analyze-journey.js';
 import { gradeBox, journeyTitle, utcMinute } from './figures.js';
 import { testStateEvent, testTraits } from './progress.js';
@@ -45,6 +45,11 @@ const LIST_FIELDS = optionsOfKind('list');
 const FLAG_FIELDS = optionsOfKind('flag');
 const TEXT_FIELDS = optionsOfKind('url', 'id', 'report', 'retention', 'text', 'integer', 'number');
 
+/** The labels of the form's one-entry-a-line fields, by the option each sends (a refused entry is named by its line). */
+export const LIST_LABELS: Record<string, string> = {
+  dns: 'DNS overrides', cookies: 'Cookies', allow_url: 'Only load URLs matching', block_url: 'Block URLs matching',
+};
+
 /** The form as POST /tests attributes: blank fields left out, one list item per line, the connection as throttle. */
 export function attributesFromForm(form: FormFields): Record<string, unknown> {
   const a: Record<string, unknown> = {};
@@ -54,8 +59,8 @@ export function attributesFromForm(form: FormFields): Record<string, unknown> {
   }
   for (const k of FLAG_FIELDS) if (form.has(k)) a[k] = 1;
   for (const k of LIST_FIELDS) {
-    const lines = (form.get(k) ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-    if (lines.length) a[k] = lines;
+    const { entries } = formLines(form.get(k));
+    if (entries.length) a[k] = entries;
   }
   const connection = form.get('connection') ?? '';
   if (connection === 'custom') {
@@ -118,7 +123,7 @@ ${input(form, 'user_agent', 'User agent', { hint: 'replaces the browser’s or t
 ${input(form, 'browser_height', 'Viewport height', { type: 'number', hint: 'px, with the width', attrs: ' min="1" max="10000"' })}
 ${input(form, 'browser_dppx', 'Pixel ratio', { type: 'number', hint: '1 to 5', attrs: ' min="1" max="5" step="0.1"' })}</div>
 ${checkbox(form, 'browser_rotate', 'Rotate (swap width and height)')}
-${textarea(form, 'dns', 'DNS overrides', 'one <code>host:address</code> per line')}</fieldset>`
+${textarea(form, 'dns', LIST_LABELS.dns, 'one <code>host:address</code> per line')}</fieldset>`
     : `<p class="muted">Device simulation, user agent, viewport and DNS overrides are options of the pro plan.</p>`;
   return `<details class="card"${form.has('url') ? ' open' : ''}><summary>Analysis options</summary>
 <div class="row"><div class="field"><label for="f-location">Location</label><select id="f-location" name="location">${locations}</select></div>
@@ -135,9 +140,9 @@ ${input(form, 'latency', 'Latency (custom)', { type: 'number', hint: 'ms', attrs
 <fieldset><legend>Page load</legend>
 ${checkbox(form, 'adblock', 'Block ads')} ${checkbox(form, 'video', 'Record a video (extra credits)')} ${checkbox(form, 'stop_onload', 'Stop the test at onload')}
 <div class="row">${input(form, 'httpauth_username', 'HTTP user name', { attrs: ' autocomplete="off"' })}${input(form, 'httpauth_password', 'HTTP password', { type: 'password', attrs: ' autocomplete="new-password"' })}</div>
-${textarea(form, 'cookies', 'Cookies', 'one <code>name=value</code> per line, sent with the page’s requests')}
-${textarea(form, 'allow_url', 'Only load URLs matching', 'one pattern per line (<code>*</code> matches anything)')}
-${textarea(form, 'block_url', 'Block URLs matching', 'one pattern per line, applied after the allowed ones')}</fieldset>
+${textarea(form, 'cookies', LIST_LABELS.cookies, 'one <code>name=value</code> per line, sent with the page’s requests')}
+${textarea(form, 'allow_url', LIST_LABELS.allow_url, 'one pattern per line (<code>*</code> matches anything)')}
+${textarea(form, 'block_url', LIST_LABELS.block_url, 'one pattern per line, applied after the allowed ones')}</fieldset>
 ${pro}</details>`;
 }
 
@@ -201,7 +206,7 @@ async function recentTests(kit: WebKit, v: Visitor): Promise<string> {
   return `<section class="recent" aria-labelledby="recent-tests"><h2 id="recent-tests">Recent tests</h2>${content}</section>`;
 }
 
-export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form = new FormFields(''), error?: string): Promise<string> {
+export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form = new FormFields(''), error?: FormError): Promise<string> {
   const { ctx } = kit;
   const credits = fromTenths((await refilledCredits(ctx.store.db, v.principal.accountId, v.principal.plan)).tenths);
   const body = `<h1>Analyze a page</h1>${errorBox(error)}
@@ -227,7 +232,7 @@ export function registerAnalyze(kit: WebKit): void {
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       reply.code(err.status);
-      return analyzeScreen(kit, v, nonce, form, `${err.title}: ${err.detail ?? ''}`);
+      return analyzeScreen(kit, v, nonce, form, formError(err, form, LIST_LABELS));
     }
   });
 }

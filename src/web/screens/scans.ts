@@ -20,9 +20,9 @@ import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } fr
 import { scansToCompareWith } from '../../core/scans/comparison-reader.js';
 import { testsChanged } from '../../core/tests/test-signal.js';
 import type { ListQuery } from '../../store/list-query.js';
-import { csrfField, errorBox, errorScreen, esc, formField, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { csrfField, errorBox, errorScreen, esc, formError, formField, formLines, seeOther, selected, shell, type FormError, type WebKit } from '../kit.js';
 import { FormFields, newNonce, secureHeaders, visitorOf, type Visitor } from '../session.js';
-import { attributesFromForm, checkbox, input, optionsFields, textarea } from './analyze.js';
+import { attributesFromForm, checkbox, input, LIST_LABELS, optionsFields, textarea } from './analyze.js';
 import { utcMinute } from './figures.js';
 import { comparePart, registerScanCompareScreens } from './scan-comparison.js';
 import { alertsPart, conditionsFromLines, CONDITIONS_HINT } from './scan-alerts.js';
@@ -41,7 +41,12 @@ const REREAD_MS = 2_000;
 const STREAM_MAX_MS = 10 * 60_000;
 
 const first = (v: unknown): string => (Array.isArray(v) ? first(v[0]) : typeof v === 'string' ? v : '');
-const lines = (s: string | undefined): string[] => (s ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+const lines = (s: string | undefined): string[] => formLines(s).entries;
+
+/** The labels of the form's one-entry-a-line fields, by the list each sends (a refused entry is named by its line). */
+const SCAN_LIST_LABELS: Record<string, string> = {
+  ...LIST_LABELS, urls: 'URLs', include: 'Include', exclude: 'Exclude', templates: 'Templates', alert_conditions: 'Alert conditions',
+};
 
 /** The form's scan fields as POST /scans attributes (blank fields left out, one list item per line); the rest are Analyze's. */
 export function scanAttributesFromForm(form: FormFields): Record<string, unknown> {
@@ -112,7 +117,7 @@ function scanRow(s: ScanView): string {
     `<td class="num">${median === null || median === undefined ? '–' : `${Math.round(median)}%`}</td></tr>`;
 }
 
-export async function scansScreen(kit: WebKit, v: Visitor, nonce: string, page = 1, form = new FormFields(''), error?: string): Promise<string> {
+export async function scansScreen(kit: WebKit, v: Visitor, nonce: string, page = 1, form = new FormFields(''), error?: FormError): Promise<string> {
   const { ctx } = kit;
   const db = ctx.store.db;
   const q: ListQuery = { filters: [], bool: 'AND', sort: [{ attr: 'created', desc: true }], filteredOrSorted: false, page: { size: SCANS_PAGE_SIZE, number: page } };
@@ -201,7 +206,7 @@ export function registerScanScreens(kit: WebKit): void {
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       reply.code(err.status);
-      return scansScreen(kit, v, nonce, 1, form, `${err.title}: ${err.detail ?? ''}`);
+      return scansScreen(kit, v, nonce, 1, form, formError(err, form, SCAN_LIST_LABELS));
     }
   });
 
