@@ -91,9 +91,17 @@ video{width:100%;max-width:820px;display:block;margin:0 auto;border-radius:6px;b
 .waterfall td,.waterfall th{padding:3px 6px;font-size:12px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .waterfall th:nth-child(1){width:34px}.waterfall th:nth-child(2){width:30%}.waterfall th:nth-child(3){width:64px}
 .waterfall th:nth-child(4){width:78px}.waterfall th:nth-child(5){width:70px}
-.waterfall .url span{display:block;overflow:hidden;text-overflow:ellipsis}
+.waterfall .url .path{display:flex;min-width:0}
+.waterfall .url .dir,.waterfall .url .file{min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.waterfall .url .dir{flex:0 1000 auto;min-width:1.2em}.waterfall .url .file{flex:0 1 auto}
 .waterfall .url small{display:block;color:var(--muted);font-size:10px}
 .waterfall .n{color:var(--muted)}.waterfall .bad{color:var(--poor);font-weight:700}
+@media screen and (max-width:700px){
+.waterfall table,.waterfall thead,.waterfall tbody{display:block}
+.waterfall tr{display:grid;grid-template-columns:22px minmax(0,1fr) auto auto auto;align-items:start;border-bottom:1px solid var(--line)}
+.waterfall td,.waterfall th{border:0;padding:2px 3px;width:auto}
+.waterfall thead th:not(.bar){position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.waterfall td.bar,.waterfall th.bar{grid-column:1/-1;width:auto}.waterfall td.bar{height:20px}.waterfall td.bar b{top:5px}.waterfall td.bar em{top:3px}}
 .bar{position:relative}
 td.bar{height:30px}
 .bar b{position:absolute;top:10px;height:10px;min-width:1px}

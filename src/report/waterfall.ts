@@ -63,14 +63,30 @@ function rows(entries: readonly WaterfallEntry[]): Row[] {
     .sort((a, b) => a.start - b.start);
 }
 
-function shortUrl(url: string): { path: string; host: string } {
+/** Longer parts are cut in their middle here; the stylesheet cuts the folders first where the column is narrower. */
+const MAX_PART = 60;
+const cutMiddle = (s: string, max: number): string => (s.length > max ? `${s.slice(0, Math.ceil(max / 2) - 1)}…${s.slice(-Math.floor(max / 2))}` : s);
+
+/**
+ * A request's URL as its row names it: its folders, its file name with the query, and its host. Where the column is
+ * too narrow the stylesheet cuts the folders (…/p1.jpg), the file name last, so rows of one folder stay told apart.
+ */
+export function urlParts(url: string): { dir: string; file: string; host: string } {
+  let path = url;
+  let host = '';
   try {
     const u = new URL(url);
-    const path = `${u.pathname}${u.search}`;
-    return { path: path.length > 70 ? `${path.slice(0, 67)}...` : path, host: u.host };
+    if (u.protocol === 'http:' || u.protocol === 'https:') {
+      path = `${u.pathname}${u.search}`;
+      host = u.host;
+    }
   } catch {
-    return { path: url.slice(0, 70), host: '' };
+    // Not a URL: shown as given (as a data: or blob: URL is).
   }
+  const q = path.indexOf('?');
+  // A file at the root ("/", "/collect?v=2") keeps its slash: no folders to cut.
+  const slash = Math.max(0, path.lastIndexOf('/', q < 0 ? path.length : q));
+  return { dir: cutMiddle(path.slice(0, slash + (slash > 0 ? 1 : 0)), MAX_PART), file: cutMiddle(path.slice(slash + (slash > 0 ? 1 : 0)), MAX_PART), host };
 }
 
 /** Where a waterfall's last event is (ms since navigation start): its last request's end, onload or fully loaded. */
@@ -103,7 +119,7 @@ export function renderWaterfall(entries: readonly WaterfallEntry[], marks: Water
     .map(([cls, t, title]) => `<i class="mark ${cls}" style="left:${pct(t)}" title="${title} ${ms(t)}"></i>`)
     .join('');
   const body = shown.map((r, i) => {
-    const { path, host } = shortUrl(r.entry.request.url);
+    const { dir, file, host } = urlParts(r.entry.request.url);
     const size = positive(r.entry.response._transferSize ?? r.entry.response.bodySize);
     const status = r.entry.response.status;
     const bars = r.segments.map((s) =>
@@ -111,7 +127,8 @@ export function renderWaterfall(entries: readonly WaterfallEntry[], marks: Water
     const timing = PHASES.filter(([k]) => positive(r.entry.timings[k]) > 0)
       .map(([k, , label]) => `${label} ${ms(Math.round(positive(r.entry.timings[k])))}`).join(', ');
     return `<tr><td class="n">${i + 1}</td>` +
-      `<td class="url" title="${esc(r.entry.request.url)}"><span>${esc(path)}</span><small>${esc(host)}</small></td>` +
+      `<td class="url" title="${esc(r.entry.request.url)}"><span class="path">${dir ? `<span class="dir">${esc(dir)}</span>` : ''}` +
+      `<span class="file">${esc(file)}</span></span><small>${esc(host)}</small></td>` +
       `<td class="${status >= 400 || status === 0 ? 'bad' : ''}">${status || '–'}</td>` +
       `<td>${esc(r.entry._resourceType ?? '')}</td><td class="num">${bytes(size)}</td>` +
       `<td class="bar" title="${esc(`starts at ${ms(Math.round(r.start))}; ${timing}`)}">${lines}${bars}` +

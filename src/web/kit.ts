@@ -48,6 +48,16 @@ ${s.before ?? ''}<main id="main" class="wrap${s.bare ? '' : ' app'}">${s.body}</
 <script nonce="${nonce}" src="${CLIENT_SCRIPT_PATH}" defer></script></body></html>`;
 }
 
+/**
+ * A URL as HTML that may wrap where a URL reads well: after each "/", "?", "&" and "=" (a <wbr> there), never inside a
+ * word of it (the stylesheet breaks a word only when it alone is wider than its line). Chromium names a <wbr> as a
+ * space: the element that holds it takes the URL as its name (aria-label), as urlLink does.
+ */
+export const urlBreaks = (url: string): string => url.split(/(?<=[/?&=])/).map(esc).join('<wbr>');
+
+/** A link whose text is a URL (urlBreaks), named by the URL as written. */
+export const urlLink = (href: string, url: string): string => `<a href="${esc(href)}" aria-label="${esc(url)}">${urlBreaks(url)}</a>`;
+
 /** The attribute that marks the chosen option or box of a form shown again. */
 export const selected = (cond: boolean): string => (cond ? ' selected' : '');
 export const checked = (cond: boolean): string => (cond ? ' checked' : '');

@@ -35,7 +35,12 @@ legend{font-weight:650;padding:0 4px}
 .signin{max-width:420px;margin:40px auto}.signin h1{text-align:center}
 .signin .card{margin-bottom:16px}.signin h2{font-size:16px}
 .tablewrap{overflow-x:auto}
-table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:normal;word-break:break-all;min-width:160px}
+/* A box that scrolls sideways (client script: .scrolls, named and focusable) shades the edge its content goes on past:
+   the white covers scroll with the content, the shades stay at the box's edges. */
+.scrolls{background:linear-gradient(90deg,#fff 40%,#fff0) 0 0/32px 100% no-repeat local,linear-gradient(270deg,#fff 40%,#fff0) 100% 0/32px 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,#0d132240,#0d132200) 0 0/14px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0d132240,#0d132200) 100% 0/14px 100% no-repeat scroll,#fff}
+.scroll-hint{margin:0 0 4px;font-size:12px;color:var(--muted);text-align:right}.scroll-hint[hidden]{display:none}
+table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:normal;overflow-wrap:break-word;min-width:160px}
 .pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;border:1px solid #0002;margin:1px 2px 1px 0}
 .gradebox{display:inline-block;min-width:28px;text-align:center;border-radius:5px;color:#fff;font-weight:700;padding:0 4px}
 .pager{display:flex;gap:10px;align-items:center;margin-top:12px;flex-wrap:wrap}
@@ -57,7 +62,10 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .cmpfilm .strip{position:relative;height:96px;flex:1 0 640px}
 .cmpfilm .strip img{position:absolute;top:0;height:96px;border:1px solid var(--line);background:#fff}
 .key-once{font-family:"Liberation Mono",monospace;background:#f6f8fb;border:1px dashed #98a2b3;padding:8px 10px;border-radius:6px;word-break:break-all}
-section.part{margin:0 0 26px}.part{scroll-margin-top:52px}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
+section.part{margin:0 0 26px}
+/* A part followed from its tab scrolls clear of the sticky tabs: their height, measured by the client script (without
+   it, their usual height: one row, two on a phone). */
+.part{scroll-margin-top:calc(var(--sticky-top,44px) + 8px)}@media (max-width:600px){.part{scroll-margin-top:calc(var(--sticky-top,80px) + 8px)}}.part-title{font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px;margin:0 0 12px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-weight:600}
 @media (max-width:600px){main.app,main.wrap{padding:16px 12px 32px}.summary>*{min-width:0}.tabs a{padding:5px 8px}.wrap{padding:0 12px}.tabs ul{padding:6px 12px}
 .appnav .wrap{gap:4px 8px}.appnav a.nav{padding:6px 7px}}
@@ -74,8 +82,10 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:
 .pages-filter{margin:0 0 14px;padding-bottom:2px}.pages-filter .row>.field{flex:1 1 170px}.pages-filter .row>.field:first-child{flex:2 1 240px}
 .pages-filter .pages-apply{flex:0 0 auto}.pages-empty p{margin:0}
 .pages-list td.tags{white-space:normal;min-width:90px}
+/* Twelve columns fit 1366 px: headings and the browser and time cells wrap between their words. */
+.pages-list th,.pages-list td.wraps{white-space:normal}.pages-list td.wraps{min-width:84px}
 .pages-list td,.pages-list th{vertical-align:middle}
-.pv-url{word-break:break-all;overflow-wrap:anywhere}
+.pv-url{overflow-wrap:anywhere}
 .pv-facts{margin:-6px 0 14px}
 .pv-settings{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,300px),1fr));gap:14px;margin:0 0 22px}
 .pv-settings>section{margin:0}.pv-part h2,.pv-section h2{font-size:18px;margin:0 0 10px}

@@ -23,6 +23,77 @@ if (formError) {
   formError.scrollIntoView({ block: 'center' });
 }
 
+/**
+ * A box that scrolls sideways (a wide table's .tablewrap, a filmstrip...; the stylesheet shades the edge it goes on
+ * past, and a line above it says so) is a named region in the tab order while it scrolls, so that a keyboard can
+ * scroll it too: named by its own label, else its table's caption or label, else its section's heading. Checked again
+ * when the window's width changes.
+ */
+const SCROLLERS = '.tablewrap, .cmp-film, .cmpfilm, .film, .steps-wrap';
+
+function textOf(e: Element | null | undefined): string {
+  return (e?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+function scrollerName(box: HTMLElement): string {
+  const table = box.querySelector('table');
+  const labelled = table?.getAttribute('aria-labelledby');
+  const section = box.closest('section');
+  const sectionLabel = section?.getAttribute('aria-labelledby');
+  const name = textOf(table?.caption) || (labelled ? textOf(document.getElementById(labelled)) : '') || table?.getAttribute('aria-label') ||
+    (sectionLabel ? textOf(document.getElementById(sectionLabel)) : '') || textOf(section?.querySelector('h2, h3')) || 'Table';
+  return `${name} (scrolls sideways)`;
+}
+
+function markScrollers(): void {
+  for (const box of document.querySelectorAll<HTMLElement>(SCROLLERS)) {
+    const overflow = getComputedStyle(box).overflowX;
+    const scrolls = (overflow === 'auto' || overflow === 'scroll') && box.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle('scrolls', scrolls);
+    let hint = box.previousElementSibling;
+    if (scrolls && !hint?.classList.contains('scroll-hint')) {
+      // Said to the eye; a screen reader hears it in the region's name.
+      hint = document.createElement('p');
+      hint.className = 'scroll-hint';
+      hint.setAttribute('aria-hidden', 'true');
+      hint.textContent = 'Scroll sideways for more →';
+      box.before(hint);
+    }
+    if (hint?.classList.contains('scroll-hint')) (hint as HTMLElement).hidden = !scrolls;
+    if (scrolls && box.dataset.scrollMarked === undefined) {
+      // What this adds, to take it away again when the box no longer scrolls.
+      const added = [
+        ['tabindex', '0'], ['role', 'region'],
+        ['aria-label', box.hasAttribute('aria-labelledby') ? '' : scrollerName(box)],
+      ].filter(([k, v]) => v !== '' && !box.hasAttribute(k!));
+      for (const [k, v] of added) box.setAttribute(k!, v!);
+      box.dataset.scrollMarked = added.map(([k]) => k).join(' ');
+    } else if (!scrolls && box.dataset.scrollMarked !== undefined) {
+      for (const k of box.dataset.scrollMarked.split(' ').filter(Boolean)) box.removeAttribute(k);
+      delete box.dataset.scrollMarked;
+    }
+  }
+}
+
+/** The sticky tabs' height (two rows on a phone), which a part followed from its tab scrolls clear of (--sticky-top). */
+function measureStickyTop(): void {
+  const tabs = document.querySelector<HTMLElement>('.tabs');
+  if (tabs) document.documentElement.style.setProperty('--sticky-top', `${Math.ceil(tabs.getBoundingClientRect().height)}px`);
+}
+
+markScrollers();
+measureStickyTop();
+let resizing = false;
+window.addEventListener('resize', () => {
+  if (resizing) return;
+  resizing = true;
+  requestAnimationFrame(() => {
+    resizing = false;
+    markScrollers();
+    measureStickyTop();
+  });
+});
+
 interface TestEvent {
   state: 'queued' | 'started' | 'completed' | 'error';
   /** Where the test is among the screen's steps (data-step), while queued or started. */
@@ -135,6 +206,7 @@ function followScan(box: HTMLElement): void {
         const next = fresh.getElementById(part.id);
         if (next) part.replaceChildren(...[...next.childNodes].map((n) => document.importNode(n, true)));
       }
+      markScrollers();
     } catch {
       // The next event tries again.
       if (status) status.textContent = label;

@@ -18,7 +18,7 @@ import { ApiError } from '../../core/errors.js';
 import { plural } from '../../lib/words.js';
 import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
-import { checked, csrfField, errorBox, esc, formError, formField, formLines, seeOther, selected, shell, type FormError, type WebKit } from '../kit.js';
+import { checked, csrfField, errorBox, esc, formError, formField, formLines, seeOther, selected, shell, urlLink, type FormError, type WebKit } from '../kit.js';
 import { journeyAttributes, journeyFields } from './analyze-journey.js';
 import { gradeBox, journeyTitle, utcMinute } from './figures.js';
 import { testStateEvent, testTraits } from './progress.js';
@@ -164,7 +164,7 @@ async function recentTestRow(kit: WebKit, t: TestRow, reports: ReadonlyMap<strin
   } else {
     state = `Error: ${esc(t.error ?? 'the test ended in error.')}`;
   }
-  const url = href ? `<a href="${esc(href)}">${esc(t.url)}</a>` : esc(t.url);
+  const url = href ? urlLink(href, t.url) : esc(t.url);
   const journey = journeyTitle(kit.ctx.store.box, t.options);
   const started = t.started !== null
     ? `Started <time datetime="${new Date(t.started).toISOString()}">${esc(utcMinute(t.started))}</time> UTC`

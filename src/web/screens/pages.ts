@@ -17,7 +17,7 @@ import { couldBeId, hasControlCharacter } from '../../core/ids.js';
 import { cls, ms, pct } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartMarker, type ChartMetric } from '../charts.js';
-import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, urlBreaks, urlLink, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, gradeBox, inkOn, ratedCell } from './figures.js';
 import { figureValue, showFigure } from './compare.js';
@@ -109,11 +109,11 @@ function filterForm(view: PagesView, tags: TagRow[]): string {
 }
 
 function pageRow(p: PageRow, r: ReportRow | undefined, tags: string, browser: string): string {
-  return `<tr><td class="url"><a href="/pages/${esc(p.id)}">${esc(p.url)}</a></td><td>${esc(browser)}</td>` +
+  return `<tr><td class="url">${urlLink(`/pages/${p.id}`, p.url)}</td><td class="wraps">${esc(browser)}</td>` +
     `<td>${r ? gradeBox(r) : '–'}</td><td class="num">${pct(r?.performance_score)}</td><td class="num">${pct(r?.structure_score)}</td>` +
     `${ratedCell('largest_contentful_paint', r?.largest_contentful_paint)}${ratedCell('total_blocking_time', r?.total_blocking_time)}` +
     `${ratedCell('cumulative_layout_shift', r?.cumulative_layout_shift)}<td class="num">${ms(r?.fully_loaded_time)}</td>` +
-    `<td>${timeTag(p.latest_report_time)}</td><td>${esc(frequencyName(p.monitored))}</td><td class="tags">${tags}</td></tr>`;
+    `<td class="wraps">${timeTag(p.latest_report_time)}</td><td>${esc(frequencyName(p.monitored))}</td><td class="tags">${tags}</td></tr>`;
 }
 
 export async function pagesScreen(kit: WebKit, v: Visitor, nonce: string, view: PagesView): Promise<string> {
@@ -295,7 +295,7 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
     `${owner ? actionButton(v, `/pages/${page.id}/delete`, 'Delete page', {
       style: 'danger', confirm: `Delete this page and its ${page.report_count} report${page.report_count === 1 ? '' : 's'}? This cannot be undone.`,
     }) : ''}</div>`;
-  const body = `<h1 class="pv-url">${esc(page.url)}</h1>${facts}${actions}
+  const body = `<h1 class="pv-url" aria-label="${esc(page.url)}">${urlBreaks(page.url)}</h1>${facts}${actions}
 <div class="pv-settings">${monitoringPart(v, page, notice)}${tagsPart(v, page, tags, attached, notice)}</div>
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>

@@ -15,7 +15,7 @@ import { parseListQuery } from '../../core/list-query.js';
 import { SCAN_PAGE_STATES, SCAN_PAGES_LIST } from '../../core/vocabulary/lists.js';
 import { bytes, cls, inlineMarkdown, ms, pct } from '../../report/format.js';
 import { GRADE_COLOUR } from '../../report/page.js';
-import { actionButton, errorBox, esc, selected, type WebKit } from '../kit.js';
+import { actionButton, errorBox, esc, selected, urlLink, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
 import { leftText, rateText } from '../../core/scans/scan-pace.js';
@@ -175,7 +175,7 @@ function filterForm(s: ScanView, view: PagesView, templates: readonly string[], 
 
 function pageCells(site: string, p: ScanPageRow): string {
   const href = p.report_id ? `/reports/${p.report_id}` : p.state === 'queued' || p.state === 'started' ? `/tests/${p.id}` : undefined;
-  const url = href ? `<a href="${esc(href)}">${esc(pathOnSite(site, p.url))}</a>` : esc(pathOnSite(site, p.url));
+  const url = href ? urlLink(href, pathOnSite(site, p.url)) : esc(pathOnSite(site, p.url));
   const state = esc(PAGE_STATE_NAMES[p.state] ?? p.state) + (p.error ? `<span class="scan-page-error">${esc(p.error)}</span>` : '');
   return `<td class="num">${p.position + 1}</td><td class="url">${url}</td><td class="scan-template">${esc(p.template)}</td>` +
     `<td class="scan-page-state">${state}</td><td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td>` +
@@ -325,7 +325,7 @@ function gradesCard(grades: Record<string, number>): string {
   return `<div class="card"><ul class="scan-grades" aria-label="Pages by grade">${rows}</ul></div>`;
 }
 
-const reportLink = (text: string, report: string | null) => (report ? `<a href="/reports/${esc(report)}">${esc(text)}</a>` : esc(text));
+const reportLink = (url: string, report: string | null) => (report ? urlLink(`/reports/${report}`, url) : esc(url));
 
 function worstPages(site: string, f: SiteFigures): string {
   if (f.worst_pages.length === 0) return '<div class="card"><p class="muted">No page was measured.</p></div>';

@@ -20,7 +20,7 @@ import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } fr
 import { scansToCompareWith } from '../../core/scans/comparison-reader.js';
 import { testsChanged } from '../../core/tests/test-signal.js';
 import type { ListQuery } from '../../store/list-query.js';
-import { csrfField, errorBox, errorScreen, esc, formError, formField, formLines, seeOther, selected, shell, type FormError, type WebKit } from '../kit.js';
+import { csrfField, errorBox, errorScreen, esc, formError, formField, formLines, seeOther, selected, shell, urlLink, type FormError, type WebKit } from '../kit.js';
 import { FormFields, newNonce, secureHeaders, visitorOf, type Visitor } from '../session.js';
 import { attributesFromForm, checkbox, input, LIST_LABELS, optionsFields, textarea } from './analyze.js';
 import { utcMinute } from './figures.js';
@@ -80,14 +80,14 @@ async function viewOf(kit: WebKit, s: ScanRow): Promise<ScanView> {
  */
 const onlyFor = (source: string, field: string): string => field.replace(/^<div class="field"/, `<div class="field" data-only-when="source=${source}"`);
 
-function newScanForm(v: Visitor, form: FormFields, kit: WebKit, credits: string): string {
+function newScanForm(v: Visitor, form: FormFields, kit: WebKit, credits: string, error?: FormError): string {
   const plan = v.principal.plan;
   const source = form.get('source') ?? 'sitemap';
   const sources = Object.entries(SOURCE_NAMES).map(([k, name]) => `<option value="${k}"${selected(k === source)}>${name}</option>`).join('');
   const cap = plan.maxScanPages;
   const sourceField = formField('f-source', 'Source', (d) => `<select id="f-source" name="source"${d}>${sources}</select>`,
     'Sitemap: robots.txt’s, or /sitemap.xml · Crawl: links from the URL · List: the URLs below');
-  return `<form method="post" action="/scans" class="card scan-form">${csrfField(v)}
+  return `<form method="post" action="/scans" class="card scan-form">${csrfField(v)}${errorBox(error)}
 ${formField('f-url', 'URL', (d) => `<input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/"${d} value="${esc(form.get('url') ?? '')}">`,
     'The site’s start page; only pages of its host are tested')}
 <div class="row">${sourceField}
@@ -111,7 +111,7 @@ function scanRow(s: ScanView): string {
   const median = s.figures?.performance_score.median;
   const pages = s.state === 'discovering' ? '<span class="muted">discovering</span>'
     : `${doneOf(s)}${s.pages.failed ? ` <span class="muted">(${s.pages.failed} failed)</span>` : ''}`;
-  return `<tr><td class="url"><a href="/scans/${esc(s.id)}">${esc(s.url)}</a></td><td>${esc(SOURCE_NAMES[s.source] ?? s.source)}</td>` +
+  return `<tr><td class="url">${urlLink(`/scans/${s.id}`, s.url)}</td><td>${esc(SOURCE_NAMES[s.source] ?? s.source)}</td>` +
     `<td>${esc(STATE_NAMES[s.state] ?? s.state)}</td><td class="num">${pages}</td>` +
     `<td><time datetime="${new Date(s.started ?? s.created).toISOString()}">${esc(utcMinute(s.started ?? s.created))}</time></td>` +
     `<td class="num">${median === null || median === undefined ? '–' : `${Math.round(median)}%`}</td></tr>`;
@@ -143,7 +143,7 @@ export async function scansScreen(kit: WebKit, v: Visitor, nonce: string, page =
   if (mayChange(v.principal)) {
     const credits = v.principal.plan.unlimitedCredits ? 'Unlimited credits'
       : `${fromTenths((await refilledCredits(db, v.principal.accountId, v.principal.plan)).tenths)} credits left`;
-    newScan = `${errorBox(error)}${newScanForm(v, form, kit, credits)}`;
+    newScan = newScanForm(v, form, kit, credits, error);
   } else {
     newScan = '<div class="card"><p class="muted">The Viewer role reads scans; only the Owner role starts them.</p></div>';
   }
