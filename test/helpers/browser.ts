@@ -2,7 +2,8 @@
  * Driving the web app in a real Chromium (puppeteer-core on Debian's browser), as a person would: elements are
  * found by their accessible names, and every screen is checked the same way (checkScreen): no serious or
  * critical axe-core violation, no Content-Security-Policy violation, a CSP without 'unsafe-inline' scripts, every form
- * field named by its label alone, and no sideways scrolling at 375 px wide.
+ * field named by its label alone, and at 1366 and 375 px wide nothing past the window's edge outside a box that
+ * scrolls and says so (assertInView).
  *
  * The functions handed to the page are strings: tsx compiles test files with names kept (`__name(...)` calls),
  * which do not exist inside the page.
@@ -15,7 +16,7 @@ import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type P
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-export const DESKTOP = { width: 1280, height: 900 };
+export const DESKTOP = { width: 1366, height: 900 };
 export const PHONE = { width: 375, height: 800 };
 
 /** The browser that drives the app (as root Chromium needs --no-sandbox; it loads only our own test server). */
@@ -158,6 +159,65 @@ export function assertStrictCsp(res: HTTPResponse, name: string): void {
   assert.ok(!scripts.includes("'unsafe-inline'") && !scripts.includes("'unsafe-eval'"), `${name}: the CSP lets inline scripts run: ${csp}`);
 }
 
+/**
+ * Nothing of the screen reaches past the right edge of the window (the page does not scroll sideways, nothing is cut
+ * off there) unless it is inside a box that scrolls sideways within the window, and every box that scrolls sideways
+ * is one a keyboard reaches and which has a name (tabindex and role region named by the client script, its edge
+ * shaded and a line above it saying so). A box that clips (overflow hidden) past the edge cuts its content off:
+ * refused too. One evaluate, after the layout settled.
+ */
+export async function assertInView(page: Page, where: string): Promise<void> {
+  const found = (await page.evaluate(`(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const vw = document.documentElement.clientWidth;
+    const say = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+    const past = (e) => e.getBoundingClientRect().right > vw + 0.5;
+    const clipper = (e) => { for (let a = e.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return a; return null; };
+    const problems = new Set();
+    const unmarked = (box) => box.tabIndex < 0 || !(box.getAttribute('aria-label') || box.getAttribute('aria-labelledby'));
+    for (const e of document.body.querySelectorAll('*')) {
+      const ox = getComputedStyle(e).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && e.scrollWidth > e.clientWidth + 1 && unmarked(e))
+        problems.add(say(e) + ' scrolls sideways but a keyboard cannot reach it or it has no name');
+      const r = e.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1 || !past(e) || getComputedStyle(e).visibility === 'hidden') continue;
+      const box = clipper(e);
+      const shut = box?.getBoundingClientRect();
+      if (shut && (shut.width <= 1 || shut.height <= 1)) continue; // inside a visually hidden box (a table's head kept for screen readers)
+      if (box && !past(box)) {
+        const o = getComputedStyle(box).overflowX;
+        if (o !== 'auto' && o !== 'scroll') problems.add(say(e) + ' is cut off at the window edge by ' + say(box) + ' (overflow-x ' + o + ')');
+        else if (unmarked(box)) problems.add(say(box) + ' scrolls sideways but a keyboard cannot reach it or it has no name');
+        continue;
+      }
+      if (![...e.children].some(past)) problems.add(say(e) + ' reaches ' + Math.round(r.right) + ' px');
+    }
+    return { vw, width: document.documentElement.scrollWidth, problems: [...problems].slice(0, 8) };
+  })()`)) as { vw: number; width: number; problems: string[] };
+  assert.ok(found.width <= found.vw && found.problems.length === 0,
+    `${where}: at ${found.vw} px wide, ${found.width > found.vw ? `the page is ${found.width} px wide (sideways scrolling); ` : ''}` +
+    `past the window's right edge outside a named, focusable box that scrolls: ${found.problems.join('; ')}`);
+}
+
+/**
+ * A refused form's error where the eye is: the error summary (#form-error) has the focus, sits inside the form `form`
+ * (a CSS selector) and is wholly in the window. Its text.
+ */
+export async function assertErrorInView(page: Page, form: string, where: string): Promise<string> {
+  const seen = (await page.evaluate(`(() => {
+    const e = document.getElementById('form-error');
+    if (!e) return null;
+    const r = e.getBoundingClientRect();
+    return { focused: document.activeElement === e, inForm: !!e.closest(${JSON.stringify(form)}), top: Math.round(r.top), bottom: Math.round(r.bottom),
+      height: innerHeight, text: e.innerText.replace(/\\s+/g, ' ').trim() };
+  })()`)) as { focused: boolean; inForm: boolean; top: number; bottom: number; height: number; text: string } | null;
+  assert.ok(seen, `${where}: the screen has no error summary (#form-error)`);
+  assert.ok(seen.inForm, `${where}: the error is not in its form (${form}): "${seen.text}"`);
+  assert.ok(seen.focused, `${where}: the error does not have the focus: "${seen.text}"`);
+  assert.ok(seen.top >= 0 && seen.bottom <= seen.height, `${where}: the error is out of view (${seen.top} to ${seen.bottom} px of ${seen.height}): "${seen.text}"`);
+  return seen.text;
+}
+
 /** Names of the screens checkScreen passed, in order (printed at the end of a run). */
 export const checkedScreens: string[] = [];
 
@@ -171,9 +231,10 @@ async function shot(page: Page, name: string, width: number): Promise<void> {
 
 /**
  * The checks every screen passes: no CSP violation so far, every form field named by its label alone
- * (assertFieldNames), no serious/critical axe-core violation, and at 375 px
- * wide no sideways scrolling (after a reload at that width unless `reload: false`, for a screen that answered a
- * POST: reloading would send the form again). The tab goes back to its former size.
+ * (assertFieldNames), no serious/critical axe-core violation, and at the tab's width (1366 px) and at 375 px wide
+ * nothing past the window's edge outside a box that scrolls and says so (assertInView; at 375 px after a reload at that
+ * width unless `reload: false`, for a screen that answered a POST: reloading would send the form again). The tab goes
+ * back to its former size.
  */
 export async function checkScreen(page: Page, name: string, o: { reload?: boolean } = {}): Promise<void> {
   const where = `${name} (${page.url()})`;
@@ -194,6 +255,7 @@ export async function checkScreen(page: Page, name: string, o: { reload?: boolea
     violations.map((v) => `  ${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.join('\n    ')}`).join('\n'));
 
   const before = page.viewport() ?? DESKTOP;
+  await assertInView(page, where);
   await shot(page, name, before.width);
   await page.setViewport(PHONE);
   try {
@@ -202,15 +264,8 @@ export async function checkScreen(page: Page, name: string, o: { reload?: boolea
       assert.ok(res, `${where}: the reload at 375 px got no response`);
       assertStrictCsp(res, name);
     }
-    const wide = (await page.evaluate(`(() => {
-      const width = document.documentElement.scrollWidth;
-      const over = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 375.5)
-        .filter((e) => ![...e.children].some((c) => c.getBoundingClientRect().right > 375.5))
-        .slice(0, 5).map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '') + ' right=' + Math.round(e.getBoundingClientRect().right));
-      return { width, over };
-    })()`)) as { width: number; over: string[] };
     await shot(page, name, PHONE.width);
-    assert.ok(wide.width <= PHONE.width, `${where}: at 375 px wide the page is ${wide.width} px wide (sideways scrolling); widest: ${wide.over.join(', ')}`);
+    await assertInView(page, where);
   } finally {
     await page.setViewport(before);
   }

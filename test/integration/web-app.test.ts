@@ -20,7 +20,8 @@ import { accountIdOf, completeSeededScanPage, seedPage, seedScan, type ScanPageS
 import { stubResult } from '../helpers/stub-result.js';
 import { journeySteps } from './web-app/journeys.js';
 import {
-  accessibleNodes, aria, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, fieldNames, goto, heading, launchBrowser, newTab, textOf,
+  accessibleNodes, aria, assertErrorInView, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, fieldNames, goto, heading, launchBrowser, newTab,
+  PHONE, textOf,
 } from '../helpers/browser.js';
 
 const SESSION_COOKIE = 'webgauge_session';
@@ -372,6 +373,30 @@ describe('the web app in a real browser (sqlite)', () => {
       assert.ok(await page.$(aria(name!, role)), `the report has a ${role} named "${name}"`);
     }
     await checkScreen(page, 'report');
+    // At 375 px (the layout follows the width; no reload): the waterfall keeps a timing bar the row's width, and each
+    // row its URL's file name whole (the folders are what is cut); a part's heading, its tab followed, shows below the
+    // two-row sticky tabs.
+    const desktop = page.viewport();
+    await page.setViewport(PHONE);
+    try {
+      const wf = (await page.evaluate(`(async () => {
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        return { bars: [...document.querySelectorAll('.waterfall td.bar')].map((td) => Math.round(td.getBoundingClientRect().width)),
+          files: [...document.querySelectorAll('.waterfall td.url .file')].filter((f) => f.scrollWidth > f.clientWidth + 1).map((f) => f.textContent) };
+      })()`)) as { bars: number[]; files: string[] };
+      assert.ok(wf.bars.length > 0 && wf.bars.every((w) => w >= 250), `at 375 px each waterfall row's timing bar is as wide as the row: ${JSON.stringify(wf.bars)}`);
+      assert.deepEqual(wf.files, [], 'at 375 px no file name of the waterfall is cut');
+      await page.locator(aria('Waterfall', 'link')).click();
+      await page.waitForFunction('location.hash === "#waterfall"');
+      const at = (await page.evaluate(`(async () => {
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        return { heading: Math.round(document.querySelector('#waterfall h2').getBoundingClientRect().top),
+          tabs: Math.round(document.querySelector('.tabs').getBoundingClientRect().bottom) };
+      })()`)) as { heading: number; tabs: number };
+      assert.ok(at.heading >= at.tabs, `at 375 px the Waterfall heading shows below the sticky tabs: its top at ${at.heading} px, the tabs end at ${at.tabs} px`);
+    } finally {
+      if (desktop) await page.setViewport(desktop);
+    }
     const test = await call(server, 'GET', `/tests/${testId}`, { key: ownerKey });
     assert.equal(test.body?.data?.attributes?.state, 'completed', test.text);
     assert.equal(test.body.data.attributes.source, 'on-demand', 'a test started in the app has source on-demand');
@@ -695,6 +720,9 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.ok(row, `the Pages list has the page's row: ${await textOf(page, 'main')}`);
     assert.equal(row.at(-1), RENAMED, `the Tags column of the page shows the tag: ${JSON.stringify(row)}`);
     assert.equal((await rowWith(page, otherPagePath))?.at(-1), '', 'the other page is listed, without tags');
+    // At 1366 px the list's twelve columns fit: the Tags column is not cut off, nothing to scroll.
+    const pagesList = (await page.$eval('table.pages-list', (t) => ({ table: Math.round(t.getBoundingClientRect().width), box: t.parentElement!.clientWidth }))) as { table: number; box: number };
+    assert.ok(pagesList.table <= pagesList.box, `at 1366 px the Pages list fits its box: ${JSON.stringify(pagesList)}`);
 
     const tagSelect = aria('Tag', 'combobox');
     const value = await optionValue(page, tagSelect, RENAMED);
@@ -796,8 +824,16 @@ describe('the web app in a real browser (sqlite)', () => {
         assert.ok(value, `"${name}" offers ${label}`);
         await tab.locator(aria(name, 'combobox')).fill(value);
       }
-      await tab.locator(aria('Value', 'textbox')).fill('3000');
       await tab.locator(aria('Consecutive reports', 'spinbutton')).fill('2');
+      // Without a value: refused, the error at the form (far down the long page view) with the focus, the values kept.
+      const refused = await clickAndWait(tab, aria('Add alert', 'button'));
+      assert.equal(refused.status(), 400, 'an alert without a value is refused');
+      assert.match(await assertErrorInView(tab, 'form.pv-alert-new', 'page view, alert without a value'), /^Invalid request parameter: .*value/);
+      assert.deepEqual(await tab.evaluate(`['f-alert-metric', 'f-alert-operator', 'f-alert-value', 'f-alert-consecutive'].map((id) => document.getElementById(id).value)`),
+        ['fully_loaded_time', 'gt', '', '2'], 'the form keeps what was chosen');
+      assert.ok(((await tab.evaluate('scrollY')) as number) > 600, 'the page view opened far down, at its Alerts part');
+      await checkScreen(tab, 'page view, alert refused', { reload: false });
+      await tab.locator(aria('Value', 'textbox')).fill('3000');
       const added = await clickAndWait(tab, aria('Add alert', 'button'));
       assert.equal(added.status(), 200);
       assert.equal(new URL(tab.url()).pathname, pagePath, '"Add alert" stays on the page view');
@@ -862,6 +898,7 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(one.status(), 400, 'one report is not enough to compare');
     assert.equal(new URL(page.url()).pathname, '/compare');
     assert.match(await textOf(page, '[role=alert]'), /^Give 2 to 4 report IDs to compare/, 'and the screen says why');
+    assert.equal(await page.$eval(aria('Back to the previous screen', 'link'), (a) => a.getAttribute('href')), pagePath, 'and leads back to the page view');
     await checkScreen(page, 'compare, one report');
 
     await goto(page, server.base + pagePath);
@@ -1213,7 +1250,25 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(await creditsOf(server, ownerKey), credits, 'a refused scan reserves nothing');
     assert.equal((await call(server, 'GET', '/scans', { key: ownerKey })).body.data.length, scansBefore, 'and creates no scan');
 
+    // Two bad alert lines among good ones (a blank line between): each named by its line, as the API names each by its
+    // index; the error at the form with the focus, the lines kept.
+    const lines = 'lcp_p75 > 2500\n\nlcpx > 1\ngrade_drop 9';
     await page.locator(aria('URLs', 'textbox')).fill(url);
+    await page.locator(aria('Alert conditions', 'textbox')).fill(lines);
+    const twoBad = await clickAndWait(page, aria('Start scan', 'button'));
+    assert.equal(twoBad.status(), 400, 'two bad alert lines are refused');
+    const summary = await assertErrorInView(page, 'form.scan-form', 'scans, two bad alert lines');
+    assert.match(summary, /^Invalid test parameter: 2 lines are refused\. /);
+    assert.match(summary, /Alert conditions: line 3 \(figure\) "lcpx" is no site figure/);
+    assert.match(summary, /Alert conditions: line 4 \(value\) of kind grade_drop/);
+    assert.equal(await page.$eval('#f-alert_conditions', (e) => (e as HTMLTextAreaElement).value), lines, 'the lines are kept');
+    await checkScreen(page, 'scans, two bad alert lines', { reload: false });
+    const apiLines = errorOf(await call(server, 'POST', '/scans', { key: ownerKey, body: { data: { type: 'scan', attributes: { url, source: 'list', urls: [url],
+      alert_conditions: [{ figure: 'lcp_p75', operator: 'gt', value: 2500 }, { figure: 'lcpx', operator: 'gt', value: 1 }, { kind: 'grade_drop', value: 9 }] } } } }));
+    assert.equal(apiLines.title, 'Invalid test parameter');
+    assert.match(apiLines.detail ?? '', /^2 entries of alert_conditions are refused: alert_conditions\[1\]\.figure .*; alert_conditions\[2\]\.value/,
+      'the API names both as well');
+    await page.locator(aria('Alert conditions', 'textbox')).fill('');
     await page.locator(aria('Max pages', 'spinbutton')).fill('1');
     // Shown again after the refusal, the options are open already.
     if (!(await page.$eval('.scan-form details', (d) => (d as HTMLDetailsElement).open))) await page.locator(aria('Analysis options')).click();
