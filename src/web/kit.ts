@@ -137,7 +137,7 @@ export function errorBox(error: string | FormError | undefined): string {
   const lines = e.lines.length
     ? `<ul>${e.lines.map((l) => `<li><a href="#${esc(l.field)}">${esc(l.label)}</a>: ${esc(l.text)}</li>`).join('')}</ul>`
     : '';
-  return `<div class="error form-error" role="alert" id="form-error" tabindex="-1" autofocus data-form-error><p>${esc(e.message)}</p>${lines}</div>`;
+  return `<div class="error form-error" id="form-error" tabindex="-1" autofocus data-form-error role="alert">${esc(e.message)}${lines}</div>`;
 }
 
 export type ScreenHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, nonce: string) => Promise<string | FastifyReply>;

@@ -29,7 +29,7 @@ fieldset{border:1px solid var(--line);border-radius:8px;padding:10px 14px 4px;ma
 legend{font-weight:650;padding:0 4px}
 .analyze-bar{display:flex;gap:10px;flex-wrap:wrap}.analyze-bar input{flex:1 1 240px}
 .error{background:#fdecea;border:1px solid #f5c2bd;color:#8a1c12;border-radius:8px;padding:10px 14px;margin:0 0 14px}
-.form-error{scroll-margin:96px 0}.form-error p{margin:0}.form-error ul{margin:6px 0 0;padding-left:20px;overflow-wrap:anywhere}.form-error li{margin:2px 0}
+.form-error{scroll-margin:96px 0}.form-error ul{margin:6px 0 0;padding-left:20px;overflow-wrap:anywhere}.form-error li{margin:2px 0}
 .form-error a{color:inherit;font-weight:600}
 .ok{background:#e7f6ec;border:1px solid #b5e2c4;color:#0b5a2c;border-radius:8px;padding:10px 14px;margin:0 0 14px}
 .signin{max-width:420px;margin:40px auto}.signin h1{text-align:center}

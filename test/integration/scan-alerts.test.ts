@@ -188,6 +188,9 @@ for (const engine of engines()) {
         [[{ kind: 'pages_worse' }, { kind: 'pages_worse', value: 0 }], /alert_conditions\[1\] is the same condition as alert_conditions\[0\]/],
         [Array.from({ length: 21 }, (_, i) => ({ figure: 'lcp_p75', operator: 'gt', value: i })), /alert_conditions has 21 conditions; at most 20 are allowed/],
         [[3], /alert_conditions\[0\] must be an object/],
+        // Every bad condition is named, not only the first (issue 48).
+        [[{ figure: 'lcp_p99', operator: 'gt', value: 1 }, { figure: 'lcp_p75', operator: 'gt', value: 1 }, { kind: 'grade_drop', value: 9 }],
+          /^2 entries of alert_conditions are refused: alert_conditions\[0\]\.figure "lcp_p99" is no site figure.*; alert_conditions\[2\]\.value of kind grade_drop/],
       ];
       for (const [conditions, detail] of cases) {
         const r = await call(s, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/'], report: 'none', alert_conditions: conditions }) });
@@ -198,14 +201,14 @@ for (const engine of engines()) {
       assert.equal((await call(s, 'GET', '/scans', { key })).body.data.length, 0);
       assert.equal(await creditsOf(s, key), credits);
 
-      // The app's form takes them one per line, and says what to fix the API's way.
+      // The app's form takes them one per line, and says what to fix the API's way, naming the line.
       const web = webSession(s);
       const cookie = await web.signIn(key);
       const form = (conditions: string) => web.post(cookie, '/scans', [['url', site.url('/')], ['source', 'list'], ['urls', '/'], ['report', 'none'],
         ['respect_robots', '1'], ['alert_conditions', conditions]]);
       const refused = await form('lcp_p75 > 2500\nlcp_p99 > 1');
       assert.equal(refused.status, 400);
-      assert.match(refused.html, /alert_conditions\[1\]\.figure &quot;lcp_p99&quot; is no site figure/);
+      assert.match(refused.html, /<a href="#f-alert_conditions">Alert conditions<\/a>: line 2 \(figure\) &quot;lcp_p99&quot; is no site figure/);
       assert.match(refused.html, /lcp_p75 &gt; 2500\nlcp_p99 &gt; 1<\/textarea>/, 'the field keeps what was typed');
       const started = await form('lcp_p75 >= 2500\npoor_cls_pages > 0\ngrade_drop 1\ntemplate_worse');
       assert.equal(started.status, 303, started.html.slice(0, 300));

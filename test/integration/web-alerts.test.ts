@@ -138,7 +138,8 @@ for (const engine of engines()) describe(`web app: a page's alerts (${engine})`,
       const res = await post(ownerCookie, alertsPath(), form(fields));
       assert.equal(res.status, 400, JSON.stringify(fields));
       const part = alertsSection(res.html);
-      assert.match(part, new RegExp(`<div class="error" role="alert">Invalid request parameter: ${message.source}`), `${JSON.stringify(fields)}: ${part.match(/role="alert">[^<]*/)?.[0]}`);
+      // In the form, as its error summary (kit.ts errorBox).
+      assert.match(part, new RegExp(`<div class="error form-error" id="form-error"[^>]* role="alert">Invalid request parameter: ${message.source}`), `${JSON.stringify(fields)}: ${part.match(/role="alert">[^<]*/)?.[0]}`);
       assert.match(part, new RegExp(`<input id="f-alert-value" name="value"[^>]* value="${fields.value}"`), 'the value is shown as sent');
     }
     const shown = alertsSection((await post(ownerCookie, alertsPath(), form({ metric: 'page_requests', operator: 'lt', value: 'x', consecutive: '3' }))).html);

@@ -102,7 +102,7 @@ describe('a form names each bad line', () => {
     assert.match(e.lines[1]!.text, /^line 4 \(value\) of kind grade_drop/);
     assert.match(e.lines[2]!.text, /^line 5 is the same condition as line 1 /);
     const html = errorBox(e);
-    assert.match(html, /<div class="error form-error" role="alert" id="form-error" tabindex="-1" autofocus data-form-error>/);
+    assert.match(html, /^<div class="error form-error" id="form-error" tabindex="-1" autofocus data-form-error role="alert">Invalid test parameter: 3 lines are refused\.<ul>/);
     assert.match(html, /<li><a href="#f-alert_conditions">Alert conditions<\/a>: line 3 \(figure\)/);
   });
 
