@@ -83,7 +83,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:
 .pages-filter .pages-apply{flex:0 0 auto}.pages-empty p{margin:0}
 .pages-list td.tags{white-space:normal;min-width:90px}
 /* Twelve columns fit 1366 px: headings and the browser and time cells wrap between their words. */
-.pages-list th,.pages-list td.wraps{white-space:normal}.pages-list td.wraps{min-width:84px}
+table.list.pages-list th,table.list.pages-list td.wraps{white-space:normal}.pages-list td.wraps{min-width:84px}
 .pages-list td,.pages-list th{vertical-align:middle}
 .pv-url{overflow-wrap:anywhere}
 .pv-facts{margin:-6px 0 14px}
