@@ -473,7 +473,8 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.match(publicPage, /<link rel="icon"[^>]*href="data:image\/svg\+xml/, 'the public report has the icon');
     assert.ok(publicPage.includes('<a href="/help/scores">How the scores are made</a>'), 'and links the explanation');
     assert.equal((await fetch(`${server.base}/help/scores`)).status, 200, 'which anyone may read');
-    await page.goBack();
+    // Back on the report at its top (going back would restore the scroll, the actions under the sticky tabs).
+    await goto(page, `${server.base}${reportPath}`);
   });
 
   it("7b. the report's page: Pages lists it, and \"Page history\" opens the page's own screen", async () => {
