@@ -40,10 +40,14 @@ export interface FigureSpec {
   bands?: Bands;
   /**
    * It is a figure of a site's scan: its statistics over the pages are named `<site>_median`, `<site>_p75`, and
-   * `poor_<site>_pages` where it has bands (named-site-figures.ts); `change` is the least change of one report's figure that
-   * counts when two scans are compared (analysis/scan-comparison-rules.ts), `order` its place in that comparison.
+   * `poor_<site>_pages` where it has bands (named-site-figures.ts); `order` is its place in the comparison of two scans.
    */
-  site?: { key: string; change: number; order: number };
+  site?: { key: string; order: number };
+  /**
+   * Its noise: how much one load of an unchanged page may differ from the next; a smaller difference of one report's
+   * figure is not news (analysis/noise.ts, whenever there are too few runs for the significance test), and why that value.
+   */
+  noise: { change: number; why: string };
   /** An alert condition may watch it. */
   alertable: boolean;
   /** The app's compare table shows it, at this position (1 first). */
@@ -61,42 +65,68 @@ export interface FigureSpec {
 /** In the order of the report resource's attributes. */
 export const FIGURES = [
   { name: 'service_score', label: 'Grade %', title: 'Grade', short: 'grade', unit: 'score', better: 'higher', source: 'grade', alertable: true,
-    compare: 1, chart: { position: 1, max: 100 }, byAuditSet: true },
+    compare: 1, chart: { position: 1, max: 100 }, byAuditSet: true,
+    noise: { change: 4, why: '0.6 × performance (noise 10) + 0.4 × structure (noise 2), which rarely move together: a retest moves it up to ~4 points' } },
   { name: 'performance_score', label: 'Performance', unit: 'score', better: 'higher', source: 'lighthouse', alertable: true, compare: 2,
-    chart: { position: 2, max: 100 }, site: { key: 'performance', change: 10, order: 1 } },
+    chart: { position: 2, max: 100 }, site: { key: 'performance', order: 1 },
+    noise: { change: 10, why: 'Lighthouse\'s own variability guide: a score moves 5 to 10 points from load to load on one machine' } },
   { name: 'structure_score', label: 'Structure', unit: 'score', better: 'higher', source: 'lighthouse', alertable: true, compare: 3,
-    chart: { position: 3, max: 100 }, byAuditSet: true },
-  { name: 'pagespeed_score', label: 'PageSpeed', unit: 'score', better: 'higher', source: 'legacy', alertable: true },
-  { name: 'yslow_score', label: 'YSlow', unit: 'score', better: 'higher', source: 'legacy', alertable: true },
-  { name: 'html_bytes', label: 'HTML size', unit: 'size', better: 'lower', source: 'load', alertable: true },
+    chart: { position: 3, max: 100 }, byAuditSet: true,
+    noise: { change: 2, why: 'what the page is built of, read from what the audits found, not from timings: one low-impact audit moving a step is ~1 point' } },
+  { name: 'pagespeed_score', label: 'PageSpeed', unit: 'score', better: 'higher', source: 'legacy', alertable: true,
+    noise: { change: 3, why: 'rules over the HAR: a resource arriving before or after onload moves it a point or two' } },
+  { name: 'yslow_score', label: 'YSlow', unit: 'score', better: 'higher', source: 'legacy', alertable: true,
+    noise: { change: 3, why: 'rules over the HAR: a resource arriving before or after onload moves it a point or two' } },
+  { name: 'html_bytes', label: 'HTML size', unit: 'size', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 1024, why: 'the same HTML but for tokens, dates and nonces: under 1 KB' } },
   { name: 'page_bytes', label: 'Page size', unit: 'size', better: 'lower', source: 'load', alertable: true, compare: 16,
-    chart: { position: 8, minTop: 1024 } },
-  { name: 'page_requests', label: 'Requests', unit: 'count', better: 'lower', source: 'load', alertable: true, compare: 17 },
-  { name: 'redirect_duration', label: 'Redirect duration', unit: 'time', better: 'lower', source: 'load', alertable: true },
-  { name: 'connect_duration', label: 'Connect duration', unit: 'time', better: 'lower', source: 'load', alertable: true },
-  { name: 'backend_duration', label: 'Backend duration', unit: 'time', better: 'lower', source: 'load', alertable: true },
-  { name: 'time_to_first_byte', label: 'Time to first byte', short: 'TTFB', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 4 },
-  { name: 'first_paint_time', label: 'First paint', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 5 },
-  { name: 'first_contentful_paint', label: 'First contentful paint', short: 'FCP', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 6 },
-  { name: 'dom_interactive_time', label: 'DOM interactive', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 8 },
-  { name: 'dom_content_loaded_time', label: 'DOM content loaded', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 9 },
-  { name: 'dom_content_loaded_duration', label: 'DOM content loaded duration', unit: 'time', better: 'lower', source: 'load', alertable: true },
-  { name: 'onload_time', label: 'Onload', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 10 },
-  { name: 'onload_duration', label: 'Onload duration', unit: 'time', better: 'lower', source: 'load', alertable: true },
+    chart: { position: 8, minTop: 1024 },
+    noise: { change: 10240, why: 'the same resources but for beacons, ads and late responses: under 10 KB' } },
+  { name: 'page_requests', label: 'Requests', unit: 'count', better: 'lower', source: 'load', alertable: true, compare: 17,
+    noise: { change: 2, why: 'a late beacon or analytics call falls before or after the end of the load' } },
+  { name: 'redirect_duration', label: 'Redirect duration', unit: 'time', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 100, why: 'one round trip and the server\'s time, which vary by tens of ms' } },
+  { name: 'connect_duration', label: 'Connect duration', unit: 'time', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 100, why: 'DNS, TCP and TLS: one to three round trips, which vary by tens of ms' } },
+  { name: 'backend_duration', label: 'Backend duration', unit: 'time', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 100, why: 'the server\'s time to its first byte varies by tens of ms between requests' } },
+  { name: 'time_to_first_byte', label: 'Time to first byte', short: 'TTFB', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 4,
+    noise: { change: 100, why: 'connection set-up and the server\'s time vary by tens of ms between loads' } },
+  { name: 'first_paint_time', label: 'First paint', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 5,
+    noise: { change: 200, why: 'waits on the first bytes, the CSS and the main thread: ~10 % of a two-second load' } },
+  { name: 'first_contentful_paint', label: 'First contentful paint', short: 'FCP', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 6,
+    noise: { change: 200, why: 'waits on the first bytes, the CSS and the main thread: ~10 % of a two-second load' } },
+  { name: 'dom_interactive_time', label: 'DOM interactive', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 8,
+    noise: { change: 200, why: 'waits on the HTML and its blocking scripts: ~10 % of a two-second load' } },
+  { name: 'dom_content_loaded_time', label: 'DOM content loaded', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 9,
+    noise: { change: 200, why: 'waits on the HTML and its deferred scripts: ~10 % of a two-second load' } },
+  { name: 'dom_content_loaded_duration', label: 'DOM content loaded duration', unit: 'time', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 100, why: 'the handlers\' main-thread time, which a busy host stretches by tens of ms' } },
+  { name: 'onload_time', label: 'Onload', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 10,
+    noise: { change: 300, why: 'waits on every resource of the page: the slowest of them sets it' } },
+  { name: 'onload_duration', label: 'Onload duration', unit: 'time', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 100, why: 'the handlers\' main-thread time, which a busy host stretches by tens of ms' } },
   { name: 'fully_loaded_time', label: 'Fully loaded', unit: 'time', better: 'lower', source: 'load', alertable: true, compare: 11,
-    chart: { position: 7, minTop: 1000 }, site: { key: 'fully_loaded', change: 1000, order: 5 } },
-  { name: 'rum_speed_index', label: 'RUM speed index', unit: 'time', better: 'lower', source: 'load', alertable: true },
-  { name: 'speed_index', label: 'Speed index', short: 'SI', unit: 'time', better: 'lower', source: 'lighthouse', alertable: true, compare: 13 },
+    chart: { position: 7, minTop: 1000 }, site: { key: 'fully_loaded', order: 5 },
+    noise: { change: 1000, why: 'waits for network quiet after onload: late beacons and timers move it by up to a second' } },
+  { name: 'rum_speed_index', label: 'RUM speed index', unit: 'time', better: 'lower', source: 'load', alertable: true,
+    noise: { change: 300, why: 'a mean of paint times, each of which moves with the network and the main thread' } },
+  { name: 'speed_index', label: 'Speed index', short: 'SI', unit: 'time', better: 'lower', source: 'lighthouse', alertable: true, compare: 13,
+    noise: { change: 300, why: 'a mean over the frames of the load, which moves with every paint' } },
   { name: 'largest_contentful_paint', label: 'Largest contentful paint', title: 'Largest Contentful Paint', short: 'LCP', unit: 'time',
     better: 'lower', source: 'lighthouse', bands: { good: 2500, poor: 4000 }, alertable: true, compare: 7, chart: { position: 4, minTop: 1000 },
-    site: { key: 'lcp', change: 500, order: 2 } },
-  { name: 'time_to_interactive', label: 'Time to interactive', short: 'TTI', unit: 'time', better: 'lower', source: 'lighthouse', alertable: true, compare: 12 },
+    site: { key: 'lcp', order: 2 },
+    noise: { change: 500, why: 'the largest element\'s paint moves with its download and the main thread: up to half a second on a real site' } },
+  { name: 'time_to_interactive', label: 'Time to interactive', short: 'TTI', unit: 'time', better: 'lower', source: 'lighthouse', alertable: true, compare: 12,
+    noise: { change: 500, why: 'waits for main-thread and network quiet: one late task moves it by half a second' } },
   { name: 'total_blocking_time', label: 'Total blocking time', title: 'Total Blocking Time', short: 'TBT', unit: 'time', better: 'lower',
     source: 'lighthouse', bands: { good: 200, poor: 600 }, alertable: true, compare: 14, chart: { position: 5, minTop: 100 },
-    site: { key: 'tbt', change: 200, order: 3 } },
+    site: { key: 'tbt', order: 3 },
+    noise: { change: 200, why: 'long tasks stretch with the host\'s load: a busy machine adds up to 200 ms' } },
   { name: 'cumulative_layout_shift', label: 'Cumulative layout shift', title: 'Cumulative Layout Shift', short: 'CLS', unit: 'cls',
     better: 'lower', source: 'lighthouse', bands: { good: 0.1, poor: 0.25 }, alertable: true, compare: 15, chart: { position: 6, minTop: 0.1 },
-    site: { key: 'cls', change: 0.1, order: 4 } },
+    site: { key: 'cls', order: 4 },
+    noise: { change: 0.1, why: 'a late font or image shifts the page or not by a whole element: up to 0.1, the width of the good band' } },
 ] as const satisfies readonly FigureSpec[];
 
 export type FigureName = (typeof FIGURES)[number]['name'];

@@ -3,21 +3,21 @@
  * matched by URL, each matched page's change of grade, performance score, LCP, TBT, CLS and fully loaded time, and a
  * verdict: significantly worse, better, or unchanged, with the reasons. Pure: the caller reads the two scans' rows.
  *
- * How a change counts (COMPARE_RULES):
+ * How a change counts: the one rule of differences (analysis/noise.ts judgeDifference), which every screen shares:
  * - With per-run values on both sides (the pages' tests loaded them `runs` > 1 times) and enough of them for the test
  *   to reach `alpha` at all (smallest one-sided p = 1 / C(n1 + n2, n1): at 0.05, 3 and 3 runs cannot, 3 and 4 can), the
- *   Mann-Whitney U test the alerts use (one-sided, p < alpha), and the medians moved by at least half the threshold
- *   (a tiny change can be significant; it is not worth a failed build). Said to be a test, with its p.
- * - Otherwise a change of the report's figure by at least the threshold: LCP 500 ms, TBT 200 ms, CLS 0.1, fully loaded
- *   1,000 ms, performance 10 points. Said to be a threshold, not a test.
+ *   Mann-Whitney U test the alerts use (one-sided, p < alpha), and the medians moved by at least half the figure's
+ *   noise (a tiny change can be significant; it is not worth a failed build). Said to be a test, with its p.
+ * - Otherwise a change of the report's figure by at least the figure's noise (the one table of figures: LCP 500 ms,
+ *   TBT 200 ms, CLS 0.1, fully loaded 1,000 ms, performance 10 points). Said to be a threshold, not a test.
  * - The grade is one letter of one report: it counts when it moves 2 letters or more (B → D), never under a test; and
  *   not at all when the two reports read different structure audits (Lighthouse 12 against 13: the grade is 40 %
  *   structure, analysis/structure sameStructureAudits).
  * A page is worse when any figure got worse, better when some got better and none worse. A template is worse as a
  * whole when its matched pages' values moved: the Mann-Whitney test of the pages' values when each side has at least
- * 3 pages and the test can reach alpha, else the median change beyond the threshold.
+ * 3 pages and the test can reach alpha, else the median change beyond the figure's noise.
  */
-import { mannWhitneyU } from './mann-whitney.js';
+import { judgeDifference, smallestP, testable, TESTED_SHARE } from './noise.js';
 import { median } from './statistics.js';
 import { sameStructureAudits } from './structure/index.js';
 import { figure, formatChange, formatChangeSize, formatFigure, shortOf, SITE_FIGURES, type FigureUnit, type SiteFigure } from './figures.js';
@@ -40,13 +40,11 @@ export interface MetricRule {
 /** The compared figures (the one table's site figures), in the order the comparison lists them, with the least change that counts. */
 export const COMPARE_RULES: Readonly<Record<ComparedMetric, MetricRule>> = Object.fromEntries(SITE_FIGURES.map((name) => {
   const f = figure(name);
-  return [name, { short: shortOf(f), unit: f.unit, better: f.better, threshold: f.site!.change }];
+  return [name, { short: shortOf(f), unit: f.unit, better: f.better, threshold: f.noise.change }];
 })) as Record<ComparedMetric, MetricRule>;
 export const COMPARED_METRICS: readonly ComparedMetric[] = SITE_FIGURES;
 /** Letters a grade must fall (worse) or rise (better) to count. */
 export const GRADE_LETTERS = 2;
-/** Under a test, the least change of the medians that counts: this share of the threshold. */
-export const TESTED_SHARE = 0.5;
 /** Pages a template needs on each side for the test of its pages' values. */
 export const TEMPLATE_TEST_MIN_PAGES = 3;
 const LETTERS = 'ABCDEF';
@@ -58,73 +56,45 @@ const withUnit = (unit: FigureUnit, v: number): string => formatFigure(unit, v);
 const signed = (unit: FigureUnit, v: number): string => formatChange(unit, v);
 /** A threshold is the size of a change: 500 ms, 10 points, 0.1. */
 const changeSize = (unit: FigureUnit, v: number): string => formatChangeSize(unit, v);
+export { smallestP, TESTED_SHARE };
 export const pText = (p: number): string => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
-/** The smallest one-sided p the exact Mann-Whitney test can give with n1 and n2 values: 1 / C(n1 + n2, n1). */
-export function smallestP(n1: number, n2: number): number {
-  let c = 1;
-  for (let i = 1; i <= n1; i++) c = (c * (n2 + i)) / i;
-  return 1 / c;
-}
-const testable = (n1: number, n2: number, alpha: number): boolean => n1 >= 2 && n2 >= 2 && smallestP(n1, n2) < alpha;
-
 const present = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** How much worse `after` is than `before` (negative: better), in the figure's own direction. */
-const worsening = (rule: MetricRule, change: number): number => (rule.better === 'lower' ? change : -change);
 
 interface Judged {
   reason?: Reason;
   tested: boolean;
 }
 
-/** One figure of one page (or template), by the test when `runs` allow it, else by the threshold on the single values. */
+/**
+ * One figure of one page (or template), by the one rule of differences (analysis/noise.ts): the test when `runs` allow
+ * it, else the figure's noise on the single values; a reason when it is better or worse, none when within noise.
+ */
 function judge(metric: ComparedMetric, before: number | null, after: number | null, runs: [readonly number[], readonly number[]] | undefined,
   alpha: number, unitOfN: 'runs' | 'pages', testMin = 2): Judged {
   const rule = COMPARE_RULES[metric];
-  if (runs && runs[0].length >= testMin && runs[1].length >= testMin && testable(runs[0].length, runs[1].length, alpha)) {
-    const [a, b] = runs;
-    const was = median(a);
-    const now = median(b);
-    const change = round4(now - was);
-    const least = round4(rule.threshold * TESTED_SHARE);
-    const worseAlt = rule.better === 'lower' ? 'greater' : 'less';
-    const betterAlt = worseAlt === 'greater' ? 'less' : 'greater';
-    const w = worsening(rule, change);
-    let direction: 'worse' | 'better' | undefined;
-    let p = 1;
-    if (w >= least) {
-      p = mannWhitneyU(b, a, worseAlt).p;
-      if (p < alpha) direction = 'worse';
-    } else if (-w >= least) {
-      p = mannWhitneyU(b, a, betterAlt).p;
-      if (p < alpha) direction = 'better';
-    }
-    if (!direction) return { tested: true };
-    const what = unitOfN === 'runs' ? 'runs' : 'pages';
+  const tested = runs !== undefined && runs[0].length >= testMin && runs[1].length >= testMin && testable(runs[0].length, runs[1].length, alpha);
+  const j = judgeDifference(figure(metric), tested ? { runs } : { before, after }, { alpha, minRuns: testMin });
+  if (!j || j.difference === 'within_noise') return { tested };
+  const direction = j.difference;
+  const text = `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${withUnit(rule.unit, j.before)} → ${withUnit(rule.unit, j.after)}`;
+  if (j.basis === 'test') {
     return {
       tested: true,
       reason: {
-        metric, direction, basis: 'test', before: was, after: now, change, threshold: least, p, n: [a.length, b.length],
-        text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${withUnit(rule.unit, was)} → ${withUnit(rule.unit, now)}`,
-        why: `Mann-Whitney ${pText(p)} over ${a.length} and ${b.length} ${what}; medians ${signed(rule.unit, change)}, at least ${changeSize(rule.unit, least)}`,
+        metric, direction, basis: 'test', before: j.before, after: j.after, change: j.change, threshold: j.least, p: j.p!, n: j.n,
+        text, why: `Mann-Whitney ${pText(j.p!)} over ${j.n[0]} and ${j.n[1]} ${unitOfN}; medians ${signed(rule.unit, j.change)}, at least ${changeSize(rule.unit, j.least)}`,
       },
     };
   }
-  if (!present(before) || !present(after)) return { tested: false };
-  const change = round4(after - before);
-  const w = worsening(rule, change);
-  const direction = w >= rule.threshold ? 'worse' : -w >= rule.threshold ? 'better' : undefined;
-  if (!direction) return { tested: false };
   const [n1, n2] = runs ? [Math.max(1, runs[0].length), Math.max(1, runs[1].length)] : [1, 1];
   const few = n1 > 1 && n2 > 1 ? `; ${n1} and ${n2} ${unitOfN} are too few for a test`
     : n1 > 1 || n2 > 1 ? `; no test: one side has a single ${unitOfN === 'runs' ? 'run' : 'page'}` : '';
   return {
     tested: false,
     reason: {
-      metric, direction, basis: 'threshold', before, after, change, threshold: rule.threshold,
-      text: `${rule.short} ${unitOfN === 'pages' ? 'median ' : ''}${withUnit(rule.unit, before)} → ${withUnit(rule.unit, after)}`,
-      why: `${signed(rule.unit, change)}, threshold ${changeSize(rule.unit, rule.threshold)}${few}`,
+      metric, direction, basis: 'threshold', before: j.before, after: j.after, change: j.change, threshold: rule.threshold, text,
+      why: `${signed(rule.unit, j.change)}, threshold ${changeSize(rule.unit, rule.threshold)}${few}`,
     },
   };
 }

@@ -10,6 +10,7 @@
  * Each change of state is an alert event. Checks run after every report of the page (scheduler/test-events.ts).
  */
 import { mannWhitneyU } from '../../analysis/mann-whitney.js';
+import { ALPHA } from '../../analysis/noise.js';
 import { median } from '../../analysis/statistics.js';
 import type { Db } from '../../store/db.js';
 import {
@@ -41,7 +42,7 @@ export { OPERATORS, type Operator };
 export const ALERT_METRICS: readonly string[] = Object.keys(REPORTS_LIST.attrs)
   .filter((k) => (ALERTABLE_METRICS as readonly string[]).includes(k));
 
-export const REGRESSION = { recent: 5, baselineMin: 5, baselineMax: 20, alpha: 0.05 } as const;
+export const REGRESSION = { recent: 5, baselineMin: 5, baselineMax: 20, alpha: ALPHA } as const;
 export const CONSECUTIVE_MAX = 50;
 export const CONDITIONS_PER_PAGE_MAX = 50;
 
