@@ -104,6 +104,13 @@ describe('each structure audit fails on the page with its defect and passes on t
     assert.ok((image.savings?.bytes ?? 0) > 20_000, `what the image would save: ${JSON.stringify(image.savings)}`);
   });
 
+  test('a failed insight scores 0 whatever this load estimated it would save of LCP (0 or 50 ms from one load to the next)', () => {
+    // Lighthouse scores it 0 with an LCP saving and 0.5 when the saving rounds to nothing; the saving is a timing of this
+    // load, the failure (the bytes to save) is the page's: on an unchanged page the structure score moved with it.
+    const image = loaded.get(pair('image')[0])!.audits.get('image-delivery-insight')!;
+    assert.equal(image.score, 0, `failed, and scored as failed: ${JSON.stringify(image.savings)}`);
+  });
+
   test('no audit of these pages\' results ended in error', () => {
     assert.deepEqual([...loaded].filter(([, l]) => l.errors.length).map(([url, l]) => `${url}: ${l.errors.join(', ')}`), []);
   });
