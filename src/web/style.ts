@@ -93,6 +93,9 @@ table.list.pages-list th,table.list.pages-list td.wraps{white-space:normal}.page
 .pv-tags{border:0;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:8px 16px}
 .pv-section{margin:0 0 26px}
 .pv-compare{margin:12px 0 0}
+.pv-change{margin:0 0 14px}.pv-change h3{font-size:15px;margin:0 0 8px}.pv-change p{margin:8px 0 0;font-size:13px}
+.pv-changes{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:8px 22px}.pv-changes li{min-width:110px}
+.pv-change-name{display:block;font-size:12px;color:var(--muted)}
 .chart{margin:0;min-width:0}.chart h3{display:flex;justify-content:space-between;gap:8px;align-items:baseline}
 .chart-latest{font-size:16px;font-weight:700}
 .chart svg .axis line{stroke:#c5ccd8;stroke-width:1}
@@ -143,7 +146,8 @@ table.pv-stack td.pv-alert-actions{padding-top:6px}.pv-alert-actions .actions{ju
 .cmp-grade{display:block;margin-top:3px}
 .cmp-value{display:block;font-weight:600}
 .cmp-delta{display:block;font-size:12px;white-space:nowrap}
-.cmp-delta.better{color:#0a6b34}.cmp-delta.worse{color:#b42318}.cmp-delta.same,.cmp-delta.none{color:var(--muted)}
+.cmp-delta.better{color:#0a6b34}.cmp-delta.worse{color:#b42318}.cmp-delta.same,.cmp-delta.none,.cmp-delta.within_noise{color:var(--muted)}
+.noise{color:var(--muted)}.noise b{font-weight:600}
 .cmp-delta b{font-weight:700}
 .cmp-film{overflow-x:auto;padding:12px 14px}
 .cmp-film-inner{position:relative;min-width:100%;padding-right:104px}

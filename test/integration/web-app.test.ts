@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { authenticate, setPassword } from '../../src/core/accounts/accounts.js';
 import { SIGN_IN_LIMIT } from '../../src/core/accounts/sessions.js';
+import { COMPARED_METRICS } from '../../src/core/vocabulary/metrics.js';
 import { runTest } from '../../src/runner/run.js';
 import type { RunResult, RunSpec } from '../../src/runner/types.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
@@ -891,6 +892,12 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(boxes.length, 3, `each of the 3 reports has a checkbox named "Select report of …": ${JSON.stringify(boxes)}`);
     assert.ok(await page.$(aria('Compare selected', 'button')), 'and a "Compare selected" button');
     await checkScreen(page, 'page view, three reports');
+    // The page's history judges the newest report against the one before by the one rule of differences, and says its basis once.
+    const changes = await page.$$eval('.pv-changes li', (lis) => lis.map((li) => li.textContent ?? ''));
+    assert.ok(changes.length > 0 && changes.every((c) => / (same|better|worse|within noise)$/.test(c)),
+      `the newest report against the one before, each figure better, worse, within noise or the same: ${JSON.stringify(changes)}`);
+    assert.equal(await page.$$eval('main p', (ps) => ps.filter((p) => /are marked within noise/.test(p.textContent ?? '')).length), 1,
+      'the page view says the basis of "within noise" once');
 
     // By the checkbox's id: the names ("Select report of 14:50:07 25 Nov 2026") tell reports apart by the second, and
     // the two stub retests may even share that.
@@ -918,8 +925,28 @@ describe('the web app in a real browser (sqlite)', () => {
     const deltas = (await page.evaluate(`Object.fromEntries([...document.querySelectorAll('table.cmp-table tbody tr')]
       .map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td')[1]?.querySelector('.cmp-delta')?.textContent ?? null]))`)) as Record<string, string | null>;
     // The stub's load took 12 ms; the real one longer.
-    assert.match(deltas['Fully loaded'] ?? '', /^[+\u2212]\S+ m?s (better|worse)$/, `report 2's "Fully loaded" shows its difference: ${JSON.stringify(deltas)}`);
+    assert.match(deltas['Fully loaded'] ?? '', /^[+\u2212]\S+ m?s (better|worse|within noise)$/, `report 2's "Fully loaded" shows its difference: ${JSON.stringify(deltas)}`);
     assert.equal(deltas['Performance'], 'not comparable', 'a figure one report lacks (the stub ran no Lighthouse) is not compared');
+    // A difference is news only beyond the figure's noise (the one table): each word is the rule's for the two reports'
+    // figures, a local load's first byte is within 100 ms of the stub's 1 ms, and within noise is neutral, not green or red.
+    const attrs = async (id: string) => (await call(server, 'GET', `/reports/${id}`, { key: ownerKey })).body.data.attributes as Record<string, number | null>;
+    const baseIsReal = columns[1]!.href === `/reports/${real}`;
+    const [before, after] = baseIsReal ? [await attrs(real), await attrs(stub)] : [await attrs(stub), await attrs(real)];
+    for (const f of COMPARED_METRICS) {
+      const shown = deltas[f.label] ?? '';
+      const a = before[f.name];
+      const b = after[f.name];
+      if (typeof a !== 'number' || typeof b !== 'number' || shown === 'same' || shown === 'not comparable') continue;
+      const worseBy = f.better === 'lower' ? b - a : a - b;
+      const word = worseBy >= f.noise.change ? 'worse' : -worseBy >= f.noise.change ? 'better' : 'within noise';
+      assert.ok(shown.endsWith(` ${word}`), `${f.label}: ${a} → ${b} against a noise of ${f.noise.change} is ${word}: ${JSON.stringify(shown)}`);
+    }
+    assert.match(deltas['Time to first byte'] ?? '', / within noise$/, `a first byte a few ms apart is within noise: ${JSON.stringify(deltas)}`);
+    const colours = await page.$$eval('.cmp-delta', (ds) => Object.fromEntries(ds.map((d) => [d.textContent?.endsWith('within noise') ? 'noise' :
+      d.textContent === 'not comparable' ? 'none' : 'other', getComputedStyle(d).color])));
+    assert.equal(colours.noise, colours.none, `within noise has the neutral colour of "not comparable": ${JSON.stringify(colours)}`);
+    assert.equal(await page.$$eval('main p', (ps) => ps.filter((p) => /are marked within noise/.test(p.textContent ?? '')).length), 1,
+      'the screen says the basis of "within noise" once');
 
     assert.ok(await page.$(aria('Filmstrips on one time axis', 'region')), 'the filmstrips are one region');
     const lanes = await page.$$eval('.cmp-lane', (ls) => ls.map((l) => ({ name: l.querySelector('.cmp-lane-name b')?.textContent ?? '', frames: l.querySelectorAll('img').length })));
@@ -950,6 +977,8 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.equal(await heading(page), 'Compare');
     const order = await page.$$eval('table.cmp-table thead th a', (as) => as.map((a) => a.getAttribute('href')));
     assert.deepEqual(order, [`/reports/${real}`, `/reports/${stub}`]);
+    assert.match(await textOf(page, '.cmp-note'), /Differences smaller than a figure's usual load-to-load change .* are marked within noise/,
+      'the report\'s "Compare with previous" judges by the same rule, and says so');
     await goto(page, server.base + reportPath);
     assert.equal(await page.$(aria('Compare with previous', 'link')), null, 'the oldest report has no "Compare with previous"');
 

@@ -14,15 +14,17 @@ import { candidateRuns, readRunsMeta, type RunsFile } from '../tests/runs.js';
 /**
  * The compared figures over the kept runs of a report whose test loaded the page more than once (its runs.json), as
  * the page's run_values: `{metric: number[]}` with a figure only when every kept run has it; null for a single run.
- * Read back by readRunValues (scan-readers.ts).
+ * Read back by readRunValues (scan-readers.ts). `metrics`: the figures to read (the compared site figures unless
+ * told; the app's compare table reads its own).
  */
-export async function runValuesOf(artifacts: ArtifactStore, r: { id: string; runs: string | null }): Promise<string | null> {
+export async function runValuesOf(artifacts: ArtifactStore, r: { id: string; runs: string | null },
+  metrics: readonly string[] = COMPARED_METRICS): Promise<string | null> {
   if ((readRunsMeta(r.runs)?.count ?? 1) < 2) return null;
   const file = await readJson(artifacts, artifactKey(r.id, ARTIFACT.runs)) as Partial<RunsFile> | undefined;
   if (!Array.isArray(file?.runs)) return null;
   const kept = candidateRuns(file.runs);
   const values: Record<string, number[]> = {};
-  for (const metric of COMPARED_METRICS) {
+  for (const metric of metrics) {
     const column = kept.map((run) => run.attributes?.[metric]);
     if (column.length > 1 && column.every((v): v is number => typeof v === 'number' && Number.isFinite(v))) values[metric] = column;
   }

@@ -6,8 +6,10 @@
  */
 import type { ReportRow } from '../../core/reports/reports.js';
 import { ApiError } from '../../core/errors.js';
-import { formatChangeSize, formatFigure } from '../../analysis/figures.js';
-import { COMPARED_METRICS, unitBetter, type Better, type MetricUnit } from '../../core/vocabulary/metrics.js';
+import { formatChangeSize, formatFigure, type FigureSpec } from '../../analysis/figures.js';
+import { DIFFERENCE_WORDS, judgeDifference, NOISE_BASIS, type Difference } from '../../analysis/noise.js';
+import { runValuesOf } from '../../core/scans/page-artifacts.js';
+import { COMPARED_METRICS, type MetricUnit } from '../../core/vocabulary/metrics.js';
 import { ms } from '../../report/format.js';
 import { loadReportData, type ReportData } from '../../report/view.js';
 import { renderWaterfall, waterfallSpan, type WaterfallMarks } from '../../report/waterfall.js';
@@ -24,8 +26,8 @@ export type FigureKind = MetricUnit;
 type NumericKey = { [K in keyof ReportRow]: ReportRow[K] extends number | null ? K : never }[keyof ReportRow];
 
 /** The compared figures: the metrics table's, in its compare order, with their labels, units and directions. */
-export const FIGURES: { key: NumericKey; label: string; kind: FigureKind; better: Better }[] = COMPARED_METRICS.map((m) => ({
-  key: m.name as NumericKey, label: m.label, kind: m.unit, better: m.better,
+export const FIGURES: { key: NumericKey; label: string; kind: FigureKind; spec: FigureSpec }[] = COMPARED_METRICS.map((m) => ({
+  key: m.name as NumericKey, label: m.label, kind: m.unit, spec: m,
 }));
 
 /**
@@ -57,7 +59,10 @@ export function showFigure(kind: FigureKind, v: number | null | undefined): stri
 export interface Delta {
   /** "+120 ms", "−3 points", "same"; empty when there is nothing to compare. */
   text: string;
-  verdict: 'better' | 'worse' | 'same' | 'none';
+  /** By the one rule of differences (analysis/noise.ts): better, worse, within noise; same when it rounds to nothing. */
+  verdict: Difference | 'same' | 'none';
+  /** What decided: the test over both reports' runs, or the figure's noise. */
+  basis?: 'test' | 'threshold';
 }
 
 const MINUS = '\u2212';
@@ -68,24 +73,28 @@ function magnitude(kind: FigureKind, d: number): string {
   return kind === 'count' && size !== '' ? plural(Math.round(d), 'request', 'requests') : size;
 }
 
-/** How `value` differs from `base`, and whether that is better (the metric's direction; by default its unit's). */
-export function figureDelta(kind: FigureKind, base: number | null | undefined, value: number | null | undefined,
-  better: Better = unitBetter(kind)): Delta {
-  const b = figureValue(kind, base);
-  const v = figureValue(kind, value);
+/**
+ * How `value` differs from `base`, and whether that is news: better or worse beyond the figure's noise, or within it
+ * (the one rule, analysis/noise.ts); `runs`: both reports' values of their runs, when they loaded the page several times.
+ */
+export function figureDelta(spec: FigureSpec, base: number | null | undefined, value: number | null | undefined,
+  runs?: [readonly number[], readonly number[]]): Delta {
+  const b = figureValue(spec.unit, base);
+  const v = figureValue(spec.unit, value);
   if (b === null || v === null) return { text: '', verdict: 'none' };
   const d = v - b;
-  const size = magnitude(kind, Math.abs(d));
-  if (size === '') return { text: 'same', verdict: 'same' };
-  const higherIsBetter = better === 'higher';
-  return { text: `${d > 0 ? '+' : MINUS}${size}`, verdict: (d > 0) === higherIsBetter ? 'better' : 'worse' };
+  const size = magnitude(spec.unit, Math.abs(d));
+  const j = judgeDifference(spec, { before: b, after: v, ...(runs ? { runs } : {}) })!;
+  if (size === '' && j.difference === 'within_noise') return { text: 'same', verdict: 'same', basis: j.basis };
+  return { text: size === '' ? 'same' : `${d > 0 ? '+' : MINUS}${size}`, verdict: j.difference, basis: j.basis };
 }
 
-/** The delta as HTML: a sign and unit, and the word (better/worse) so it never rests on colour alone. */
-function deltaHtml(d: Delta): string {
+/** The delta as HTML: a sign and unit, and the word (better, worse, within noise) so it never rests on colour alone. */
+export function deltaHtml(d: Delta): string {
   if (d.verdict === 'none') return '<span class="cmp-delta none">not comparable</span>';
   if (d.verdict === 'same') return '<span class="cmp-delta same">same</span>';
-  return `<span class="cmp-delta ${d.verdict}">${esc(d.text)} <b>${d.verdict}</b></span>`;
+  const how = d.basis === 'test' ? ' title="by a Mann-Whitney test over both reports\' runs"' : '';
+  return `<span class="cmp-delta ${d.verdict}"${how}>${esc(d.text)} <b>${DIFFERENCE_WORDS[d.verdict]}</b></span>`;
 }
 
 /** The URL without its scheme, shortened for a column heading. */
@@ -107,17 +116,25 @@ function headings(reports: ReportRow[], browserName: (id: string) => string): st
     `<span class="cmp-when">${esc(tested(r.created))}</span><span class="cmp-grade">${gradeBox(r)}</span></th>`).join('');
 }
 
-function figuresTable(reports: ReportRow[], browserName: (id: string) => string): string {
+/** Each report's figures over its runs (runs.json), when its test loaded the page several times; else none. */
+type RunValues = Record<string, number[]> | null;
+
+function figuresTable(reports: ReportRow[], runValues: readonly RunValues[], browserName: (id: string) => string): string {
   const base = reports[0];
+  const runsOf = (i: number, key: string): [readonly number[], readonly number[]] | undefined => {
+    const a = runValues[0]?.[key];
+    const b = runValues[i]?.[key];
+    return a && b ? [a, b] : undefined;
+  };
   const rows = FIGURES.map((f) => {
     const cells = reports.map((r, i) => {
       const value = `<span class="cmp-value">${esc(showFigure(f.kind, r[f.key]))}</span>`;
-      return `<td class="num">${value}${i === 0 ? '' : deltaHtml(figureDelta(f.kind, base[f.key], r[f.key], f.better))}</td>`;
+      return `<td class="num">${value}${i === 0 ? '' : deltaHtml(figureDelta(f.spec, base[f.key], r[f.key], runsOf(i, f.key)))}</td>`;
     }).join('');
     return `<tr><th scope="row">${f.label}</th>${cells}</tr>`;
   }).join('');
   const others = reports.length === 2 ? 'Report 2 shows its' : `Reports 2 to ${reports.length} show their`;
-  return `<p class="cmp-note">${others} difference from report 1 under each figure.</p>` +
+  return `<p class="cmp-note">${others} difference from report 1 under each figure. ${esc(NOISE_BASIS)}</p>` +
     `<div class="card tablewrap cmp-wrap"><table class="cmp-table" aria-labelledby="cmp-figures">` +
     `<thead><tr><th scope="col">Figure</th>${headings(reports, browserName)}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
@@ -202,6 +219,11 @@ export function registerCompare(kit: WebKit): void {
     // The oldest is the baseline, whichever order the IDs came in: a page that got faster reads as better.
     reports.sort((a, b) => a.created - b.created);
     const data = await Promise.all(reports.map((r) => loadReportData(ctx.artifacts, ctx.store.box, r, 'web', `/reports/${r.id}`)));
+    const compared = FIGURES.map((f) => f.key);
+    const runValues = await Promise.all(reports.map(async (r) => {
+      const json = await runValuesOf(ctx.artifacts, r, compared);
+      return json === null ? null : (JSON.parse(json) as Record<string, number[]>);
+    }));
     const samePage = reports.every((r) => r.page_id === reports[0].page_id);
     const browserName = (id: string): string => ctx.catalog.browser(id)?.name ?? id;
     const browsers = [...new Set(reports.map((r) => r.browser))];
@@ -214,7 +236,7 @@ export function registerCompare(kit: WebKit): void {
 <p class="muted">${reports.length} reports${samePage ? ` of <span class="cmp-inline-url">${esc(reports[0].url)}</span>` : ''}. ` +
       `Report 1 is the oldest; differences are from it; lower is better for times, sizes, requests and layout shift, higher for scores.` +
       `${samePage ? ` <a href="/pages/${esc(reports[0].page_id)}">Page history</a>` : ''}</p>
-${mixed}<section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports, browserName)}</section>
+${mixed}<section class="cmp-section" aria-labelledby="cmp-figures"><h2 id="cmp-figures">Scores and timings</h2>${figuresTable(reports, runValues, browserName)}</section>
 <section class="cmp-section" aria-labelledby="cmp-film"><h2 id="cmp-film">Filmstrips <small>on one time axis, from navigation start to the longest load</small></h2>${filmstrips(data)}</section>
 ${waterfalls(data)}`;
     return shell(v, nonce, { title: 'Compare', active: 'pages', body });

@@ -20,8 +20,10 @@ import { day, lineChart, when, type ChartMarker, type ChartMetric } from '../cha
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, urlBreaks, urlLink, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, gradeBox, inkOn, ratedCell } from './figures.js';
-import { figureValue, showFigure } from './compare.js';
-import { shortOf, titleOf } from '../../analysis/figures.js';
+import { deltaHtml, figureDelta, figureValue, showFigure } from './compare.js';
+import { headingOf, shortOf, titleOf } from '../../analysis/figures.js';
+import { NOISE_BASIS } from '../../analysis/noise.js';
+import { sameStructureAudits } from '../../analysis/structure/index.js';
 import { CHARTED_METRICS } from '../../core/vocabulary/metrics.js';
 import { FREQUENCIES, type FrequencySpec } from '../../core/vocabulary/frequencies.js';
 import { newestReports } from './report.js';
@@ -186,6 +188,23 @@ export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string,
   })), markers.get(c.column))).join('')}</div>`;
 }
 
+/**
+ * The newest report against the one before it, each charted figure by the one rule of differences (analysis/noise.ts):
+ * better, worse or within noise; the grade and structure only when both read the same structure audits.
+ */
+export function latestChange(reports: readonly ReportRow[]): string {
+  const [latest, previous] = reports;
+  if (!latest || !previous) return '';
+  const items = CHARTED_METRICS.flatMap((m) => {
+    if (m.byAuditSet && !sameStructureAudits(latest.lighthouse_version, previous.lighthouse_version)) return [];
+    const d = figureDelta(m, previous[m.name as keyof ReportRow] as number | null, latest[m.name as keyof ReportRow] as number | null);
+    return d.verdict === 'none' ? [] : [`<li><span class="pv-change-name">${esc(headingOf(m))}</span> ${deltaHtml(d)}</li>`];
+  });
+  if (items.length === 0) return '';
+  return `<div class="card pv-change"><h3 id="pv-change">The newest report against the one before</h3><ul class="pv-changes" aria-labelledby="pv-change">${items.join('')}</ul>` +
+    `<p class="muted">${esc(NOISE_BASIS)}</p></div>`;
+}
+
 function reportsTable(reports: ReportRow[], total: number): string {
   const compare = reports.length > 1;
   const rows = reports.map((r) => {
@@ -299,7 +318,7 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
 <div class="pv-settings">${monitoringPart(v, page, notice)}${tagsPart(v, page, tags, attached, notice)}</div>
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
-${historyCharts(reports, alertMarkers(alerts.triggered, reports))}</section>
+${latestChange(reports)}${historyCharts(reports, alertMarkers(alerts.triggered, reports))}</section>
 ${failedTestsPart(failed)}
 ${alertsPart(v, page, alerts, reports, notice)}
 <section class="pv-section" aria-labelledby="pv-reports"><h2 id="pv-reports">Reports</h2>${reportsTable(reports, page.report_count)}</section>`;
