@@ -5,7 +5,7 @@
  * next to the page (web) or inline (PDF).
  */
 import type { StructureAuditResult, StructureItem } from '../analysis/structure/index.js';
-import type { AnalysisOptions } from '../core/options/analysis-options.js';
+import { runCount, type AnalysisOptions } from '../core/options/analysis-options.js';
 import type { ReportRow } from '../core/reports/reports.js';
 import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
 import { bandsText, figure, formatFigure, RATED_FIGURES, rate, RATING_WORDS, titleOf, type FigureName, type FigureUnit, type Rating } from '../analysis/figures.js';
@@ -213,7 +213,18 @@ const RUN_FIGURES: readonly FigureName[] = [
   'first_contentful_paint', 'time_to_first_byte', 'onload_time', 'fully_loaded_time', 'page_bytes',
 ];
 
-function runsSpread(m: RunsMeta | undefined): string {
+/**
+ * What the report's figures are the median of, in words that say what was asked: "median of 5 runs"; when the run
+ * guard discarded every load (the host was busy), "median of 3 loads, all on a busy host (1 run asked)", not "3 runs"
+ * a test with Runs left at 1 never asked for.
+ */
+export function medianOf(m: RunsMeta, asked: number): string {
+  const askedText = `${asked} ${asked === 1 ? 'run' : 'runs'} asked`;
+  if (m.discarded >= m.count) return `median of ${m.count} loads, all on a busy host (${askedText})`;
+  return m.count === asked ? `median of ${m.count} runs` : `median of ${m.count} runs (${askedText})`;
+}
+
+function runsSpread(m: RunsMeta | undefined, asked: number): string {
   if (!m) return '';
   const rows = RUN_FIGURES.filter((k) => m.spread[k]).map((k) => {
     const s = m.spread[k]!;
@@ -223,9 +234,11 @@ function runsSpread(m: RunsMeta | undefined): string {
     return `<tr><td>${name}</td><td>${esc(show.value(s.median))}</td><td class="range"><span>${esc(show.value(s.min))} –</span> ` +
       `<span>${esc(show.value(s.max))}</span></td><td>± ${esc(show.stdev(s.stdev))}</td></tr>`;
   });
-  const discarded = m.discarded > 0
-    ? ` ${m.discarded} more load${m.discarded > 1 ? 's were' : ' was'} discarded: the test agent's host was busy or slow.` : '';
-  return `<section><h2>Runs <small>median of ${m.count} runs: every figure above is run ${m.median_run}'s</small></h2>` +
+  const discarded = m.discarded >= m.count
+    ? ` Every load was discarded by the run guard (the test agent's host was busy or slow), so the figures are the median of all ` +
+      `${m.count} of them, and may be slower than the page is.`
+    : m.discarded > 0 ? ` ${m.discarded} more load${m.discarded > 1 ? 's were' : ' was'} discarded: the test agent's host was busy or slow.` : '';
+  return `<section><h2>Runs <small>${esc(medianOf(m, asked))}: every figure above is run ${m.median_run}'s</small></h2>` +
     `<div class="card"><table class="spread"><thead><tr><th>Figure</th><th>Median</th><th>Min – max</th><th>Std. dev.</th></tr></thead><tbody>` +
     `${rows.join('')}</tbody></table><p class="note">The report shows the run whose performance score is the median ` +
     `(closest to the median first contentful paint and time to interactive among equals), so the grade, the figures and ` +
@@ -300,7 +313,7 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
     header: `<header><div class="wrap"><div class="title"><div class="brand">Webgauge<span>performance report${d.mode === 'pdf-full' ? ' (full)' : ''}</span></div>
 <h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
 <div class="meta">${d.journey ? `Journey <b>“${esc(d.journey.title)}”</b> · ` : ''}Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
-      `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>median of ${runs.count} runs</b>` : ''}` +
+      `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>${esc(medianOf(runs, runCount(d.options)))}</b>` : ''}` +
       `${r.lighthouse_version ? ` · Lighthouse <b>${esc(r.lighthouse_version)}</b>` : ''}` +
       `${d.lighthouseReport ? ` · <a href="${esc(d.lighthouseReport)}">Lighthouse report</a>` : ''}` +
       `${d.flowReport ? ` · <a href="${esc(d.flowReport)}">Lighthouse flow report</a>` : ''}</div></div>` +
@@ -309,7 +322,7 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
       `${ring('Structure', r.structure_score)}${r.performance_score === null ? keyNumbers(r) : ''}</div>${vitals(r)}</section>${howScored(d)}`,
     journey: d.journey ? journeySteps(d.journey) : '',
     timings: timings(r),
-    runs: runsSpread(runs),
+    runs: runsSpread(runs, runCount(d.options)),
     details: pageDetails(d),
     filmstrip: filmstrip(d),
     video: print ? '' : video(d),

@@ -305,7 +305,7 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
     assert.equal((await post(otherCookie, `/tests/${failing}/retest`)).status, 404, 'another account cannot retest it');
   });
 
-  it('a report says "median of N runs" only when N > 1, in the app and on the public page', async () => {
+  it('a report says "median of N runs" only when N > 1, in the app and on the public page, and loads it did not ask for are not runs', async () => {
     const store = server.app.store;
     const accountId = await accountIdOf(store, server.key);
     const runsMeta = (count: number, discarded: number) => JSON.stringify({
@@ -316,6 +316,10 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
     await store.db.updateTable('reports').set({ runs: runsMeta(1, 1) }).where('id', '=', guarded.reportId).execute();
     const three = await seedPage(store, accountId, { url: 'http://127.0.0.1:9/three-runs', runs: 3 });
     await store.db.updateTable('reports').set({ runs: runsMeta(3, 0) }).where('id', '=', three.reportId).execute();
+    // Runs left empty (1 asked) on a busy host: the run guard discarded the load and the 2 extra it allows, and the report is
+    // the median of all 3 (agent/run-series.ts). It once said "median of 3 runs", runs nobody asked for.
+    const busy = await seedPage(store, accountId, { url: 'http://127.0.0.1:9/busy-host' });
+    await store.db.updateTable('reports').set({ runs: runsMeta(3, 3) }).where('id', '=', busy.reportId).execute();
     for (const cookie of [ownerCookie, '']) {
       for (const r of [one, guarded]) {
         const page = await get(cookie, `/reports/${r.reportId}`);
@@ -326,6 +330,10 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
       assert.equal(page.status, 200);
       assert.match(page.html, /<b>median of 3 runs<\/b>/);
       assert.match(page.html, /<h2>Runs <small>median of 3 runs: every figure above is run 2's<\/small><\/h2>/);
+      const guardedAll = await get(cookie, `/reports/${busy.reportId}`);
+      assert.doesNotMatch(guardedAll.html, /median of 3 runs/, 'one run was asked: no "median of 3 runs"');
+      assert.match(guardedAll.html, /<b>median of 3 loads, all on a busy host \(1 run asked\)<\/b>/);
+      assert.match(guardedAll.html, /Every load was discarded by the run guard/);
     }
   });
 });
