@@ -9,11 +9,12 @@ import { COMPARED_METRICS } from '../../analysis/scan-comparison-rules.js';
 import { thirdPartiesOf, type HarEntryOfPage, type PageAudit, type PageThirdParty } from '../../analysis/site-figures.js';
 import type { ArtifactStore } from '../../artifacts/store.js';
 import { ARTIFACT, artifactKey } from '../reports/reports.js';
-import { candidateRuns, readRunsMeta, type RunsFile } from '../tests/runs.js';
+import { readRunsMeta, type RunsFile } from '../tests/runs.js';
 
 /**
  * The compared figures over the kept runs of a report whose test loaded the page more than once (its runs.json), as
- * the page's run_values: `{metric: number[]}` with a figure only when every kept run has it; null for a single run.
+ * the page's run_values: `{metric: number[]}` with a figure only when every kept run has it; null for a single kept run
+ * (a single-run test whose loads the run guard discarded included).
  * Read back by readRunValues (scan-readers.ts). `metrics`: the figures to read (the compared site figures unless
  * told; the app's compare table reads its own).
  */
@@ -22,7 +23,11 @@ export async function runValuesOf(artifacts: ArtifactStore, r: { id: string; run
   if ((readRunsMeta(r.runs)?.count ?? 1) < 2) return null;
   const file = await readJson(artifacts, artifactKey(r.id, ARTIFACT.runs)) as Partial<RunsFile> | undefined;
   if (!Array.isArray(file?.runs)) return null;
-  const kept = candidateRuns(file.runs);
+  // The kept runs only: loads the run guard discarded are no runs. A one-run test on a busy host is the median of its
+  // discarded loads (up to 3), which are not runs of a test that asked for one: a comparison spoke of "3 and 3 runs"
+  // of two scans that ran each page once.
+  const kept = file.runs.filter((run) => !run.discarded);
+  if (kept.length < 2) return null;
   const values: Record<string, number[]> = {};
   for (const metric of metrics) {
     const column = kept.map((run) => run.attributes?.[metric]);
