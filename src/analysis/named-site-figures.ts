@@ -36,6 +36,8 @@ export interface SiteFigureSpec {
   budget: boolean;
   /** The comparison of two scans lists it, at this position (1 first). */
   compared?: number;
+  /** The report figure it is a statistic of (a median, a 75th percentile), whose noise judges its change. */
+  of?: SiteFigure;
   /** The app charts it over the site's scans, at this position (1 first), with its axis. */
   chart?: { position: number; max?: number; minTop?: number; bands?: { good: number; poor: number } };
   /** The scan's value, undefined when the scan has none (no page measured, or the report type does not measure it). */
@@ -66,7 +68,7 @@ function statistic(of: SiteFigure, stat: 'median' | 'p75', placement: Placement)
   const name = `${f.site!.key}_${stat}`;
   const statShort = stat === 'p75' ? `${short} p75` : `median ${short}`;
   return {
-    name, direction, unit, ...placement,
+    name, direction, unit, of, ...placement,
     label: `${headingOf(f)}, ${stat === 'p75' ? '75th percentile' : 'median'}`,
     short: statShort,
     about: `${stat === 'p75' ? '75th percentile' : 'median'} of ${short} over the measured pages`,

@@ -54,7 +54,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(320px,1fr));gap:14px}
 .chart h3{margin:0 0 6px;font-size:14px}.chart svg{width:100%;height:auto;display:block}
 .chart a:focus-visible circle{stroke:#f0b429;stroke-width:4}
-.compare td.num{white-space:nowrap}.better{color:var(--good)}.worse{color:var(--poor)}
+.compare td.num{white-space:nowrap}.better{color:var(--good)}.worse{color:var(--poor)}.within_noise{color:var(--muted)}
 /* A rated figure's cell (screens/figures.ts ratedCell): the report's Web Vitals colours */
 .rated-good{color:var(--good)}.rated-needs_improvement{color:var(--ok)}.rated-poor{color:var(--poor);font-weight:600}
 .cmpfilm{overflow-x:auto}.cmpfilm .lane{display:flex;align-items:center;gap:8px;margin:6px 0}
@@ -264,7 +264,7 @@ table.list td.scmp-reasons{white-space:normal;min-width:200px;max-width:380px}
 table.scmp-pages td{vertical-align:top}table.scmp-pages td.num{white-space:normal;min-width:62px}.scmp-pages .nw{white-space:nowrap}
 .scmp-path{display:block;font-weight:600}.scmp-sub{display:block;font-size:12px}.scan-template-inline{font-family:"Liberation Mono",monospace;color:var(--muted)}
 table.list.scmp-site th[scope=row]{text-transform:none;letter-spacing:0;color:var(--ink);font-size:14px;font-weight:600;white-space:normal}
-table.list.scmp-site td{white-space:nowrap}
+table.list.scmp-site td{white-space:nowrap}table.list.scmp-site td.scmp-change{white-space:normal}.scmp-site .nw{white-space:nowrap}
 .scmp-reasons ul{margin:0;padding:0;list-style:none}.scmp-reasons li{margin:0 0 3px}.scmp-reasons .muted{font-size:12px}
 td.scmp-verdict{font-weight:700}table.list td.scmp-state{white-space:normal;min-width:120px}
 table.scan-pages td,table.scan-worst td,table.scan-worst-templates td,table.scan-third td{vertical-align:middle}

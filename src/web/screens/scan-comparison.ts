@@ -7,6 +7,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { COMPARE_RULES, COMPARED_METRICS, pText } from '../../analysis/scan-comparison-rules.js';
+import { COMPARED_SITE_FIGURES } from '../../analysis/named-site-figures.js';
+import { DIFFERENCE_WORDS, judgeDifference, type Difference } from '../../analysis/noise.js';
 import type { ComparedMetric, ComparedPage, OtherPage, Reason, ScanComparison, SiteFigureRow } from '../../analysis/scan-comparison-types.js';
 import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
@@ -34,13 +36,20 @@ function value(metric: ComparedMetric | SiteFigureRow['unit'], v: number | null)
   return formatFigure(metric in COMPARE_RULES ? COMPARE_RULES[metric as ComparedMetric].unit : figureUnit(metric as SiteFigureRow['unit']), v);
 }
 
-/** A change in words and colour: worse in the poor colour, better in the good one. */
-function changeCell(unit: SiteFigureRow['unit'], better: 'higher' | 'lower', change: number | null): string {
-  if (change === null) return '<td class="num">–</td>';
-  const size = formatChangeSize(figureUnit(unit), change);
+/**
+ * A site figure's change in words and colour: a statistic of a report figure (a median, a 75th percentile) by the one
+ * rule of differences (analysis/noise.ts: the figure's noise), within noise in the neutral colour; a count of pages
+ * by its sign. Worse in the poor colour, better in the good one, each said in words too.
+ */
+function changeCell(r: SiteFigureRow): string {
+  if (r.change === null || r.before === null || r.after === null) return '<td class="num">–</td>';
+  const size = formatChangeSize(figureUnit(r.unit), r.change);
   if (size === '') return '<td class="num muted">no change</td>';
-  const worse = better === 'lower' ? change > 0 : change < 0;
-  return `<td class="num ${worse ? 'worse' : 'better'}">${change > 0 ? '+' : '−'}${size}</td>`;
+  const of = COMPARED_SITE_FIGURES.find((f) => f.name === r.figure)?.of;
+  const judged = of ? judgeDifference(of, { before: r.before, after: r.after })!.difference : undefined;
+  const worse = r.better === 'lower' ? r.change > 0 : r.change < 0;
+  const difference: Difference = judged ?? (worse ? 'worse' : 'better');
+  return `<td class="num scmp-change ${difference}"><span class="nw">${r.change > 0 ? '+' : '−'}${size}</span> <span class="nw">${DIFFERENCE_WORDS[difference]}</span></td>`;
 }
 
 const reasonItem = (r: Reason) => `<li class="${r.direction}"><span>${esc(r.text)}</span> <span class="muted">(${esc(r.basis === 'test' ? 'test' : 'threshold')}: ${esc(r.why)})</span></li>`;
@@ -67,13 +76,14 @@ function countsPart(c: ScanComparison): string {
   return `<section class="card scan-card scmp-counts" aria-labelledby="scmp-counts-h"><h2 id="scmp-counts-h">${plural(n.matched, 'page')} in both scans</h2>` +
     `<ul class="scmp-count-list">${rows.map(([k, x, cls]) => `<li${cls ? ` class="${cls}"` : ''}><b>${x}</b> ${k.toLowerCase()}</li>`).join('')}</ul>` +
     `<p class="muted">A page counts as worse or better by the Mann-Whitney test over its runs (p &lt; ${c.rules.alpha}) when both scans loaded it ` +
-    `enough times, and by a change of at least a threshold otherwise: ${esc(thresholds)}, a grade ${c.rules.grade_letters} letters.</p></section>`;
+    `enough times, and otherwise by a change beyond the figure's noise, its usual load-to-load change: ${esc(thresholds)}, a grade ` +
+    `${c.rules.grade_letters} letters. A smaller change is within noise; the site figures' medians and percentiles are judged by the same noise.</p></section>`;
 }
 
 function siteFiguresPart(c: ScanComparison): string {
   if (!c.figures.before || !c.figures.after) return '<div class="card"><p class="muted">A scan has no site figures.</p></div>';
   const rows = c.site_figures.map((r) => `<tr><th scope="row">${esc(r.label)}</th><td class="num">${value(r.unit, r.before)}</td>` +
-    `<td class="num">${value(r.unit, r.after)}</td>${changeCell(r.unit, r.better, r.change)}</tr>`).join('');
+    `<td class="num">${value(r.unit, r.after)}</td>${changeCell(r)}</tr>`).join('');
   return `<div class="card tablewrap"><table class="list scmp-site"><thead><tr><th scope="col">Figure</th><th scope="col" class="num">Before</th>` +
     `<th scope="col" class="num">After</th><th scope="col" class="num">Change</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
@@ -114,7 +124,7 @@ function pagesPart(site: string, c: ScanComparison): string {
     const grade = p.changes.grade === null && p.before.grade && p.after.grade
       ? `<span>${beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade))} <span class="muted">(not compared)</span></span>`
       : beforeAfter(gradeLetter(p.before.grade), gradeLetter(p.after.grade));
-    const reasons = p.reasons.length ? `<ul>${p.reasons.map(reasonItem).join('')}</ul>` : '<span class="muted">No change beyond chance or a threshold</span>';
+    const reasons = p.reasons.length ? `<ul>${p.reasons.map(reasonItem).join('')}</ul>` : '<span class="muted">Every change within noise</span>';
     const path = pathOnSite(site, p.url);
     // Both reports side by side on Compare (its filmstrips, waterfalls and every figure), when both sides have one.
     const both = p.before.report && p.after.report
@@ -166,7 +176,7 @@ export function comparisonScreen(kit: WebKit, v: Visitor, nonce: string, pair: S
     `${notes}<div class="scan-cards">${countsPart(c)}${scanFacts('Before', pair.before, kit)}${scanFacts('After', pair.after, kit)}</div>` +
     section('scmp-site-h', 'Site figures', siteFiguresPart(c), 'Both scans’ figures over the pages each measured.') +
     section('scmp-templates-h', 'Templates that got worse', templatesPart(c),
-      `Over a template’s pages in both scans: the Mann-Whitney test of their values when each side has at least ${c.rules.template_test_min_pages} pages, else the median’s change against the threshold.`) +
+      `Over a template’s pages in both scans: the Mann-Whitney test of their values when each side has at least ${c.rules.template_test_min_pages} pages, else the median’s change against the figure’s noise.`) +
     section('scmp-pages-h', 'Pages', pagesPart(site, c), 'Pages in both scans, matched by URL: the worse first. Each figure before → after.') +
     section('scmp-new-h', 'New pages', otherPages(site, c.new_pages, 'No page is only in the after scan.', 'Pages only in the after scan'), 'Only in the after scan.') +
     section('scmp-gone-h', 'Gone pages', otherPages(site, c.gone_pages, 'No page is only in the before scan.', 'Pages only in the before scan'), 'Only in the before scan.') +
