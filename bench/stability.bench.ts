@@ -5,19 +5,77 @@
  * an idle machine and once with a CPU hog busy on the other core; for each of the four cells the standard
  * deviation of the report's performance score, LCP and TBT over its tests, and the loads the run guard discarded.
  *
+ * First, grade and structure of an unchanged page: the fixture's image defect page (a 1920×1080 JPEG shown at 960×540,
+ * Lighthouse's "Improve image delivery" fails on it; test/fixtures/site/defects.ts) retested BENCH_RETESTS times (10),
+ * runs=1, served from a process of its own on 127.0.0.2 (Lighthouse's insights pass over localhost): each retest's
+ * grade, structure score and the image insight's score, byte savings and LCP saving (as Lighthouse estimated it).
+ *
  *   BENCH_TESTS=10 BENCH_SEED=1 npm run bench -- stability
+ *   BENCH_PART=structure npm run bench -- stability    # the grade and structure part only (~4 min)
+ *   BENCH_PART=figures npm run bench -- stability      # the figures part only (~30 min)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, sampleStdev } from '../src/analysis/statistics.js';
+import { defectPath } from '../test/fixtures/site/defects.js';
+import { startFixtureSiteProcess } from '../test/fixtures/site/process.js';
 import { startFixtureSite } from '../test/fixtures/site/server.js';
 import { call, startServer, waitForTest, type TestServer } from '../test/helpers/server.js';
 
 const TESTS = Number(process.env.BENCH_TESTS ?? 10);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const RUNS = [1, 5] as const;
+const RETESTS = Number(process.env.BENCH_RETESTS ?? 10);
+const PART = process.env.BENCH_PART ?? 'all';
+const HOST = 'defects.test';
+const INSIGHT = 'image-delivery-insight';
+
+interface Retest { audits: Record<string, number | null>; grade: string; service: number; structure: number; insight: number | null; bytes?: number; lcpSaving?: number; performance: number }
+
+/** Grade and structure of an unchanged page over RETESTS retests: do they move with nothing changed? */
+async function structurePart(): Promise<void> {
+  const site = await startFixtureSiteProcess({ host: '127.0.0.2' });
+  const server = await startServer({ engine: 'sqlite', agentSlots: 1 });
+  const url = `http://${HOST}:${site.port}${defectPath('image')}`;
+  const rows: Retest[] = [];
+  const started = Date.now();
+  try {
+    await fetch(`${site.origin}${defectPath('clean')}`); // its images are made on the first request
+    const key = await server.account({ plan: 'pro' });
+    for (let i = 0; i < RETESTS; i++) {
+      const res = await call(server, 'POST', '/tests', { key, body: { data: { type: 'test', attributes: { url, dns: [`${HOST}:127.0.0.2`] } } } });
+      if (res.status !== 202) throw new Error(`POST /tests: ${res.status} ${res.text}`);
+      const id = res.body.data.id as string;
+      const done = await waitForTest(server, key, id, 600_000);
+      if (done.status !== 303) throw new Error(`test ${id} did not complete: ${done.text}`);
+      const a = (await call(server, 'GET', `/reports/${id}`, { key })).body.data.attributes;
+      const structure = (await call(server, 'GET', `/reports/${id}/resources/structure.json`, { key })).body as
+        { audits: { id: string; score: number | null; savings?: { bytes?: number; metrics?: Record<string, number> } }[] };
+      const insight = structure.audits.find((x) => x.id === INSIGHT);
+      const row: Retest = { audits: Object.fromEntries(structure.audits.map((x) => [x.id, x.score])), grade: a.service_grade, service: a.service_score, structure: a.structure_score, performance: a.performance_score,
+        insight: insight?.score ?? null, bytes: insight?.savings?.bytes, lcpSaving: insight?.savings?.metrics?.LCP };
+      rows.push(row);
+      console.log(`retest ${i + 1}: grade ${row.grade} ${row.service} %, structure ${row.structure} %, performance ${row.performance}, ` +
+        `${INSIGHT} ${row.insight} (${row.bytes ?? 0} bytes, LCP saving ${row.lcpSaving ?? '–'} ms)`);
+    }
+  } finally {
+    await server.close();
+    await site.close();
+  }
+  const range = (xs: number[]) => `${Math.min(...xs)}–${Math.max(...xs)}`;
+  console.log(`\n${defectPath('image')} retested ${RETESTS} times, runs=1, 1 agent slot, ${availableParallelism()} cores, ` +
+    `${Math.round((Date.now() - started) / 60_000)} min\n`);
+  console.log(`| retest | grade | grade % | structure % | performance | ${INSIGHT} | its byte savings | its LCP saving (ms) |`);
+  console.log('|---|---|---|---|---|---|---|---|');
+  rows.forEach((r, i) => console.log(`| ${i + 1} | ${r.grade} | ${r.service} | ${r.structure} | ${r.performance} | ${r.insight} | ` +
+    `${r.bytes ?? '–'} | ${r.lcpSaving ?? '–'} |`));
+  console.log(`| range | ${[...new Set(rows.map((r) => r.grade))].join(', ')} | ${range(rows.map((r) => r.service))} | ` +
+    `${range(rows.map((r) => r.structure))} | ${range(rows.map((r) => r.performance))} | ${[...new Set(rows.map((r) => r.insight))].join(', ')} | | |`);
+  const moved = Object.keys(rows[0]?.audits ?? {}).filter((id) => new Set(rows.map((r) => r.audits[id])).size > 1);
+  console.log(`\nStructure audits whose score moved: ${moved.length ? moved.map((id) => `${id} (${rows.map((r) => r.audits[id]).join(', ')})`).join('; ') : 'none'}`);
+}
 
 interface Outcome { performance: number; lcp: number; tbt: number; loads: number; discarded: number }
 interface Cell { hog: boolean; runs: number; outcomes: Outcome[] }
@@ -47,6 +105,11 @@ const sd = (xs: number[]) => (xs.length > 1 ? sampleStdev(xs) : 0);
 const fmt = (x: number, digits = 1) => x.toFixed(digits);
 
 async function main() {
+  if (PART !== 'figures') await structurePart();
+  if (PART !== 'structure') await figuresPart();
+}
+
+async function figuresPart() {
   const site = await startFixtureSite({ jitterSeed: SEED });
   const dir = await mkdtemp(join(tmpdir(), 'webgauge-stability-'));
   const plans = join(dir, 'plans.json');
