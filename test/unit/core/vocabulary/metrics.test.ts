@@ -41,7 +41,8 @@ test('metrics: the run metrics, alerts, compare and charts read the table', () =
   assert.deepEqual([...LIGHTHOUSE_METRICS], ['speed_index', 'largest_contentful_paint', 'time_to_interactive', 'total_blocking_time', 'cumulative_layout_shift']);
   assert.deepEqual([...ALERT_METRICS].sort(), [...ALERTABLE_METRICS].sort());
   assert.deepEqual(FIGURES.map((f) => f.key), COMPARED_METRICS.map((m) => m.name));
-  assert.deepEqual(FIGURES.find((f) => f.key === 'largest_contentful_paint'), { key: 'largest_contentful_paint', label: 'Largest contentful paint', kind: 'time', better: 'lower' });
+  const lcp = FIGURES.find((f) => f.key === 'largest_contentful_paint')!;
+  assert.deepEqual([lcp.label, lcp.kind, lcp.spec.better, lcp.spec.noise.change], ['Largest contentful paint', 'time', 'lower', 500]);
   assert.deepEqual(CHARTED_METRICS.map(titleOf), [
     'Grade', 'Performance', 'Structure', 'Largest Contentful Paint', 'Total Blocking Time', 'Cumulative Layout Shift', 'Fully loaded', 'Page size',
   ]);
