@@ -62,17 +62,24 @@ export interface FigureSpec {
   byAuditSet?: true;
 }
 
+/** How the grade is made of the two scores (GTmetrix's published weighting; analysis/grade.ts applies it). */
+export const GRADE_WEIGHTS = { performance: 0.6, structure: 0.4 } as const;
+const PERFORMANCE_NOISE = 10;
+const STRUCTURE_NOISE = 2;
+/** The grade's noise follows from its parts': both moving by their noise at once, the most a retest moves it (7). */
+const GRADE_NOISE = Math.round(GRADE_WEIGHTS.performance * PERFORMANCE_NOISE + GRADE_WEIGHTS.structure * STRUCTURE_NOISE);
+
 /** In the order of the report resource's attributes. */
 export const FIGURES = [
   { name: 'service_score', label: 'Grade %', title: 'Grade', short: 'grade', unit: 'score', better: 'higher', source: 'grade', alertable: true,
     compare: 1, chart: { position: 1, max: 100 }, byAuditSet: true,
-    noise: { change: 4, why: '0.6 × performance (noise 10) + 0.4 × structure (noise 2), which rarely move together: a retest moves it up to ~4 points' } },
+    noise: { change: GRADE_NOISE, why: 'made of the performance and structure scores (GRADE_WEIGHTS): their noises weighted alike' } },
   { name: 'performance_score', label: 'Performance', unit: 'score', better: 'higher', source: 'lighthouse', alertable: true, compare: 2,
     chart: { position: 2, max: 100 }, site: { key: 'performance', order: 1 },
-    noise: { change: 10, why: 'Lighthouse\'s own variability guide: a score moves 5 to 10 points from load to load on one machine' } },
+    noise: { change: PERFORMANCE_NOISE, why: 'Lighthouse\'s own variability guide: a score moves 5 to 10 points from load to load on one machine' } },
   { name: 'structure_score', label: 'Structure', unit: 'score', better: 'higher', source: 'lighthouse', alertable: true, compare: 3,
     chart: { position: 3, max: 100 }, byAuditSet: true,
-    noise: { change: 2, why: 'what the page is built of, read from what the audits found, not from timings: one low-impact audit moving a step is ~1 point' } },
+    noise: { change: STRUCTURE_NOISE, why: 'what the page is built of, read from what the audits found, not from timings: one low-impact audit moving a step is ~1 point' } },
   { name: 'pagespeed_score', label: 'PageSpeed', unit: 'score', better: 'higher', source: 'legacy', alertable: true,
     noise: { change: 3, why: 'rules over the HAR: a resource arriving before or after onload moves it a point or two' } },
   { name: 'yslow_score', label: 'YSlow', unit: 'score', better: 'higher', source: 'legacy', alertable: true,

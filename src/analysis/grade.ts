@@ -7,6 +7,7 @@
  * for desktop tests and the mobile curves for simulated phones and tablets (the runner sets formFactor).
  * Structure is the impact-weighted mean of the structure audits: see structure/index.ts.
  */
+import { GRADE_WEIGHTS } from './figures.js';
 import { CURRENT_AUDIT_SET, LIGHTHOUSE_AUDIT_TABLES, STRUCTURE_AUDIT_LIST, type Impact } from './structure/index.js';
 
 export {
