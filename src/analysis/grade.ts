@@ -8,6 +8,8 @@
  * Structure is the impact-weighted mean of the structure audits: see structure/index.ts.
  */
 import { GRADE_WEIGHTS } from './figures.js';
+
+export { GRADE_WEIGHTS };
 import { CURRENT_AUDIT_SET, LIGHTHOUSE_AUDIT_TABLES, STRUCTURE_AUDIT_LIST, type Impact } from './structure/index.js';
 
 export {
@@ -24,8 +26,6 @@ export const LIGHTHOUSE_AUDIT_IDS: readonly string[] = LIGHTHOUSE_AUDIT_TABLES[C
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'E' | 'F';
 
-/** The grade's weighting of the two scores (GTmetrix's published one). */
-export const GRADE_WEIGHTS = { performance: 0.6, structure: 0.4 } as const;
 /** The lowest percent of each letter, best first; below the last, F. */
 export const GRADE_FLOORS: readonly (readonly [Grade, number])[] = [['A', 90], ['B', 80], ['C', 70], ['D', 60], ['E', 50]];
 
