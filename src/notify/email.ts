@@ -57,7 +57,7 @@ export function alertMail(f: AlertMailFacts): MailMessage {
   const num = (v: number) => formatFigure(spec?.unit ?? 'count', v);
   const metric = spec?.label ?? f.metric;
   const what = f.operator === 'regression'
-    ? `${metric} regressed by at least ${Math.round(f.conditionValue * 100)} % against the page's history`
+    ? `${metric} regressed by at least ${Math.round(f.conditionValue * 100)}% against the page's history`
     : `${metric} ${operatorSymbol(f.operator) ?? f.operator} ${num(f.conditionValue)}`;
   const verb = f.state === 'triggered' ? 'Alert' : 'Resolved';
   const subject = `[Webgauge] ${verb}: ${metric} on ${f.pageUrl}`;

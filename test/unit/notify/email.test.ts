@@ -32,5 +32,5 @@ test('alert e-mail: a value and its threshold that print alike are told apart; a
     value: 71, threshold: 76.5, conditionValue: 0.1, reportLink: 'r', reportPageLink: 'rp', pageLink: 'p',
   });
   assert.match(regression.subject, /^\[Webgauge\] Resolved: Performance on /);
-  assert.ok(regression.text.includes('Resolved: Performance regressed by at least 10 % against the page\'s history.'), regression.text);
+  assert.ok(regression.text.includes('Resolved: Performance regressed by at least 10% against the page\'s history.'), regression.text);
 });
