@@ -251,6 +251,9 @@ export function creditsText(s: Pick<ScanView, 'creditsReserved' | 'creditsUsed'>
 
 /* Progress and discovery: found, skipped by reason, discovery errors, pages done. */
 
+/** A running scan's rate or time left when it has no pace yet. */
+const noPace = (done: number): string => (done === 0 ? 'known once a page is done' : 'not known yet');
+
 export function progressPart(s: ScanView): string {
   const { pages } = s;
   const done = pages.completed + pages.failed;
@@ -264,8 +267,8 @@ export function progressPart(s: ScanView): string {
     ['Failed', String(pages.failed)],
     ...(isRunning(s.state) || pages.queued + pages.started > 0 ? [['Queued', String(pages.queued)], ['Loading', String(pages.started)]] : []),
     ...(pages.cancelled ? [['Cancelled', String(pages.cancelled)]] : []),
-    ...(s.state === 'running' ? [['Rate', s.pace ? esc(rateText(s.pace)) : 'known once a page is done'],
-      ['Time left', s.pace ? esc(aboutText(s.pace.leftMs)) : 'known once a page is done']] : []),
+    // No pace: none done yet, or (pages done whose tests' times are gone) not known; never "once a page is done" beside a done one.
+    ...(s.state === 'running' ? [['Rate', s.pace ? esc(rateText(s.pace)) : noPace(done)], ['Time left', s.pace ? esc(aboutText(s.pace.leftMs)) : noPace(done)]] : []),
     ['Credits', creditsText(s)],
   ];
   const progress = `<section class="card scan-card" aria-labelledby="scan-progress-h"><h2 id="scan-progress-h">Progress</h2>${bar}` +
