@@ -14,7 +14,9 @@ import { plural, utcMinute } from './figures.js';
 import { planFrequencies } from '../../core/vocabulary/frequencies.js';
 import { registerWebhookScreens, webhooksSection, type WebhookForm } from './webhooks.js';
 
-const credits = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 1 })} credit${n === 1 ? '' : 's'}`;
+/** An amount of credits as Account prints it: 66.8, 100, 1,000. */
+const amount = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 1 });
+const credits = (n: number) => `${amount(n)} credit${n === 1 ? '' : 's'}`;
 const utc = (ms: number) => `${utcMinute(ms)} UTC`;
 
 /** "in 5 h 12 min" from now. */
@@ -60,7 +62,7 @@ function planFacts(plan: Plan): string {
  */
 function sinceRefill(allowance: number, leftTenths: number, refilledAt: number, u: AccountUsage): string {
   const other = tenths(allowance) - leftTenths - u.chargedSinceRefillTenths - u.reservedTenths;
-  const n = (t: number) => fromTenths(t).toLocaleString('en', { maximumFractionDigits: 1 });
+  const n = (t: number) => amount(fromTenths(t));
   const parts = [`${credits(fromTenths(u.chargedSinceRefillTenths))} for ${plural(u.testsSinceRefill, 'test')}`,
     ...(u.reservedTenths > 0 ? [`${n(u.reservedTenths)} held by scans still finding their pages`] : []),
     ...(other > 0 ? [`${n(other)} for PDFs and other charges`] : [])];
