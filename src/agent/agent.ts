@@ -14,6 +14,8 @@ import type { AgentInfo, AgentTransport, Job } from './transport.js';
 import type { HostQualityCheck } from './host-check.js';
 import type { HostReading, LaunchAhead } from '../runner/launch-ahead.js';
 import { runSeries } from './run-series.js';
+import { calibrationStale, cpuUsed, type CpuCalibration, type CpuUsed } from '../runner/cpu-calibration.js';
+import { CPU_TARGETS } from '../core/vocabulary/device-classes.js';
 import type { TestPhase } from '../core/tests/phases.js';
 
 /** How many times a warming agent tries for a reading of the host that no other process disturbed. */
@@ -78,6 +80,8 @@ export class Agent {
   /** The latest reading of the host (launch-ahead.ts), reported by loads when no host-quality check chooses one. */
   private hostReading: HostReading | undefined;
   private reading: Promise<void> | undefined;
+  /** This host's CPU calibrated to each device class's target (runner/cpu-calibration.ts), made while idle. */
+  private calibration: CpuCalibration | undefined;
 
   constructor(private readonly opts: AgentOptions) {}
 
@@ -106,6 +110,22 @@ export class Agent {
       await this.readHost();
       if (!this.opts.hostCheck || this.opts.hostCheck.currentReading() !== undefined) break;
     }
+    await this.calibrateWhenStale();
+  }
+
+  /**
+   * The phones' CPU calibrated on this host, when there is no calibration yet or the host's reading moved more than
+   * RECALIBRATE_WHEN_MOVED from the one it was made at (another machine, a new CPU governor). Idle only; a test
+   * claimed meanwhile stops it after its current benchmark run, and the loads use the calibration before it.
+   */
+  private async calibrateWhenStale(): Promise<void> {
+    const { ahead } = this.opts;
+    const host = this.opts.hostCheck?.currentReading() ?? this.hostReading?.benchmarkIndex;
+    if (!ahead || this.running.size > 0 || !calibrationStale(this.calibration, host)) return;
+    const made = await ahead.calibrate(CPU_TARGETS.map((t) => t.target), host);
+    if (!made) return;
+    this.calibration = made;
+    this.opts.log.info({ hostIndex: made.hostIndex, settings: made.settings }, 'CPU calibrated for the phone device classes');
   }
 
   /** Reads the host in the browser launched ahead; one reading at a time, and only while no load of this agent runs. */
@@ -203,11 +223,18 @@ export class Agent {
       if (!job) {
         // Idle: the host is read again now and then, off every test's critical path.
         if (this.opts.hostCheck?.wantsReading()) await this.readHost();
+        await this.calibrateWhenStale();
         await this.sleep(this.opts.idlePollMs ?? 1000);
         continue;
       }
       await this.work(job, log);
     }
+  }
+
+  /** The calibrated CPU of the job's device class; none (no target, no calibration yet): the load sees to it. */
+  private cpuFor(job: Job): CpuUsed | undefined {
+    const { deviceClass, cpuTarget } = job.conditions.device;
+    return cpuTarget !== undefined && this.calibration ? cpuUsed(deviceClass, this.calibration, cpuTarget) : undefined;
   }
 
   private async work(job: Job, log: Logger): Promise<void> {
@@ -261,6 +288,7 @@ export class Agent {
         signal: ctrl.signal,
         ahead,
         benchmarkIndex: this.hostReading?.benchmarkIndex,
+        cpu: this.cpuFor(job),
       }, this.opts.run, this.opts.hostCheck, report);
       clearInterval(renewer);
       if (this.stopping || leaseLost) throw ctrl.signal.reason ?? new Error('aborted');

@@ -51,6 +51,7 @@ export interface AgentTransport {
 /** A claimed test as the runner needs it: the load's conditions and device parsed from its options. */
 export function jobFor(testId: string, options: AnalysisOptions, catalog: Catalog): Job {
   const device = options.simulate_device ? catalog.device(options.simulate_device) : undefined;
-  return { testId, options, conditions: loadConditions(options), device: device ? deviceProfile(device) : undefined,
-    browser: runnerBrowser(catalog.browser(options.browser)) };
+  const browser = catalog.browser(options.browser);
+  return { testId, options, conditions: loadConditions(options, browser?.cpu_throttle ?? false), device: device ? deviceProfile(device) : undefined,
+    browser: runnerBrowser(browser) };
 }

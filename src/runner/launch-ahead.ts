@@ -21,6 +21,7 @@ import { launchFirefox } from './firefox/launch.js';
 import type { LinkShape } from './conditions/link.js';
 import { otherCpuCores, sampleCpu } from './host-load.js';
 import type { TrustStore } from './trust-store.js';
+import { calibrateCpu, type CpuCalibration } from './cpu-calibration.js';
 
 /** How long a browser launched ahead may take to answer before it is taken for dead. */
 const ANSWER_MS = 2000;
@@ -29,6 +30,8 @@ const ANSWER_MS = 2000;
  * so its first claim, held that long) gives up sooner: the browser is dropped and the loads read the host themselves.
  */
 const HOST_READING_MS = 10_000;
+/** A calibration is at most MAX_RUNS benchmark runs of about 1 s; one that takes far longer is given up, as a reading. */
+const CALIBRATION_MS = 20_000;
 
 /** What every browser of an agent is launched with: the agent's settings, the same for all its loads. */
 export interface LaunchSettings {
@@ -127,6 +130,8 @@ export class LaunchAhead {
   /** Browsers of finished loads still closing: the next load does not navigate before they are gone. */
   private readonly closing = new Set<Promise<void>>();
   private closed = false;
+  /** A load asked for the browser: a calibration in it stops at its next benchmark run. */
+  private wanted = false;
 
   constructor(readonly settings: LaunchSettings) {}
 
@@ -135,6 +140,34 @@ export class LaunchAhead {
     const a = this.settings;
     return a.chromePath === s.chromePath && a.firefoxPath === s.firefoxPath && a.sandbox === s.sandbox && a.trustStore === s.trustStore &&
       a.protocolTimeoutMs === s.protocolTimeoutMs && a.policy === s.policy;
+  }
+
+  /**
+   * The device classes' CPU calibrated (cpu-calibration.ts) in the browser launched ahead, after `hostIndex` (a reading
+   * just taken); undefined if it failed, or stopped because a load wanted the browser (after at most one benchmark run).
+   */
+  async calibrate(targets: readonly number[], hostIndex: number | undefined): Promise<CpuCalibration | undefined> {
+    if (this.settings.firefoxPath) return undefined;
+    this.prepare();
+    const next = this.next;
+    this.wanted = false;
+    const calibrating = (async () => {
+      const ready = await next;
+      const page = ready && ((await ready.browser.pages())[0] ?? (await ready.browser.newPage()));
+      if (!page) return undefined;
+      const work = calibrateCpu(page, targets, { hostIndex, stop: () => this.wanted || this.closed }).catch(() => undefined);
+      const outcome = await within(work, CALIBRATION_MS, 'late' as const);
+      if (outcome !== 'late') return outcome;
+      if (this.next === next) this.next = undefined;
+      this.retire(ready!);
+      return undefined;
+    })();
+    this.reading = calibrating;
+    try {
+      return await calibrating;
+    } finally {
+      if (this.reading === calibrating) this.reading = undefined;
+    }
   }
 
   /** Starts launching the next load's browser, unless one is ready or on its way. */
@@ -153,6 +186,7 @@ export class LaunchAhead {
 
   /** The browser launched ahead (waiting for its launch if need be), or undefined: the load launches its own. */
   async take(): Promise<GuardedBrowser | undefined> {
+    this.wanted = true; // a calibration under way stops after its current benchmark run
     await this.reading;
     const next = this.next;
     this.next = undefined;

@@ -55,6 +55,8 @@ assertLighthousePatched();
 export interface LighthouseSetup {
   emulation: Emulation;
   throttle: Throttle | undefined;
+  /** The CPU throttling rate we apply during the load (recorded in the result's settings; 1 or absent: none). */
+  cpuRate?: number;
   /** Upper bound for the load itself (Lighthouse continues with a warning after it). */
   maxWaitForLoadMs: number;
   /**
@@ -97,7 +99,7 @@ export function lighthouseConfig(setup: LighthouseSetup): Config {
       // The UA (and matching client hints) is set on our own page session (run.ts); Lighthouse's override
       // would add client hints claiming macOS or a Moto G whatever the UA says.
       emulatedUserAgent: false,
-      ...lighthouseThrottling(setup.throttle),
+      ...lighthouseThrottling(setup.throttle, setup.cpuRate),
       // Our requestor holds the navigation open until the load is over; Lighthouse only waits for onload.
       // (No FCP wait: a page that never paints is reported as NO_FCP after its load, not after 30 s.)
       networkQuietThresholdMs: 0,

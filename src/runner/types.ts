@@ -7,6 +7,9 @@ import type { Har } from './capture/har.js';
 import type { TrustStore } from './trust-store.js';
 import type { LaunchAhead } from './launch-ahead.js';
 import type { JourneyResult } from './journey/result.js';
+import type { CpuUsed } from './cpu-calibration.js';
+
+export type { CpuUsed };
 
 /** A simulated device as the runner needs it (resolved from the catalogue by core). */
 export interface DeviceProfile {
@@ -57,6 +60,11 @@ export interface RunSpec {
    * Without it, a load that measures the host reads it in its own browser right before the navigation.
    */
   benchmarkIndex?: number;
+  /**
+   * The CPU of the load's device class as the agent calibrated it on its host (cpu-calibration.ts). A load of a class
+   * with a CPU target and none given calibrates in its own browser, before the navigation.
+   */
+  cpu?: CpuUsed;
   /** The agent's browsers launched ahead: the load takes one (the agent launches the next once the test's result is stored). */
   ahead?: LaunchAhead;
   /** Another load of the same test follows this one at once: its browser is launched as soon as this load is measured. */
@@ -121,6 +129,8 @@ export interface RunResult {
   warnings?: string[];
   /** With spec.measureHost. */
   host?: HostMeasurement;
+  /** The device class's CPU the load ran on (a class with a CPU target). */
+  cpu?: CpuUsed;
   /**
    * A journey's steps, each with its figures, and Lighthouse's FlowResult. The report's figures (metrics, lighthouse,
    * screenshot) are those of its measured step; `har` holds every step, a HAR page each.

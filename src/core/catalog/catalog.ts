@@ -42,6 +42,8 @@ export interface Browser {
   dns: boolean;
   user_agent: boolean;
   resolution: boolean;
+  /** Webgauge extension: the CPU is slowed to a calibrated phone's (device_class, vocabulary/device-classes.ts). */
+  cpu_throttle: boolean;
 }
 
 /** The browser capability flags, the attributes of a Browser that say what it supports. */
@@ -171,6 +173,7 @@ export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Cata
     dns: true,
     user_agent: true,
     resolution: true,
+    cpu_throttle: true,
   };
   // Firefox runs no Lighthouse (no CDP). Its film (filmstrip and video) is a recording of the display it draws on
   // (runner/firefox/display.ts, screen-recording.ts): WebDriver BiDi has no screencast. Every option acts on its load
@@ -182,6 +185,8 @@ export function createCatalog(cfg: CatalogConfig, source?: LocationSource): Cata
     browser: 'firefox',
     default: false,
     lighthouse: false,
+    // WebDriver BiDi has no CPU throttling: a Firefox test runs on the host's CPU (device_class "desktop").
+    cpu_throttle: false,
   };
   const browsers = [chrome, firefox];
   const devices = allDevices();

@@ -6,6 +6,7 @@
  */
 import type { ReportType } from '../vocabulary/report-types.js';
 import type { Retention } from '../vocabulary/retentions.js';
+import type { DeviceClass } from '../vocabulary/device-classes.js';
 import type { Recording } from '../../runner/journey/recording.js';
 
 export type { ReportType, Retention };
@@ -30,6 +31,11 @@ export interface AnalysisOptions {
   /** `host:ip` overrides. */
   dns: string[];
   simulate_device?: string;
+  /**
+   * The device class (vocabulary/device-classes.ts): its CPU, default link and screen. Absent when it is the
+   * default for the other options (defaultDeviceClass): a simulated device is a mid-tier phone, else a desktop.
+   */
+  device_class?: DeviceClass;
   user_agent?: string;
   browser_width?: number;
   browser_height?: number;

@@ -9,17 +9,24 @@ import type { AnalysisOptions } from './analysis-options.js';
 import { parseCookie } from './cookies.js';
 import { throttleFigures } from './options.js';
 import { dnsOverride } from '../../net/resolve.js';
+import { deviceClassOf, deviceClassSpec } from '../vocabulary/device-classes.js';
 import { defaultMeasuredStep } from '../../runner/journey/recording.js';
 import type { LoadConditions, TestCookie } from '../../runner/conditions/types.js';
 
 export type { LoadConditions, TestCookie };
 
-export function loadConditions(o: AnalysisOptions): LoadConditions {
-  const throttle = o.throttle === undefined ? undefined : throttleFigures(o.throttle);
-  if (o.throttle !== undefined && !throttle) throw new Error(`stored throttle ${JSON.stringify(o.throttle)} is not down/up/latency`);
+/** `cpuThrottle`: the test's browser can slow its CPU (catalog `cpu_throttle`), which decides the default device class. */
+export function loadConditions(o: AnalysisOptions, cpuThrottle = true): LoadConditions {
+  const deviceClass = deviceClassOf(o, cpuThrottle);
+  const spec = deviceClassSpec(deviceClass);
+  const link = o.throttle ?? spec.defaultThrottle;
+  const throttle = link === undefined ? undefined : throttleFigures(link);
+  if (link !== undefined && !throttle) throw new Error(`stored throttle ${JSON.stringify(link)} is not down/up/latency`);
   return {
     url: o.url,
     throttle,
+    ...(o.throttle === undefined && throttle ? { throttleByDevice: true as const } : {}),
+    device: { deviceClass, ...(spec.cpuTarget ? { cpuTarget: spec.cpuTarget } : {}), phoneScreen: spec.phoneScreen === true },
     cookies: o.cookies.map((raw) => {
       // A Domain attribute is not applied on purpose: test cookies go to the tested host only; expiry
       // attributes neither (the browser lives for one load).

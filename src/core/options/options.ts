@@ -18,6 +18,7 @@ import type { Plan } from '../accounts/plans.js';
 import type { ThrottleFigures } from '../../runner/conditions/types.js';
 import { canonicalCookie, parseCookie } from './cookies.js';
 import { parseJourney } from './journey.js';
+import { defaultDeviceClass, DEVICE_CLASS_WORDS, isDeviceClass } from '../vocabulary/device-classes.js';
 
 export interface OptionsContext {
   plan: Plan;
@@ -293,6 +294,10 @@ export function parseTestOptions(a: Readonly<Attrs>, ctx: OptionsContext): Analy
     const fix = 'use an ID from GET /simulated-devices, e.g. "pixel-5"';
     throw new ApiError('E40003', `simulate_device ${show(deviceAsked)} is not a known device; ${fix}`);
   }
+  const deviceClass = text(a, 'device_class');
+  if (deviceClass !== undefined && !isDeviceClass(deviceClass)) {
+    throw bad(`device_class must be ${DEVICE_CLASS_WORDS}; got ${show(deviceClass)}`);
+  }
   const browser_width = number(a, 'browser_width', true, 1, MAX.viewport);
   const browser_height = number(a, 'browser_height', true, 1, MAX.viewport);
   if ((browser_width === undefined) !== (browser_height === undefined)) {
@@ -315,6 +320,8 @@ export function parseTestOptions(a: Readonly<Attrs>, ctx: OptionsContext): Analy
     block_url: list(a, 'block_url', checkPattern),
     dns: list(a, 'dns', checkDns),
     simulate_device: device?.id,
+    // The default class stays out of the options: a device's tests before device classes are the same page.
+    device_class: deviceClass === defaultDeviceClass({ simulate_device: device?.id }, br.cpu_throttle) ? undefined : deviceClass,
     user_agent: text(a, 'user_agent'),
     browser_width, browser_height,
     browser_dppx: number(a, 'browser_dppx', false, 1, 5),

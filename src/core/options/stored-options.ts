@@ -13,6 +13,7 @@ import type { SecretOption } from '../vocabulary/options.js';
 import { REPORT_TYPE_NAMES } from '../vocabulary/report-types.js';
 import type { Recording } from './journey.js';
 import { RETENTION_MONTHS } from '../vocabulary/retentions.js';
+import { DEVICE_CLASS_IDS } from '../vocabulary/device-classes.js';
 
 /** The sealed fields: the options table's secret options (checked both ways below). */
 interface Secrets {
@@ -78,6 +79,9 @@ class Fields {
     const ok = typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
     return ok ? { ...(v as Record<string, string>) } : this.bad(name, 'an object of strings');
   }
+  optionalOneOf<T extends string | number>(name: string, allowed: readonly T[]): T | undefined {
+    return this.o[name] === undefined ? undefined : this.oneOf(name, allowed);
+  }
   oneOf<T extends string | number>(name: string, allowed: readonly T[]): T {
     const found = allowed.find((a) => a === this.o[name]);
     return found !== undefined ? found : this.bad(name, `one of ${allowed.join(', ')}`);
@@ -110,6 +114,7 @@ function parseStored(text: string): Stored {
     httpauth_username: f.optionalString('httpauth_username'),
     throttle: f.optionalString('throttle'),
     simulate_device: f.optionalString('simulate_device'),
+    device_class: f.optionalOneOf('device_class', DEVICE_CLASS_IDS),
     user_agent: f.optionalString('user_agent'),
     browser_width: f.optionalNumber('browser_width'),
     browser_height: f.optionalNumber('browser_height'),

@@ -17,6 +17,8 @@ export type OptionKind =
   /** One of the retentions (vocabulary/retentions.ts). */
   | 'retention'
   | 'text'
+  /** One of the device classes (vocabulary/device-classes.ts). */
+  | 'device_class'
   /** `down/up/latency`; the app's connection menu. */
   | 'throttle'
   /** 0 or 1. */
@@ -66,6 +68,7 @@ export const OPTIONS = [
   { name: 'block_url', kind: 'list', identity: true, capability: 'filtering' },
   { name: 'dns', kind: 'list', identity: true, proOnly: true, capability: 'dns' },
   { name: 'simulate_device', kind: 'text', identity: true, proOnly: true, capability: 'resolution' },
+  { name: 'device_class', kind: 'device_class', identity: true, capability: 'cpu_throttle', when: (v) => v !== 'desktop' },
   { name: 'user_agent', kind: 'text', identity: true, proOnly: true, capability: 'user_agent' },
   { name: 'browser_width', kind: 'integer', identity: true, proOnly: true, capability: 'resolution' },
   { name: 'browser_height', kind: 'integer', identity: true, proOnly: true, capability: 'resolution' },
@@ -115,6 +118,7 @@ export const CAPABILITY_NAMES: readonly [BrowserCapability, string][] = [
   ['filtering', 'URL filtering (allow_url, block_url)'],
   ['dns', 'dns'],
   ['user_agent', 'user_agent'],
+  ['cpu_throttle', 'a phone\'s CPU (device_class "phone-mid" or "phone-low")'],
   ['resolution', 'simulate_device or a custom resolution (browser_width, browser_height, browser_dppx, browser_rotate)'],
 ];
 

@@ -15,6 +15,15 @@ export interface Emulation {
 
 const DESKTOP = { width: 1366, height: 768, dppx: 1 };
 
+/** Lighthouse's mobile screen (412 × 823 at 1.75, touch), for a phone class without a simulated device. */
+export const PHONE_SCREEN = { width: 412, height: 823, dppx: 1.75 } as const;
+
+/** A current mobile Chrome's user agent, as Lighthouse's mobile preset writes it, with this browser's major version. */
+export function phoneUserAgent(chromeMajor: string | number): string {
+  return `Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${chromeMajor}.0.0.0 ` +
+    'Mobile Safari/537.36';
+}
+
 /** The screen a journey's recording set in its first step (setViewport). */
 export interface RecordedScreen {
   width: number;
@@ -29,7 +38,11 @@ export interface RecordedScreen {
  * UA is sent (minus the "Headless" marker), not Lighthouse's emulated old macOS Chrome.
  */
 export function resolveEmulation(options: RunOptions, device: DeviceProfile | undefined,
-  browserUserAgent: string, recorded?: RecordedScreen): Emulation {
+  browserUserAgent: string, recorded?: RecordedScreen, phoneScreen = false): Emulation {
+  // A phone class without a device of its own gets Lighthouse's mobile screen and a mobile Chrome's user agent.
+  const phone = phoneScreen && !device && !recorded ? { ...PHONE_SCREEN, mobile: true,
+    userAgent: phoneUserAgent(/(?:Chrome|Chromium)\/(\d+)/.exec(browserUserAgent)?.[1] ?? '140') } : undefined;
+  device ??= phone && { id: 'phone', ...phone };
   const base = device ?? recorded;
   let width = options.browser_width ?? base?.width ?? DESKTOP.width;
   let height = options.browser_height ?? base?.height ?? DESKTOP.height;

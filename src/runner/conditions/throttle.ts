@@ -15,7 +15,7 @@ export type Throttle = ThrottleFigures;
  * recorded in the Lighthouse JSON's `configSettings.throttling` so that it says how the load was throttled;
  * Lighthouse does not apply them in this mode.
  */
-export function lighthouseThrottling(throttle: Throttle | undefined): {
+export function lighthouseThrottling(throttle: Throttle | undefined, cpuRate = 1): {
   throttlingMethod: 'provided';
   throttling: { requestLatencyMs: number; downloadThroughputKbps: number; uploadThroughputKbps: number;
     cpuSlowdownMultiplier: number; rttMs: number; throughputKbps: number };
@@ -26,8 +26,8 @@ export function lighthouseThrottling(throttle: Throttle | undefined): {
       requestLatencyMs: throttle?.latencyMs ?? 0,
       downloadThroughputKbps: throttle?.downloadKbps ?? 0,
       uploadThroughputKbps: throttle?.uploadKbps ?? 0,
-      // Network only: the spec's throttle option says nothing about CPU.
-      cpuSlowdownMultiplier: 1,
+      // The device class's calibrated CPU rate (cpu-calibration.ts), applied by us for the load; 1 for a desktop.
+      cpuSlowdownMultiplier: cpuRate,
       rttMs: throttle?.latencyMs ?? 0,
       throughputKbps: throttle?.downloadKbps ?? 0,
     },

@@ -44,7 +44,12 @@ export interface TestCookie {
 
 export interface LoadConditions {
   url: string;
+  /** The link: the test's `throttle`, else its device class's default link (vocabulary/device-classes.ts). */
   throttle?: ThrottleFigures;
+  /** The throttle is the device class's default link, not one the test named. */
+  throttleByDevice?: true;
+  /** The device class the load runs as (vocabulary/device-classes.ts): its CPU target, and a phone's screen. */
+  device: DeviceConditions;
   cookies: TestCookie[];
   dns: DnsOverride[];
   allowUrl: string[];
@@ -55,6 +60,15 @@ export interface LoadConditions {
   stopOnload: boolean;
   /** A journey (a Recorder recording replayed step by step); without one, the load is the navigation to `url`. */
   journey?: JourneyConditions;
+}
+
+/** What the runner needs of a device class: the agent throttles the CPU to `cpuTarget` by its calibration. */
+export interface DeviceConditions {
+  deviceClass: string;
+  /** The BenchmarkIndex the CPU is slowed to; none: the host's CPU. */
+  cpuTarget?: number;
+  /** Without a simulated device or a size: Lighthouse's mobile screen and a mobile Chrome user agent. */
+  phoneScreen: boolean;
 }
 
 export interface JourneyConditions {

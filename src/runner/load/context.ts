@@ -17,6 +17,7 @@ import type { RawFrame, Screencast } from '../capture/filmstrip.js';
 import type { PageExtent } from '../capture/screenshot.js';
 import type { PageTimings } from '../capture/timings.js';
 import type { CpuSample } from '../host-load.js';
+import type { CpuUsed } from '../cpu-calibration.js';
 import type { PageFacts } from '../../analysis/facts.js';
 import { RunDeadline } from './deadline.js';
 import type { StepReplayer } from '../journey/replay.js';
@@ -131,6 +132,8 @@ export interface LoadContext extends LoadPlan {
   readonly emulation: Emulation;
   /** The host's benchmark index reported for the load, if any. */
   readonly benchmarkIndex: number | undefined;
+  /** The device class's CPU: its throttling rate is applied from each step's start to its end. */
+  readonly cpu: CpuUsed | undefined;
   readonly interceptor: Interceptor;
   readonly screencast: Screencast;
   /** Replays the journey's steps (the plain navigation needs none of it). */

@@ -24,7 +24,7 @@ import { measuredStepName, type MeasuredStep } from '../journey/recording.js';
 import { collectPageFactsInPage } from '../../analysis/collect-facts.js';
 import { emptyDomFacts, type PageFacts } from '../../analysis/facts.js';
 import type { LoadContext, LoadedPage, StepProgress } from './context.js';
-import { startLoadWait } from './setup.js';
+import { startLoadWait, throttleCpu } from './setup.js';
 
 /** A measured step, gathered. */
 export interface GatheredStep extends LighthouseGathered, StepProgress {
@@ -105,6 +105,8 @@ async function gatherNavigation(ctx: LoadContext, step: MeasuredStep, last: bool
   const requestor = async (): Promise<void> => {
     await loadWait.requestor();
     record.endedAt = loadWait.loadOverAt() ?? Date.now();
+    // The step is measured: what is read from the page after it needs no phone's CPU (and would take longer on it).
+    await throttleCpu(ctx, false).catch(() => undefined);
     ctx.observationStartedAt ??= loadWait.navigationStartedAt();
     if (ctx.failure !== undefined || ctx.deadline.error) return;
     // Read at once, while Lighthouse collects what it needs (it is awaited after Lighthouse).
@@ -136,6 +138,7 @@ async function gatherTimespan(ctx: LoadContext, step: MeasuredStep, last: boolea
   const warnings: string[] = [];
   try {
     const span = await startTimespan(ctx.page, ctx.config, ctx.fetchAfterLoad);
+    await throttleCpu(ctx, true);
     try {
       for (const index of step.steps) await ctx.replayer.run(index);
     } catch (err) {
@@ -148,6 +151,7 @@ async function gatherTimespan(ctx: LoadContext, step: MeasuredStep, last: boolea
     }
     const endedAt = Math.max(stepsEnded, quiet.lastActivity());
     record.endedAt = endedAt;
+    await throttleCpu(ctx, false).catch(() => undefined);
     if (last) await endLoad(ctx, endedAt);
     const gathered = await span.end();
     return { ...gathered, ...record, endedAt, warnings };

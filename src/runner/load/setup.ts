@@ -17,6 +17,7 @@ import { lighthouseConfig, lighthouseGather, provideBenchmarkIndex } from '../li
 import { navigationErrorMessage } from '../failures.js';
 import { startScreencast } from '../capture/filmstrip.js';
 import { sampleCpu } from '../host-load.js';
+import { calibrateCpu, cpuUsed, type CpuUsed } from '../cpu-calibration.js';
 import type { LoadContext, LoadPlan } from './context.js';
 import { feedsLighthouse } from '../conditions/types.js';
 
@@ -30,6 +31,7 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
   const page = (await browser.pages())[0] ?? (await browser.newPage());
   const emulation = await emulate(page, spec, browser, plan.steps.recording);
   const benchmarkIndex = await benchmarkHost(spec, browser);
+  const cpu = await deviceCpu(spec, page, benchmarkIndex);
   timer.end('benchmark');
 
   const { session, mainFrameId } = await openSession(page);
@@ -40,12 +42,12 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
   const screencast = await startScreencast(session);
   const browserPid = browser.process()?.pid;
   const ctx: LoadContext = {
-    ...plan, browser, connections, browserPid, page, session, mainFrameId, emulation, benchmarkIndex, interceptor,
+    ...plan, browser, connections, browserPid, page, session, mainFrameId, emulation, benchmarkIndex, cpu, interceptor,
     screencast, warnings, mainDocumentUrl: options.url, progress: [],
     replayer: new StepReplayer(browser, page, plan.steps.recording, plan.steps.secrets),
     fetchAfterLoad: afterLoadFetcher({ policy: spec.policy, dns: conditions.dns, extraCertificates: spec.trustStore?.certificates,
       named: interceptor.namedSourceMap }),
-    config: lighthouseConfig({ emulation, throttle: conditions.throttle, maxWaitForLoadMs: plan.maxWaitMs,
+    config: lighthouseConfig({ emulation, throttle: conditions.throttle, cpuRate: cpu?.rate, maxWaitForLoadMs: plan.maxWaitMs,
       gather }),
   };
   session.on('Network.requestWillBeSent', (e: Protocol.Network.RequestWillBeSentEvent) => {
@@ -84,7 +86,7 @@ async function emulate(page: Page, spec: RunSpec, browser: Browser, recording: L
   const screen = first?.type === StepType.SetViewport
     ? { width: first.width, height: first.height, dppx: first.deviceScaleFactor, mobile: first.isMobile }
     : undefined;
-  const emulation = resolveEmulation(spec.options, spec.device, await browser.userAgent(), screen);
+  const emulation = resolveEmulation(spec.options, spec.device, await browser.userAgent(), screen, spec.conditions.device.phoneScreen);
   await page.setViewport({ width: emulation.width, height: emulation.height, deviceScaleFactor: emulation.dppx,
     isMobile: emulation.mobile, hasTouch: emulation.mobile });
   await page.setUserAgent({
@@ -104,6 +106,24 @@ async function benchmarkHost(spec: RunSpec, browser: Browser): Promise<number | 
   if (benchmarkIndex === undefined && spec.measureHost) benchmarkIndex = (await readHost(browser)).benchmarkIndex;
   if (benchmarkIndex !== undefined) provideBenchmarkIndex(benchmarkIndex);
   return benchmarkIndex;
+}
+
+/**
+ * The CPU of the load's device class: the agent's calibration, or (none given: a stand-in agent, a calibration that
+ * failed) one made now in this browser for the class's target alone. A host slower than the target runs unthrottled.
+ */
+async function deviceCpu(spec: RunSpec, page: Page, hostIndex: number | undefined): Promise<CpuUsed | undefined> {
+  const { deviceClass, cpuTarget } = spec.conditions.device;
+  if (cpuTarget === undefined) return undefined;
+  if (spec.cpu) return spec.cpu;
+  const calibration = await calibrateCpu(page, [cpuTarget], { hostIndex });
+  return calibration && cpuUsed(deviceClass, calibration, cpuTarget);
+}
+
+/** The device's CPU from here on (`rate` 1: the host's again). Lighthouse clears it when it prepares a step: set after. */
+export async function throttleCpu(ctx: Pick<LoadContext, 'cpu' | 'session'>, on: boolean): Promise<void> {
+  if (!ctx.cpu || ctx.cpu.rate === 1) return;
+  await ctx.session.send('Emulation.setCPUThrottlingRate', { rate: on ? ctx.cpu.rate : 1 });
 }
 
 async function openSession(page: Page): Promise<{ session: CDPSession; mainFrameId: string }> {
@@ -126,6 +146,8 @@ export function startLoadWait(ctx: LoadContext, trigger: NavigationTrigger, step
     waitForTti: feedsLighthouse(spec.options),
     onFailure: (message) => (ctx.failure ??= stepName ? `${stepName}: ${message}` : message),
     beforeNavigate: async () => {
+      // Each navigation on the device's CPU: Lighthouse cleared the throttling while it prepared the step.
+      await throttleCpu(ctx, true);
       if (!first) return;
       // The browsers of earlier loads are gone before this one loads the page (they close while it is set up).
       await spec.ahead?.quiet();
