@@ -4,6 +4,7 @@ import type { PageRow } from '../core/pages/pages.js';
 import { LIGHTHOUSE_METRICS, LOAD_METRICS, metricValue } from '../core/reports/report-figures.js';
 import { readRunsMeta } from '../core/tests/runs.js';
 import { readJourneySummary } from '../core/reports/journey-summary.js';
+import { readDeviceCpu } from '../core/reports/device-cpu.js';
 import { TEST_RETENTION_MS, type TestRow } from '../core/tests/tests.js';
 import type { Links } from '../context/links.js';
 
@@ -80,6 +81,8 @@ export function reportResource(r: ReportRow, links: Links, view: ReportView) {
   if (r.yslow_score !== null) a.yslow_score = r.yslow_score;
   // Webgauge extension: which Lighthouse made the figures (structure scores compare within one audit set).
   if (r.lighthouse_version !== null) a.lighthouse_version = r.lighthouse_version;
+  // Webgauge extension: the device class the page ran as and, for a phone, the CPU it was slowed to (issue 49).
+  Object.assign(a, readDeviceCpu(r.device_cpu));
   for (const k of LOAD_METRICS) a[k] = metricValue(k, r[k]);
   for (const k of LIGHTHOUSE_METRICS) {
     const v = r[k];

@@ -129,6 +129,8 @@ export interface RunResult {
   warnings?: string[];
   /** With spec.measureHost. */
   host?: HostMeasurement;
+  /** The device class the load ran as (conditions.device). */
+  deviceClass?: string;
   /** The device class's CPU the load ran on (a class with a CPU target). */
   cpu?: CpuUsed;
   /**

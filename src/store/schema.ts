@@ -115,6 +115,8 @@ export interface ReportsTable extends LoadMetrics, LighthouseColumns {
   journey: string | null;
   /** The Lighthouse that made the report's figures (its lighthouseVersion); null without Lighthouse figures (migration 012). */
   lighthouse_version: string | null;
+  /** JSON of the device the load ran as and its CPU (core/reports/device-cpu.ts); null for reports before (migration 017). */
+  device_cpu: string | null;
 }
 
 export interface PagesTable {

@@ -2,7 +2,7 @@
 import { bool, document, errors, idParams, int, link, num, obj, ok, ref, resource, str, strings } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
-const CAPABILITIES = ['adblock', 'lighthouse', 'cookies', 'filtering', 'http_auth', 'throttle', 'video', 'dns', 'user_agent', 'resolution'];
+const CAPABILITIES = ['adblock', 'lighthouse', 'cookies', 'filtering', 'http_auth', 'throttle', 'video', 'dns', 'user_agent', 'resolution', 'cpu_throttle'];
 const selfLinks = obj({ self: link() }, ['self']);
 const list = (item: string): JsonSchema => obj({ data: { type: 'array', items: ref(item) } }, ['data']);
 

@@ -1,5 +1,5 @@
 /** Reports (spec 2.2, 4.2): one report, its deletion and retest, and its downloadable resources. */
-import { JSONAPI, document, errors, idParams, int, link, num, obj, ok, queryValue, ref, resource, str, strings } from './common.js';
+import { JSONAPI, bool, document, errors, idParams, int, link, num, obj, ok, queryValue, ref, resource, str, strings } from './common.js';
 import { TEST_STARTED } from './tests.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
@@ -27,6 +27,14 @@ const ReportAttributes = obj(
     lighthouse_version: str('Webgauge extension: the Lighthouse that made the report\'s Lighthouse figures (e.g. 13.5.0); absent ' +
       'without them. Structure scores compare only within one audit set (Lighthouse 12; 13 and later): see structure.json'),
     yslow_score: int('legacy reports only'),
+    device_class: str('Webgauge extension: the device class the page ran as (desktop, phone-mid, phone-low); absent in reports ' +
+      'made before device classes, which ran on the agent\'s own CPU'),
+    cpu_benchmark_target: int('Webgauge extension, phones: the Lighthouse BenchmarkIndex the agent\'s CPU was slowed to'),
+    cpu_throttling_rate: num('Webgauge extension, phones: the CPU throttling rate the agent calibrated for the target (1: none)'),
+    host_benchmark_index: int('Webgauge extension, phones: the agent host\'s own BenchmarkIndex'),
+    cpu_benchmark_index: int('Webgauge extension, phones: the BenchmarkIndex measured under the rate'),
+    cpu_target_reached: bool('Webgauge extension, phones: false when the agent\'s CPU is slower than the device\'s; the page ran ' +
+      'unthrottled'),
     html_bytes: int('HTML size (may be the compressed size)'),
     page_bytes: int('total page size'),
     page_requests: int('requests of the whole page'),

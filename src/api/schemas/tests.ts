@@ -1,4 +1,5 @@
 /** Tests (spec 2.1, 4.1): POST /tests with its lenient body, the test list and the poll endpoint. */
+import { DEVICE_CLASS_IDS, DEVICE_CLASS_WORDS } from '../../core/vocabulary/device-classes.js';
 import { TESTS_LIST } from '../../core/vocabulary/lists.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS } from '../../core/vocabulary/retentions.js';
 import { orList } from '../../lib/words.js';
@@ -67,7 +68,13 @@ export const TestAttributesInput = obj(
     block_url: stringList('matching resources are blocked; applied after allow_url'),
     anonymize_user_agent: flag('older variant only: accepted and ignored'),
     dns: stringList('pro plans: custom DNS, "host:ip_address" ("*.example.com" for all subdomains)'),
-    simulate_device: text('pro plans: a simulated device ID (GET /simulated-devices) or its name'),
+    simulate_device: text('pro plans: a simulated device ID (GET /simulated-devices) or its name; a device is a mid-tier phone ' +
+      '(device_class "phone-mid": its CPU and slow 4G link) unless device_class says otherwise'),
+    device_class: text(`Webgauge extension: the device the page runs as, ${DEVICE_CLASS_WORDS}: a phone's CPU is the agent's, slowed ` +
+      'to the phone\'s benchmark (1000 mid-tier, 264 low-tier), its link slow 4G ("1600/750/150") unless throttle names one, its ' +
+      'screen the simulated device\'s or 412×823 at 1.75; default "phone-mid" with simulate_device (in a browser whose ' +
+      'cpu_throttle is true), else "desktop"; "desktop" with simulate_device keeps the device\'s screen on the agent\'s own CPU',
+    { pattern: `^\\s*(?:${DEVICE_CLASS_IDS.join('|')})?\\s*$` }),
     user_agent: text('pro plans: User-Agent header for the load'),
     browser_width: integer('pro plans: viewport width in px; needs browser_height; default 1366', 1, 10_000),
     browser_height: integer('pro plans: viewport height in px; needs browser_width; default 768', 1, 10_000),

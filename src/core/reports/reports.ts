@@ -15,6 +15,7 @@ import type { TestRow } from '../tests/tests.js';
 import { ApiError } from '../errors.js';
 import { loadFigures, reportHar } from './report-figures.js';
 import { journeySummary } from './journey-summary.js';
+import { storedDeviceCpu } from './device-cpu.js';
 import { runsMeta, type RunsFile } from '../tests/runs.js';
 import { findTest, markTestCompleted, setTestPage } from '../../store/tests.js';
 import { deletePageRow, setPageStats, upsertPage } from '../../store/pages.js';
@@ -199,6 +200,7 @@ export async function completeTest(
         runs: runs ? JSON.stringify(runsMeta(runs)) : null,
         journey: result.journey ? JSON.stringify(scrub.json(journeySummary(result.journey))) : null,
         lighthouse_version: figures.lighthouseVersion,
+        device_cpu: storedDeviceCpu(result),
         ...figures.columns,
       });
       await setTestPage(trx, testId, pageId);

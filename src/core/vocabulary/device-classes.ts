@@ -17,6 +17,8 @@ export interface DeviceClassSpec {
   cpuTarget?: number;
   /** What it is like, for the report: "like a Pixel 5". */
   like?: string;
+  /** Its CPU in words: "a mid-tier phone's CPU". */
+  cpuName?: string;
   /** The link a test gets when it names none (`down/up/latency`, as the `throttle` option). */
   defaultThrottle?: string;
   /** A phone's screen when the test names no device nor a size. */
@@ -28,8 +30,9 @@ export const SLOW_4G = '1600/750/150';
 
 export const DEVICE_CLASSES = [
   { id: 'desktop', label: 'Desktop' },
-  { id: 'phone-mid', label: 'Phone (mid-tier)', cpuTarget: 1000, like: 'like a Pixel 5', defaultThrottle: SLOW_4G, phoneScreen: true },
-  { id: 'phone-low', label: 'Phone (low-tier)', cpuTarget: 264, like: 'like a Moto G Power 2022', defaultThrottle: SLOW_4G,
+  { id: 'phone-mid', label: 'Phone (mid-tier)', cpuTarget: 1000, like: 'like a Pixel 5', cpuName: 'a mid-tier phone\'s CPU', defaultThrottle: SLOW_4G, phoneScreen: true },
+  { id: 'phone-low', label: 'Phone (low-tier)', cpuTarget: 264, like: 'like a Moto G Power 2022', cpuName: 'a low-tier phone\'s CPU',
+    defaultThrottle: SLOW_4G,
     phoneScreen: true },
 ] as const satisfies readonly DeviceClassSpec[];
 

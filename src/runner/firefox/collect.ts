@@ -62,6 +62,7 @@ export async function collectFirefoxLoad(load: FirefoxLoad): Promise<RunResult> 
   return {
     finalUrl: timings.url,
     userAgent: load.emulation.userAgent,
+    deviceClass: load.spec.conditions.device.deviceClass,
     metrics,
     har,
     screenshot,

@@ -97,6 +97,7 @@ export async function collect(ctx: LoadContext, steps: GatheredStep[]): Promise<
     phases: timer.phases,
     warnings,
     host: hostMeasurement(ctx),
+    deviceClass: ctx.spec.conditions.device.deviceClass,
     cpu: ctx.cpu,
     journey: ctx.steps.journey ? journeyResult(ctx, collected, marks.map((m) => m.atMs), stopOnload) : undefined,
   };

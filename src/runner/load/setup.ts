@@ -36,6 +36,10 @@ export async function setUpLoad(plan: LoadPlan): Promise<LoadContext> {
 
   const { session, mainFrameId } = await openSession(page);
   const warnings = await setCookies(session, options.url, conditions.cookies);
+  if (cpu && !cpu.reachable) {
+    warnings.push(`This test agent's CPU (benchmark index ${Math.round(cpu.hostIndex)}) is slower than the device's ` +
+      `(${cpu.target}): the device's speed was not reachable on this agent, so the page ran on the agent's CPU, unthrottled.`);
+  }
   const gather = lighthouseGather({ options, journey: plan.steps.journey });
   const interceptor = await startInterceptor({ session, mainFrameId, testedUrl: options.url, ...plan.filters,
     sourceMaps: gather === 'performance' });

@@ -14,6 +14,7 @@ import { m013Scans } from './013-scans.js';
 import { m014ScanRunValues } from './014-scan-run-values.js';
 import { m015ScanSchedulesAlerts } from './015-scan-schedules-alerts.js';
 import { m016TestPhases } from './016-test-phases.js';
+import { m017ReportDeviceCpu } from './017-report-device-cpu.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -148,4 +149,5 @@ export const migrations: Record<string, Migration> = {
   '014_scan_run_values': m014ScanRunValues,
   '015_scan_schedules_alerts': m015ScanSchedulesAlerts,
   '016_test_phases': m016TestPhases,
+  '017_report_device_cpu': m017ReportDeviceCpu,
 };

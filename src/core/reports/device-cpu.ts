@@ -1,0 +1,92 @@
+/**
+ * The device a report's load ran as, and for a phone the CPU it was slowed to (issue 49): stored with the report
+ * (reports.device_cpu, JSON), given as report attributes, shown on the report screen and in the PDF, and the basis
+ * on which a page's figures compare: figures of a phone's calibrated CPU do not compare with those of the agent's own
+ * CPU (every report before device classes, and a phone whose speed the agent could not reach).
+ */
+import type { RunResult } from '../../runner/types.js';
+import { DEVICE_CLASSES, deviceClassSpec, isDeviceClass, type DeviceClass, type DeviceClassSpec } from '../vocabulary/device-classes.js';
+
+/** As stored and as the report's attributes name it. */
+export interface DeviceCpu {
+  device_class: DeviceClass;
+  /** The BenchmarkIndex the CPU was slowed to (a phone class). */
+  cpu_benchmark_target?: number;
+  /** The CPU throttling rate applied for the load (1: none). */
+  cpu_throttling_rate?: number;
+  /** The agent host's BenchmarkIndex, unthrottled. */
+  host_benchmark_index?: number;
+  /** BenchmarkIndex measured under the rate. */
+  cpu_benchmark_index?: number;
+  /** false: the agent's CPU is slower than the device's; the load ran unthrottled. */
+  cpu_target_reached?: boolean;
+}
+
+const finite = (v: unknown, min: number, max: number): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : undefined;
+
+/**
+ * The stored record of a load (a remote agent's result included: anything not of the expected shape is dropped).
+ * Null when the runner said nothing of its device (a result of an agent before device classes).
+ */
+export function deviceCpuOf(result: Pick<RunResult, 'deviceClass' | 'cpu'>): DeviceCpu | null {
+  if (!isDeviceClass(result.deviceClass)) return null;
+  const record: DeviceCpu = { device_class: result.deviceClass };
+  const cpu = result.cpu;
+  const target = deviceClassSpec(result.deviceClass).cpuTarget;
+  if (target !== undefined && cpu && cpu.target === target) {
+    const rate = finite(cpu.rate, 1, 1000);
+    const host = finite(cpu.hostIndex, 0, 1e7);
+    const measured = finite(cpu.measured, 0, 1e7);
+    if (rate !== undefined && host !== undefined && measured !== undefined) {
+      Object.assign(record, { cpu_benchmark_target: target, cpu_throttling_rate: Math.round(rate * 100) / 100,
+        host_benchmark_index: Math.round(host), cpu_benchmark_index: Math.round(measured), cpu_target_reached: cpu.reachable === true });
+    }
+  }
+  return record;
+}
+
+/** The reports.device_cpu of a load. */
+export function storedDeviceCpu(result: Pick<RunResult, 'deviceClass' | 'cpu'>): string | null {
+  const record = deviceCpuOf(result);
+  return record && JSON.stringify(record);
+}
+
+export function readDeviceCpu(json: string | null | undefined): DeviceCpu | undefined {
+  if (!json) return undefined;
+  try {
+    const v = JSON.parse(json) as DeviceCpu;
+    return isDeviceClass(v?.device_class) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CPU a report's figures came from, as a comparable key: the target a phone's CPU was slowed to, or null for the
+ * agent's own CPU (desktops, reports before device classes, a phone the agent could not slow to its target).
+ */
+export function cpuBasis(json: string | null | undefined): number | null {
+  const d = readDeviceCpu(json);
+  return d?.cpu_target_reached && d.cpu_benchmark_target !== undefined ? d.cpu_benchmark_target : null;
+}
+
+/** "a mid-tier phone's CPU (benchmark 1000)", "the test agent's own CPU". */
+export function cpuBasisName(basis: number | null): string {
+  if (basis === null) return 'the test agent\'s own CPU';
+  const cls = (DEVICE_CLASSES as readonly DeviceClassSpec[]).find((c) => c.cpuTarget === basis);
+  return `${cls?.cpuName ?? 'a CPU'} (benchmark ${basis})`;
+}
+
+/** One line for the report: "Phone (mid-tier): CPU like a Pixel 5, benchmark 1000 (measured 987 at 2.9× slower than the agent's 2,876)". */
+export function deviceCpuLine(d: DeviceCpu): string {
+  const spec = deviceClassSpec(d.device_class);
+  if (d.cpu_benchmark_target === undefined) return spec.cpuTarget === undefined ? `${spec.label}: the test agent's own CPU` : spec.label;
+  const host = d.host_benchmark_index?.toLocaleString('en-US');
+  if (!d.cpu_target_reached) {
+    return `${spec.label}: CPU target benchmark ${d.cpu_benchmark_target} (${spec.like}) not reachable on this agent (its benchmark is ` +
+      `${host}): the page ran on the agent's CPU, unthrottled`;
+  }
+  return `${spec.label}: CPU ${spec.like}, target benchmark ${d.cpu_benchmark_target}; the agent's CPU (benchmark ${host}) ` +
+    `slowed ${d.cpu_throttling_rate}× measured ${d.cpu_benchmark_index}`;
+}
