@@ -7,6 +7,8 @@
 import type { StructureAuditResult, StructureItem } from '../analysis/structure/index.js';
 import { runCount, type AnalysisOptions } from '../core/options/analysis-options.js';
 import type { ReportRow } from '../core/reports/reports.js';
+import { deviceCpuText, readDeviceCpu } from '../core/reports/device-cpu.js';
+import { deviceClassSpec } from '../core/vocabulary/device-classes.js';
 import { readRunsMeta, type RunsMeta } from '../core/tests/runs.js';
 import { bandsText, figure, formatFigure, RATED_FIGURES, rate, RATING_WORDS, titleOf, type FigureName, type FigureUnit, type Rating } from '../analysis/figures.js';
 import { bytes, esc, inlineMarkdown, inOurUnits, ms, pct } from './format.js';
@@ -245,16 +247,34 @@ function runsSpread(m: RunsMeta | undefined, asked: number): string {
     `the files all come from one real load.${discarded}</p></div></section>`;
 }
 
+/** The device the page ran as and its CPU (core/reports/device-cpu.ts); a phone before device classes ran on the agent's CPU. */
+function deviceRows(o: AnalysisOptions, r: ReportRow): [string, string][] {
+  const d = readDeviceCpu(r.device_cpu);
+  if (!d) return o.simulate_device ? [['CPU', 'the test agent\'s own, unthrottled (tested before phones ran on a phone\'s CPU)']] : [];
+  const spec = deviceClassSpec(d.device_class);
+  if (spec.cpuTarget === undefined) return [['Device', spec.label], ['CPU', 'the test agent\'s own']];
+  return [['Device', spec.label], ['CPU', deviceCpuText(d)]];
+}
+
+/** The link a phone got without a `throttle` of its own (its class's default), for reports that say their device. */
+function linkByDevice(r: ReportRow): string | undefined {
+  const d = readDeviceCpu(r.device_cpu);
+  return d && deviceClassSpec(d.device_class).defaultThrottle;
+}
+
 function settings(o: AnalysisOptions, r: ReportRow, labels: { location: string; browser: string }): string {
   const rows: [string, string][] = [
     ['Location', labels.location], ['Browser', labels.browser], ['Report', o.report],
     ['User agent', r.user_agent],
   ];
+  rows.push(...deviceRows(o, r));
   if (o.simulate_device) rows.push(['Simulated device', o.simulate_device]);
   if (o.browser_width) rows.push(['Viewport', `${o.browser_width} × ${o.browser_height}`]);
   if (o.browser_dppx) rows.push(['Pixel ratio', String(o.browser_dppx)]);
   if (o.browser_rotate) rows.push(['Rotated', 'yes']);
-  rows.push(['Connection', o.throttle ? `throttled: ${o.throttle.replace(/^(\d+)\/(\d+)\/(\d+)$/, '$1 Kbit/s down, $2 Kbit/s up, $3 ms latency')}` : 'unthrottled']);
+  const link = o.throttle ?? linkByDevice(r);
+  const byDevice = o.throttle === undefined && link !== undefined ? ' (the device\'s default: slow 4G)' : '';
+  rows.push(['Connection', link ? `throttled: ${link.replace(/^(\d+)\/(\d+)\/(\d+)$/, '$1 Kbit/s down, $2 Kbit/s up, $3 ms latency')}${byDevice}` : 'unthrottled']);
   if (o.adblock) rows.push(['Ad blocking', 'on']);
   if (o.stop_onload) rows.push(['Stop at onload', 'yes']);
   if (o.cookies.length) rows.push(['Cookies', `${o.cookies.length} set (values not shown)`]);
@@ -314,7 +334,7 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
 <h1><a href="${esc(r.url)}" rel="noreferrer nofollow">${esc(r.url)}</a></h1>
 <div class="meta">${d.journey ? `Journey <b>“${esc(d.journey.title)}”</b> · ` : ''}Tested <b>${esc(tested)}</b> · location <b>${esc(labels.location)}</b> · browser <b>${esc(labels.browser)}</b>` +
       `${r.fully_loaded_time < 0 ? ' · stopped at onload' : ''}${runs ? ` · <b>${esc(medianOf(runs, runCount(d.options)))}</b>` : ''}` +
-      `${r.lighthouse_version ? ` · Lighthouse <b>${esc(r.lighthouse_version)}</b>` : ''}` +
+      `${deviceMeta(r)}${r.lighthouse_version ? ` · Lighthouse <b>${esc(r.lighthouse_version)}</b>` : ''}` +
       `${d.lighthouseReport ? ` · <a href="${esc(d.lighthouseReport)}">Lighthouse report</a>` : ''}` +
       `${d.flowReport ? ` · <a href="${esc(d.flowReport)}">Lighthouse flow report</a>` : ''}</div></div>` +
       `${d.screenshot ? `<a class="thumb" href="#screenshot"><img src="${esc(d.screenshot)}" alt="the page after the load"></a>` : ''}</div></header>`,
@@ -334,6 +354,15 @@ export function reportParts(d: ReportData, labels: PageLabels = { location: d.re
       `${print && d.pageUrl?.startsWith('http') ? ` · online: <a href="${esc(d.pageUrl)}">${esc(d.pageUrl)}</a>` +
         `${r.resources.includes('video.mp4') ? ' (with the video of the load)' : ''}` : ''}</footer>`,
   };
+}
+
+/** " · device <b>Phone (mid-tier)</b>, CPU 2.9× slower" in the report's header line; nothing for a desktop. */
+function deviceMeta(r: ReportRow): string {
+  const d = readDeviceCpu(r.device_cpu);
+  if (!d || d.device_class === 'desktop') return '';
+  const cpu = d.cpu_benchmark_target === undefined ? ''
+    : d.cpu_target_reached ? `, CPU slowed ${d.cpu_throttling_rate}× to benchmark ${d.cpu_benchmark_index}` : ', CPU not slowed (agent too slow)';
+  return ` · device <b>${esc(deviceClassSpec(d.device_class).label)}</b>${esc(cpu)}`;
 }
 
 export function renderReportPage(d: ReportData, labels: PageLabels = { location: d.report.location, browser: d.report.browser }): string {

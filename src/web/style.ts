@@ -26,6 +26,7 @@ background:var(--brand);color:#fff;cursor:pointer;text-decoration:none;line-heig
 .row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}.row>.field{flex:1 1 180px}
 .check{display:flex;gap:8px;align-items:center;font-weight:400}.check input{width:18px;height:18px;margin:0}
 fieldset{border:1px solid var(--line);border-radius:8px;padding:10px 14px 4px;margin:0 0 14px;min-width:0}
+.device-choice{display:flex;flex-wrap:wrap;gap:6px 20px;align-items:center;padding-bottom:10px}.device-choice .hint{flex-basis:100%}
 legend{font-weight:650;padding:0 4px}
 .analyze-bar{display:flex;gap:10px;flex-wrap:wrap}.analyze-bar input{flex:1 1 240px}
 .error{background:#fdecea;border:1px solid #f5c2bd;color:#8a1c12;border-radius:8px;padding:10px 14px;margin:0 0 14px}

@@ -78,15 +78,18 @@ export function cpuBasisName(basis: number | null): string {
   return `${cls?.cpuName ?? 'a CPU'} (benchmark ${basis})`;
 }
 
-/** One line for the report: "Phone (mid-tier): CPU like a Pixel 5, benchmark 1000 (measured 987 at 2.9× slower than the agent's 2,876)". */
-export function deviceCpuLine(d: DeviceCpu): string {
+/**
+ * A phone's CPU in words, for the report screen and PDF: "like a Pixel 5: benchmark 1000 targeted, 987 measured; the
+ * test agent's CPU (benchmark 2,877) slowed 2.9×".
+ */
+export function deviceCpuText(d: DeviceCpu): string {
   const spec = deviceClassSpec(d.device_class);
-  if (d.cpu_benchmark_target === undefined) return spec.cpuTarget === undefined ? `${spec.label}: the test agent's own CPU` : spec.label;
+  if (d.cpu_benchmark_target === undefined) return spec.cpuTarget === undefined ? 'the test agent\'s own' : `${spec.cpuName}, not measured`;
   const host = d.host_benchmark_index?.toLocaleString('en-US');
   if (!d.cpu_target_reached) {
-    return `${spec.label}: CPU target benchmark ${d.cpu_benchmark_target} (${spec.like}) not reachable on this agent (its benchmark is ` +
-      `${host}): the page ran on the agent's CPU, unthrottled`;
+    return `${spec.like} (benchmark ${d.cpu_benchmark_target}): not reachable on this test agent, whose CPU is slower (benchmark ` +
+      `${host}); the page ran on it unthrottled`;
   }
-  return `${spec.label}: CPU ${spec.like}, target benchmark ${d.cpu_benchmark_target}; the agent's CPU (benchmark ${host}) ` +
-    `slowed ${d.cpu_throttling_rate}× measured ${d.cpu_benchmark_index}`;
+  return `${spec.like}: benchmark ${d.cpu_benchmark_target} targeted, ${d.cpu_benchmark_index} measured; the test agent's CPU ` +
+    `(benchmark ${host}) slowed ${d.cpu_throttling_rate}×`;
 }

@@ -9,6 +9,7 @@ import { parseTestOptions } from '../../core/options/options.js';
 import { optionsOfKind } from '../../core/vocabulary/options.js';
 import { REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
+import { DEVICE_CLASSES, SLOW_4G } from '../../core/vocabulary/device-classes.js';
 import { requestTest, type TestRow } from '../../core/tests/tests.js';
 import { listTests } from '../../core/pages/pages.js';
 import { TESTS_LIST } from '../../core/vocabulary/lists.js';
@@ -29,7 +30,8 @@ import { scanLabel } from './scan-view.js';
 
 /** Connection presets (Kbit/s down, up, latency ms), as the throttle attribute writes them. */
 export const CONNECTIONS: [string, string][] = [
-  ['', 'Unthrottled'],
+  ['', 'The device’s: unthrottled on a desktop, slow 4G on a phone'],
+  [SLOW_4G, 'Slow 4G (1.6 Mbps/750 Kbps, 150 ms)'],
   ['20000/5000/25', 'Broadband fast (20/5 Mbps, 25 ms)'],
   ['5000/1000/30', 'Broadband (5/1 Mbps, 30 ms)'],
   ['1500/384/50', 'Broadband slow (1.5 Mbps/384 Kbps, 50 ms)'],
@@ -43,7 +45,7 @@ export const CONNECTIONS: [string, string][] = [
 /** The form's fields by the options table's kinds: lists one item per line, flags as checkboxes; throttle is the connection. */
 const LIST_FIELDS = optionsOfKind('list');
 const FLAG_FIELDS = optionsOfKind('flag');
-const TEXT_FIELDS = optionsOfKind('url', 'id', 'report', 'retention', 'text', 'integer', 'number');
+const TEXT_FIELDS = optionsOfKind('url', 'id', 'report', 'retention', 'text', 'integer', 'number', 'device_class');
 
 /** The labels of the form's one-entry-a-line fields, by the option each sends (a refused entry is named by its line). */
 export const LIST_LABELS: Record<string, string> = {
@@ -72,6 +74,19 @@ export function attributesFromForm(form: FormFields): Record<string, unknown> {
   return { ...a, ...journeyAttributes(form) };
 }
 
+
+/**
+ * The first choice after the URL: the device the page runs as (vocabulary/device-classes.ts), in plain words. A phone
+ * runs on the agent's CPU slowed to the phone's, over slow 4G unless the connection says otherwise, on a phone's screen.
+ */
+export function deviceChoice(form: FormFields): string {
+  const chosen = form.get('device_class') || 'desktop';
+  const radios = DEVICE_CLASSES.map((c) => `<label class="check"><input type="radio" name="device_class" value="${c.id}"` +
+    `${checked(c.id === chosen)}> ${esc(c.label)}</label>`).join(' ');
+  return `<fieldset class="device-choice" aria-describedby="f-device-hint"><legend>Device</legend>${radios}
+<span class="hint" id="f-device-hint">A phone runs on a phone’s CPU (this server’s, slowed to a mid-tier or low-tier phone’s speed), ` +
+    `over slow 4G unless the connection says otherwise, on a phone’s screen</span></fieldset>`;
+}
 
 /** A text or number field named `name` (id f-NAME) showing the form's value; its hint is its description. */
 export function input(form: FormFields, name: string, label: string, o: { type?: string; hint?: string; attrs?: string } = {}): string {
@@ -113,11 +128,12 @@ export function optionsFields(p: Principal, catalog: Catalog, form: FormFields):
   const connection = form.get('connection') ?? '';
   const connections = CONNECTIONS.map(([v, l]) => `<option value="${v}"${selected(v === connection)}>${esc(l)}</option>`).join('');
   const device = form.get('simulate_device') ?? '';
-  const devices = `<option value="">None (desktop)</option>` + catalog.devices()
+  const devices = `<option value="">None (the device’s screen)</option>` + catalog.devices()
     .map((d) => `<option value="${esc(d.id)}"${selected(d.id === device)}>${esc(d.name)} (${d.width}×${d.height}, ${d.dppx}×)</option>`).join('');
   const pro = plan.proAnalysisOptions
     ? `<fieldset><legend>Device and browser (pro)</legend>
-<div class="row"><div class="field"><label for="f-simulate_device">Simulated device</label><select id="f-simulate_device" name="simulate_device">${devices}</select></div>
+<div class="row"><div class="field"><label for="f-simulate_device">Simulated device</label><select id="f-simulate_device" name="simulate_device" aria-describedby="f-simulate_device-hint">${devices}</select>
+<span class="hint" id="f-simulate_device-hint">its screen and user agent; its CPU and link are the Device’s (Desktop keeps this server’s CPU)</span></div>
 ${input(form, 'user_agent', 'User agent', { hint: 'replaces the browser’s or the device’s' })}</div>
 <div class="row">${input(form, 'browser_width', 'Viewport width', { type: 'number', hint: 'px, with the height', attrs: ' min="1" max="10000"' })}
 ${input(form, 'browser_height', 'Viewport height', { type: 'number', hint: 'px, with the width', attrs: ' min="1" max="10000"' })}
@@ -214,6 +230,7 @@ export async function analyzeScreen(kit: WebKit, v: Visitor, nonce: string, form
 <div class="field"><label for="f-url">URL</label><div class="analyze-bar"><input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/" aria-describedby="f-url-hint" value="${esc(form.get('url') ?? '')}">
 <button class="btn" type="submit">Analyze</button></div>
 <span class="hint" id="f-url-hint">${v.principal.plan.unlimitedCredits ? 'Unlimited credits' : `${credits} credits left`} · ${esc(v.principal.plan.name)} plan</span></div>
+${deviceChoice(form)}
 ${journeyFields(form)}
 ${optionsFields(v.principal, ctx.catalog, form)}</form>
 ${await recentTests(kit, v)}`;

@@ -15,6 +15,7 @@ import {
   type OptionsContext,
 } from '../../../../src/core/options/options.js';
 import { PLANS } from '../../../../src/core/accounts/plans.js';
+import { loadConditions } from '../../../../src/core/options/conditions.js';
 import { urlPatternMatches } from '../../../../src/runner/conditions/url-patterns.js';
 import { testAttributes } from '../../../../src/api/resource-body.js';
 
@@ -453,5 +454,42 @@ describe('fingerprint and public view', () => {
     assert.deepEqual(pub.cookies, ['a=1']);
     assert.notEqual(pub.cookies, o.cookies);
     assert.deepEqual(Object.keys(pub).slice(0, 7), ['url', 'location', 'browser', 'report', 'retention', 'httpauth_username', 'httpauth_password']);
+  });
+});
+
+describe('device classes (issue 49)', () => {
+  const both = createCatalog({ locationName: 'x', locationRegion: 'y' },
+    { locations: () => [{ id: '1', name: 'x', region: 'y', default: true, browsers: ['1', '3'] }], defaultLocation: '1' });
+  test('device_class is one of the classes; anything else gets E40004 naming them', () => {
+    assert.equal(parse({ device_class: 'phone-low' }).device_class, 'phone-low');
+    assert.equal(parse({ device_class: 'phone-mid' }, basic).device_class, 'phone-mid', 'not a pro option');
+    rejects(() => parse({ device_class: 'phone' }), 'E40004', /device_class must be "desktop", "phone-mid" or "phone-low"; got "phone"/);
+    rejects(() => parse({ device_class: 3 }), 'E40004', /device_class/);
+  });
+  test('the default class stays out of the options, so a simulated device tested before classes is the same page', () => {
+    assert.equal('device_class' in parse({ device_class: 'desktop' }), false);
+    assert.equal('device_class' in parse({ simulate_device: 'pixel-5', device_class: 'phone-mid' }), false);
+    assert.equal(parse({ simulate_device: 'pixel-5', device_class: 'desktop' }).device_class, 'desktop');
+    assert.equal(optionsFingerprint(parse({ simulate_device: 'pixel-5' })),
+      optionsFingerprint(parse({ simulate_device: 'pixel-5', device_class: 'phone-mid' })));
+    assert.notEqual(optionsFingerprint(parse({})), optionsFingerprint(parse({ device_class: 'phone-mid' })), 'a URL as a phone is another page');
+  });
+  test('Firefox cannot slow its CPU: a phone class is refused there, and a simulated device there stays on the desktop CPU', () => {
+    const ctx = { ...pro, catalog: both };
+    rejects(() => parse({ browser: '1', device_class: 'phone-mid' }, ctx), 'E40004',
+      /browser "1" \(Firefox \(Desktop\)\) does not support a phone's CPU \(device_class "phone-mid" or "phone-low"\)/);
+    const o = parse({ browser: '1', simulate_device: 'pixel-5' }, ctx);
+    assert.equal('device_class' in o, false);
+    assert.equal(loadConditions(o, false).device.deviceClass, 'desktop');
+  });
+  test('the load\'s conditions: a phone gets its CPU target and slow 4G unless the test names a link', () => {
+    const phone = loadConditions(parse({ simulate_device: 'pixel-5' }));
+    assert.deepEqual(phone.device, { deviceClass: 'phone-mid', cpuTarget: 1000, phoneScreen: true });
+    assert.deepEqual(phone.throttle, { downloadKbps: 1600, uploadKbps: 750, latencyMs: 150 });
+    assert.equal(phone.throttleByDevice, true);
+    const own = loadConditions(parse({ device_class: 'phone-low', throttle: '5000/1000/30' }));
+    assert.deepEqual([own.device.cpuTarget, own.throttle?.latencyMs, own.throttleByDevice], [264, 30, undefined]);
+    const desktop = loadConditions(parse({ simulate_device: 'pixel-5', device_class: 'desktop' }));
+    assert.deepEqual([desktop.device.cpuTarget, desktop.throttle], [undefined, undefined]);
   });
 });
