@@ -115,6 +115,22 @@ describe('device, adblock, HTTP auth and cookies through the service (its logs r
     assert.equal(lighthouse.configSettings.screenEmulation.width, 375);
   });
 
+  test('a simulated device is a mid-tier phone (issue 49): the agent\'s CPU slowed to its benchmark, slow 4G, both in the report', () => {
+    const a = report.attributes;
+    assert.equal(a.device_class, 'phone-mid');
+    assert.equal(a.cpu_benchmark_target, 1000);
+    assert.equal(a.cpu_target_reached, true, `this host's benchmark ${a.host_benchmark_index} reaches a mid-tier phone's`);
+    assert.ok(a.cpu_throttling_rate > 1.2, `rate ${a.cpu_throttling_rate} for a host of benchmark ${a.host_benchmark_index}`);
+    assert.ok(Math.abs(a.cpu_benchmark_index - 1000) <= 100, `the benchmark under the rate, ${a.cpu_benchmark_index}, is 1000 ± 10 %`);
+    assert.equal(lighthouse.configSettings.throttling.cpuSlowdownMultiplier, a.cpu_throttling_rate, 'the Lighthouse JSON says the rate');
+    assert.equal(lighthouse.configSettings.throttlingMethod, 'provided');
+    assert.equal('device_class' in analysisOptions, false, 'the default class is not written into the options');
+    // Slow 4G's 150 ms round trip: the document's request waits at least one (on loopback, unthrottled, a few ms).
+    assert.ok(a.time_to_first_byte >= 150, `time to first byte ${a.time_to_first_byte} ms over slow 4G`);
+    assert.match(reportPage, /device <b>Phone \(mid-tier\)<\/b>, CPU slowed [\d.]+× to benchmark \d+/);
+    assert.match(reportPage, /1600 Kbit\/s down, 750 Kbit\/s up, 150 ms latency \(the device&#39;s default: slow 4G\)|the device's default: slow 4G/);
+  });
+
   test('adblock: requests the filter list blocks never reach a server, the rest of the page loads', () => {
     assert.equal(seen.filter((r) => r.headers.host?.startsWith(AD_HOST)).length, 0, 'the ad host (||doubleclick.net^)');
     const paths = onHost(host()).map((r) => r.path);
