@@ -2,8 +2,12 @@
  * The agent protocol's constants and message shapes, shared by the server (api/routes/agent-protocol.ts) and the
  * remote agent (agent/http-transport.ts). Written down in docs/agent-protocol.md; change both together.
  */
-/** 2: journeys (their recording and secrets in a claim's options, a failed journey's progress with its failure). */
-export const AGENT_PROTOCOL = 2;
+/**
+ * 2: journeys (their recording and secrets in a claim's options, a failed journey's progress with its failure).
+ * 3: device classes (a claim's conditions name the device and its CPU target, which the agent calibrates its host to; the
+ * result says the device and the CPU it ran on): an agent of 2 would run a phone on its own CPU without a word.
+ */
+export const AGENT_PROTOCOL = 3;
 export const AGENT_PROTOCOL_HEADER = 'webgauge-agent-protocol';
 export const AGENT_ID_HEADER = 'webgauge-agent-id';
 export const CHECKSUM_HEADER = 'webgauge-content-sha256';
