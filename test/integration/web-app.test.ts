@@ -32,7 +32,7 @@ const PASSWORD = 'correct horse battery staple';
  * Analyze's fields by their accessible names (their labels alone), in order: the URL, the journey, the options under
  * "Analysis options" every plan has, and the pro plan's own.
  */
-const ANALYZE_FIELDS = ['URL', 'Recording', 'Recording file', 'Secrets', 'Measured step', 'Location', 'Browser', 'Report type', 'Runs',
+const ANALYZE_FIELDS = ['URL', 'Desktop', 'Phone (mid-tier)', 'Phone (low-tier)', 'Recording', 'Recording file', 'Secrets', 'Measured step', 'Location', 'Browser', 'Report type', 'Runs',
   'Keep the report', 'Connection speed', 'Download (custom)', 'Upload (custom)', 'Latency (custom)', 'Block ads', 'Record a video (extra credits)',
   'Stop the test at onload', 'HTTP user name', 'HTTP password', 'Cookies', 'Only load URLs matching', 'Block URLs matching'];
 const PRO_FIELDS = ['Simulated device', 'User agent', 'Viewport width', 'Viewport height', 'Pixel ratio', 'Rotate (swap width and height)', 'DNS overrides'];
@@ -277,6 +277,9 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.ok(await page.$(aria('URL', 'textbox')), 'a field named "URL"');
     assert.ok(await page.$(aria('Analyze', 'button')), 'a button named "Analyze"');
     assert.deepEqual((await fieldNames(page)).map((f) => f.name), [...ANALYZE_FIELDS, ...PRO_FIELDS], "the pro account's fields, by their names");
+    // The device first, in plain words (issue 49): a desktop unless chosen otherwise.
+    assert.deepEqual(await page.$$eval('input[name="device_class"]', (els) => els.map((e) => [(e as HTMLInputElement).value, (e as HTMLInputElement).checked])),
+      [['desktop', true], ['phone-mid', false], ['phone-low', false]]);
     await page.locator(aria('Analysis options')).click();
     await page.waitForSelector(aria('Location', 'combobox'), { visible: true });
     await checkScreen(page, 'analyze, options open', { reload: false });
