@@ -82,6 +82,8 @@ export class Agent {
   private reading: Promise<void> | undefined;
   /** This host's CPU calibrated to each device class's target (runner/cpu-calibration.ts), made while idle. */
   private calibration: CpuCalibration | undefined;
+  /** The calibration under way: one at a time, whichever idle slot asked. */
+  private calibrating: Promise<void> | undefined;
 
   constructor(private readonly opts: AgentOptions) {}
 
@@ -118,14 +120,16 @@ export class Agent {
    * RECALIBRATE_WHEN_MOVED from the one it was made at (another machine, a new CPU governor). Idle only; a test
    * claimed meanwhile stops it after its current benchmark run, and the loads use the calibration before it.
    */
-  private async calibrateWhenStale(): Promise<void> {
+  private calibrateWhenStale(): Promise<void> {
     const { ahead } = this.opts;
     const host = this.opts.hostCheck?.currentReading() ?? this.hostReading?.benchmarkIndex;
-    if (!ahead || this.running.size > 0 || !calibrationStale(this.calibration, host)) return;
-    const made = await ahead.calibrate(CPU_TARGETS.map((t) => t.target), host);
-    if (!made) return;
-    this.calibration = made;
-    this.opts.log.info({ hostIndex: made.hostIndex, settings: made.settings }, 'CPU calibrated for the phone device classes');
+    if (!ahead || this.stopping || this.running.size > 0 || !calibrationStale(this.calibration, host)) return this.calibrating ?? Promise.resolve();
+    this.calibrating ??= ahead.calibrate(CPU_TARGETS.map((t) => t.target), host).then((made) => {
+      if (!made) return;
+      this.calibration = made;
+      this.opts.log.info({ hostIndex: made.hostIndex, settings: made.settings }, 'CPU calibrated for the phone device classes');
+    }).finally(() => (this.calibrating = undefined));
+    return this.calibrating;
   }
 
   /** Reads the host in the browser launched ahead; one reading at a time, and only while no load of this agent runs. */
@@ -175,7 +179,9 @@ export class Agent {
     this.wake();
     await Promise.allSettled(this.loops);
     await this.reading;
+    // A calibration under way stops when its browser closes (it is only ever made again).
     await this.opts.ahead?.close();
+    await this.calibrating;
     await this.opts.firefoxAhead?.close();
   }
 
