@@ -30,7 +30,7 @@ const WEB_POSTS = ['/analyze', '/reports/{id}/retest', '/reports/{id}/delete', '
   '/pages/{id}/tags', '/tags', '/tags/{id}', '/tags/{id}/delete', '/sign-in', '/scans', '/scans/{id}/cancel',
   '/scan_schedules/{id}/pause', '/scan_schedules/{id}/resume', '/scan_schedules/{id}/delete'];
 const WEB_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs', 'connection', 'down', 'up', 'latency', 'adblock', 'video', 'cookies',
-  'allow_url', 'block_url', 'dns', 'simulate_device', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
+  'allow_url', 'block_url', 'dns', 'simulate_device', 'device_class', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
   'httpauth_username', 'httpauth_password', 'name', 'color', 'description', 'monitoring', 'frequency', 'tags', 'tag', 'confirm', 'reports',
   'next', 'sort', 'page', 'email', 'password', 'source', 'max_pages', 'sample', 'crawl_depth', 'urls', 'include', 'exclude', 'templates',
   'respect_robots', 'keep_query', 'alert_conditions'];
@@ -71,7 +71,7 @@ function withoutLookups(v: unknown, url: unknown): unknown {
 }
 
 const ATTRIBUTES = ['url', 'location', 'browser', 'report', 'retention', 'adblock', 'cookies', 'video', 'stop_onload', 'throttle',
-  'allow_url', 'block_url', 'dns', 'simulate_device', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
+  'allow_url', 'block_url', 'dns', 'simulate_device', 'device_class', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
   'user_agent', 'httpauth_username', 'httpauth_password', 'name', 'description', 'color', 'frequency', 'paused', 'alert_conditions'];
 
 interface Ids {
