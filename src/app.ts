@@ -198,7 +198,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       queued: () => dispatcher.wake() }) };
   scanDiscovery = new ScanDiscoveryJob(scanWork);
   scanFollow = new ScanFollowJob(scanWork);
-  const scanSchedules = new ScanScheduleJob({ intake: ctx.intake, plans: config.plans, log });
+  const scanSchedules = new ScanScheduleJob({ intake: ctx.intake, plans: config.plans, catalog, log });
   monitor.start();
   sweeper.start();
   testEvents.start();

@@ -9,6 +9,8 @@ export interface ScanAlertMailFacts {
   to: string;
   state: 'triggered' | 'resolved';
   site: string;
+  /** The device the scan ran as, in words ("desktop", "mid-tier phone"): a site's alerts are per device. */
+  device: string;
   /** The condition as people read it: "LCP, 75th percentile > 2.50 s" (alert-conditions.ts conditionText). */
   condition: string;
   message: string;
@@ -22,13 +24,13 @@ export interface ScanAlertMailFacts {
 
 export function scanAlertMail(f: ScanAlertMailFacts): MailMessage {
   const verb = f.state === 'triggered' ? 'Alert' : 'Resolved';
-  const subject = `[Webgauge] ${verb}: ${f.condition} on ${f.site}`;
+  const subject = `[Webgauge] ${verb}: ${f.condition} on ${f.site} (${f.device})`;
   const more = f.morePages > 0 ? `and ${f.morePages} more (the scan lists every page)` : '';
   const links: [string, string][] = [['The scan', f.scanLink]];
   if (f.previousScanLink) links.push(['The previous scan', f.previousScanLink]);
   if (f.compareLink) links.push(['The two compared', f.compareLink]);
   const lines = [
-    `${verb}: ${f.condition} on ${f.site}.`,
+    `${verb}: ${f.condition} on ${f.site} (${f.device}).`,
     '',
     f.message,
     ...(f.pages.length ? ['', 'Pages:', ...f.pages.map((p) => `- ${p.url}: ${p.why}${p.link ? `\n  ${p.link}` : ''}`), ...(more ? [`- ${more}`] : [])] : []),
@@ -39,7 +41,7 @@ export function scanAlertMail(f: ScanAlertMailFacts): MailMessage {
   const pageItems = f.pages.map((p) => `<li>${p.link ? `<a href="${esc(p.link)}">${esc(p.url)}</a>` : esc(p.url)}: ${esc(p.why)}</li>`).join('');
   const html = `<!doctype html><html><body style="font-family:sans-serif">
 <h2 style="color:${f.state === 'triggered' ? '#b42318' : '#067647'}">${esc(verb)}: ${esc(f.condition)}</h2>
-<p>Site: <a href="${esc(f.site)}">${esc(f.site)}</a></p>
+<p>Site: <a href="${esc(f.site)}">${esc(f.site)}</a> (${esc(f.device)})</p>
 <p>${esc(f.message)}</p>${pageItems ? `\n<ul>${pageItems}${more ? `<li>${esc(more)}</li>` : ''}</ul>` : ''}${f.notes.map((n) => `\n<p>${esc(n)}</p>`).join('')}
 <p>${links.map(([label, href]) => `<a href="${esc(href)}">${esc(label)}</a>`).join(' · ')}</p>
 </body></html>`;

@@ -14,6 +14,7 @@ import { scanProgress, type ScanRow } from '../core/scans/scans.js';
 import { readScanFigures } from '../core/scans/scan-readers.js';
 import { queueEmail, queueWebhookEvent } from '../notify/outbox.js';
 import { scanAlertMail } from '../notify/scan-mail.js';
+import { deviceInWords } from '../core/vocabulary/device-names.js';
 import { accountById } from '../store/accounts.js';
 import type { Db, Store } from '../store/db.js';
 
@@ -45,7 +46,8 @@ export function scanNotices(o: ScanNoticesOptions): ScanNotices {
       const pages = await scanProgress(store.db, scan.id);
       const figures = readScanFigures(scan.figures);
       const about = {
-        id: scan.id, url: scan.url, site, source: scan.source, schedule: scan.schedule_id, state: scan.state,
+        id: scan.id, url: scan.url, site, source: scan.source, device_class: scan.device_class, scan_set: scan.scan_set,
+        schedule: scan.schedule_id, state: scan.state,
         created: toSecondsOrNull(scan.created), finished: toSecondsOrNull(scan.finished),
       };
       const completed = {
@@ -79,7 +81,7 @@ export function scanNotices(o: ScanNoticesOptions): ScanNotices {
           await queueWebhookEvent(trx, scan.account_id, 'scan.alert', payload);
           if (!account) continue;
           await queueEmail(trx, scan.account_id, 'scan.alert', scanAlertMail({
-            to: account.email, state: v.change!, site, condition: conditionText(v), message: v.message,
+            to: account.email, state: v.change!, site, device: deviceInWords(scan.device_class), condition: conditionText(v), message: v.message,
             pages: pageLinks.map((p) => ({ url: p.url, why: p.why, link: p.report_page })), morePages: v.more_pages, notes: v.notes,
             scanLink: app(scan.id), previousScanLink: previous ? app(previous) : null,
             compareLink: compared ? `${app(compared)}/compare/${scan.id}` : null,

@@ -12,7 +12,7 @@
  * frequency, the account gone, or any other refusal) is skipped: `skipped_at` and `skip_reason` say which and why, and
  * the next slot stays on the grid.
  */
-import type { AnalysisOptions } from '../core/options/analysis-options.js';
+import type { Catalog } from '../core/catalog/catalog.js';
 import { readOptions } from '../core/options/stored-options.js';
 import type { Principal } from '../core/accounts/accounts.js';
 import { assertFrequencyOnPlan, nextSlot } from '../core/pages/monitoring.js';
@@ -20,6 +20,7 @@ import type { MonitoredFrequency } from '../core/vocabulary/frequencies.js';
 import type { PlanRegistry } from '../core/accounts/plans.js';
 import { readScanSettings, type ScanSettings } from '../core/scans/scan-request.js';
 import { requestScan, type ScanIntake } from '../core/scans/scans.js';
+import { optionsForDevice, readScheduleDevices, type DeviceScan } from '../core/scans/scan-devices.js';
 import { dueScanSchedules, moveScheduleSlotIfUnchanged, type ScanScheduleRow, type ScheduleSlotMove } from '../store/scan-schedules.js';
 import { SlotScheduler, type Claim, type DueSlot, type SlotLog } from './slots.js';
 
@@ -29,6 +30,8 @@ export interface ScanScheduleOptions {
   /** The store, the target policy and the wake-ups a scan needs (the API's own intake). */
   intake: ScanIntake;
   plans: PlanRegistry;
+  /** Whether a schedule's browser can slow its CPU: each device's options are made for it (scan-devices.ts). */
+  catalog: Pick<Catalog, 'browser'>;
   log?: ScanScheduleLog;
   intervalMs?: number;
   /** Due schedules read per query. */
@@ -47,9 +50,9 @@ export interface ScheduleTickResult {
 
 type ScheduleSlot = DueSlot<ScanScheduleRow, ScheduleSlotMove>;
 
-/** What a schedule's slot starts: a scan of the schedule's stored request. */
+/** What a schedule's slot starts: a scan of the schedule's stored request for each of its devices. */
 interface ScheduledScan {
-  options: AnalysisOptions;
+  devices: DeviceScan[];
   settings: ScanSettings;
 }
 
@@ -78,13 +81,19 @@ export class ScanScheduleJob extends SlotScheduler<ScanScheduleRow, ScheduleSlot
   }
 
   protected async read(s: ScanScheduleRow): Promise<ScheduledScan> {
-    return { options: readOptions(this.o.intake.store.box, s.options), settings: readScanSettings(s.settings) };
+    const options = readOptions(this.o.intake.store.box, s.options);
+    const cpuThrottle = this.o.catalog.browser(options.browser)?.cpu_throttle ?? false;
+    return {
+      devices: readScheduleDevices(s.devices).map((device) => ({ device, options: optionsForDevice(options, device, cpuThrottle) })),
+      settings: readScanSettings(s.settings),
+    };
   }
 
   protected async startSlot(slot: ScheduleSlot, scan: ScheduledScan, principal: Principal, claim: Claim<ScheduleSlotMove>): Promise<void> {
     // The plan may have changed since the schedule was made.
     assertFrequencyOnPlan(principal.plan, slot.row.frequency as MonitoredFrequency, 'scanning');
-    await requestScan(this.o.intake, principal, scan.options, scan.settings, {
+    // Every device's scan, or none: their credits are reserved together.
+    await requestScan(this.o.intake, principal, scan.devices, scan.settings, {
       scheduleId: slot.id,
       within: (trx, scanId) => claim(trx, { next_run: slot.next, last_scan_id: scanId }),
     });

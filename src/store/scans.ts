@@ -1,5 +1,5 @@
 /** The scans repository: a scan's record, its pages, and the discovery lease (docs/scans.md). */
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Engine } from './db.js';
 import type { ScanPagesTable, ScansTable } from './schema.js';
 
@@ -49,7 +49,7 @@ export async function renewDiscoveryLease(db: Db, id: string, owner: string, lea
 }
 
 /** Set what changed of a scan, only while it is in one of `states` (and held by `owner`, when given); false otherwise. */
-export async function updateScan(db: Db, id: string, states: readonly string[], set: Partial<ScansTable>, owner?: string): Promise<boolean> {
+export async function updateScan(db: Db, id: string, states: readonly string[], set: Updateable<ScansTable>, owner?: string): Promise<boolean> {
   let q = db.updateTable('scans').set(set).where('id', '=', id).where('state', 'in', [...states]);
   if (owner !== undefined) q = q.where('lease_owner', '=', owner);
   const res = await q.executeTakeFirst();
@@ -105,7 +105,7 @@ export function allScanPages(db: Db, scanId: string): Promise<ScanPageRow[]> {
 }
 
 /**
- * The account's completed scans of `site` (its origin) started before `before` (ms; ties broken by ID, below `beforeId`),
+ * The account's completed scans of `site` (its origin) as device `deviceClass` started before `before` (ms; ties broken by ID, below `beforeId`),
  * newest first, still kept at `now`; of one source only when `source` is given. A comparison's "last" is the first.
  */
 export function completedScansOfSite(db: Db, accountId: string, o: SiteScans): Promise<ScanRow[]> {
@@ -114,6 +114,8 @@ export function completedScansOfSite(db: Db, accountId: string, o: SiteScans): P
 
 interface SiteScans {
   site: string;
+  /** A scan's device class: a site's scans are compared, charted and alerted on per device. */
+  deviceClass: string;
   source?: string;
   before?: { created: number; id: string };
   now: number;
@@ -122,7 +124,7 @@ interface SiteScans {
 
 function siteScans(db: Db, accountId: string, o: SiteScans) {
   let q = db.selectFrom('scans').where('account_id', '=', accountId).where('state', '=', 'completed')
-    .where('site', '=', o.site).where('expires', '>', o.now);
+    .where('site', '=', o.site).where('device_class', '=', o.deviceClass).where('expires', '>', o.now);
   if (o.source !== undefined) q = q.where('source', '=', o.source);
   const before = o.before;
   if (before) q = q.where((eb) => eb.or([eb('created', '<', before.created), eb.and([eb('created', '=', before.created), eb('id', '<', before.id)])]));
@@ -132,6 +134,13 @@ function siteScans(db: Db, accountId: string, o: SiteScans) {
 /** The alert verdicts (JSON) of the same scans as completedScansOfSite, newest first: the only column a verdict's change reads. */
 export function alertsOfSiteScans(db: Db, accountId: string, o: SiteScans): Promise<{ id: string; alerts: string | null }[]> {
   return siteScans(db, accountId, o).select(['id', 'alerts']).execute();
+}
+
+/** The other scans of a scan's set (one request's scans, one per device) still kept at `now`, in the order they were asked. */
+export function siblingScanRows(db: Db, accountId: string, scan: Pick<ScanRow, 'id' | 'scan_set'>, now: number): Promise<ScanRow[]> {
+  if (scan.scan_set === null) return Promise.resolve([]);
+  return db.selectFrom('scans').selectAll().where('scan_set', '=', scan.scan_set).where('account_id', '=', accountId)
+    .where('id', '!=', scan.id).where('expires', '>', now).orderBy('created').orderBy('id').execute();
 }
 
 /** The scan's queued tests (a cancel drops them). */

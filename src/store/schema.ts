@@ -271,6 +271,10 @@ export interface ScansTable {
   schedule_id: string | null;
   /** JSON: the verdicts of the scan's alert conditions once it completed (migration 015). */
   alerts: string | null;
+  /** The device class its pages run as (migration 018): its history, comparisons and alerts are this device's. */
+  device_class: Generated<string>;
+  /** Shared by the scans one request started, one per device (migration 018); null for a scan of one device. */
+  scan_set: string | null;
 }
 
 /**
@@ -296,6 +300,8 @@ export interface ScanSchedulesTable {
   skip_reason: string | null;
   last_scan_id: string | null;
   created: number;
+  /** JSON array: the device classes each slot scans, one scan each (migration 018). */
+  devices: Generated<string>;
 }
 
 /** One page of a scan: its test, and the test's outcome and figures once it has finished. */

@@ -134,9 +134,14 @@ for (const engine of engines()) {
     test('scan schedules and a scan\'s site history conform', async () => {
       const body = (attributes: Record<string, unknown>) => ({ data: { type: 'scan_schedule', attributes } });
       const created = await call(s, 'POST', '/scan_schedules', { key: s.key, body: body({ url: PAGE, source: 'list', urls: ['/'], max_pages: 1,
-        report: 'none', frequency: 'weekly', include: ['/*'] }) });
+        report: 'none', frequency: 'weekly', include: ['/*'], devices: ['desktop', 'phone'] }) });
       assert.equal(created.status, 201, created.text);
       conforms('POST', '/scan_schedules', created);
+      // A scan per device: the phone's scan links its desktop sibling (links sibling_<device>).
+      const phone = await call(s, 'GET', `/scans/${created.body.meta.scans[1]}`, { key: s.key });
+      assert.equal(phone.body.data.attributes.device_class, 'phone-mid');
+      assert.ok(phone.body.data.links.sibling_desktop);
+      conforms('GET', '/scans/{id}', phone);
       const id = created.body.data.id;
       conforms('GET', '/scan_schedules', await call(s, 'GET', '/scan_schedules', { key: s.key }));
       conforms('GET', '/scan_schedules/{id}', await call(s, 'GET', `/scan_schedules/${id}`, { key: s.key }));

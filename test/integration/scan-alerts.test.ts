@@ -92,7 +92,7 @@ for (const engine of engines()) {
       assert.deepEqual(v1.poor_lcp_pages.pages.map((p: any) => p.why), ['poor LCP: 4.60 s is over 4.00 s']);
       for (const kind of ['grade_drop', 'pages_worse']) {
         assert.equal(v1[kind].holds, null);
-        assert.match(v1[kind].message, /was not evaluated: there is no earlier completed scan of http:\/\/127\.0\.0\.1:\d+ \(source list\)/);
+        assert.match(v1[kind].message, /was not evaluated: there is no earlier completed scan of http:\/\/127\.0\.0\.1:\d+ as desktop \(source list\)/);
       }
       const hits = await until('the first scan\'s deliveries', () => (receiver.hits.filter((h) => h.path === '/site').length >= 3 ? receiver.hits : undefined));
       const mine = hits.filter((h) => h.path === '/site');
@@ -102,6 +102,7 @@ for (const engine of engines()) {
       assert.equal(completed.event, 'scan.completed');
       assert.equal(completed.data.scan.id, first);
       assert.equal(completed.data.scan.site, site.origin);
+      assert.deepEqual([completed.data.scan.device_class, completed.data.scan.scan_set], ['desktop', null], 'a site\'s alerts are per device');
       assert.deepEqual(completed.data.scan.pages, { total: 4, completed: 4, failed: 0 });
       assert.equal(completed.data.scan.figures.lcp_p75, 3100);
       assert.equal(completed.data.scan.figures.poor_lcp_pages, 1);
@@ -116,6 +117,8 @@ for (const engine of engines()) {
       const mails = await until('two alert e-mails', () => (smtp.mails.filter((m) => m.includes(email)).length >= 2 ? smtp.mails.filter((m) => m.includes(email)) : undefined));
       const mail = unwrapped(mails.find((m) => /Subject: \[Webgauge\] Alert: LCP, 75th percentile > 2\.50 s on/.test(m)) ?? '');
       assert.ok(mail, mails.join('\n----\n'));
+      assert.match(mail, /Subject: \[Webgauge\] Alert: LCP, 75th percentile > 2\.50 s on\s+http:\/\/127\.0\.0\.1:\d+ \(desktop\)/, 'the e-mail says the device (its subject folded)');
+      assert.equal(alert.data.scan.device_class, 'desktop');
       assert.match(mail, /\/faulty/);
       assert.match(mail, /\/reports\//);
       assert.match(mail, /text\/html/);

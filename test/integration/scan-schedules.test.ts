@@ -12,14 +12,46 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { clock } from '../../src/core/clock.js';
 import { reportExpiry } from '../../src/core/reports/reports.js';
 import { ScanScheduleJob } from '../../src/scheduler/scan-schedules.js';
+import { createCatalog } from '../../src/core/catalog/catalog.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import type { TargetPolicy } from '../../src/net/policy.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site/server.js';
 import { SCAN_SITE } from '../fixtures/site/scan-site.js';
-import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
+import { call, engines, errorOf, freshPgDatabase, startServer, type TestServer } from '../helpers/server.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import pg from 'pg';
+import { migrations } from '../../src/store/migrations/index.js';
 import { assertData, assertError, creditsOf } from '../helpers/assertions.js';
 import { accountIdOf, seedScan, type ScanPageSeed } from '../helpers/seed.js';
 import { ALLOW_ALL, PUBLIC_ONLY } from '../helpers/run-spec.js';
+
+/** A database of `engine` migrated up to and including `last`; `latest()` runs it on to the latest migration. */
+async function databaseAt(engine: 'sqlite' | 'postgres', last: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'webgauge-migrate-'));
+  const pgdb = engine === 'postgres' ? await freshPgDatabase() : undefined;
+  const db = new Kysely<any>({
+    dialect: pgdb ? new PostgresDialect({ pool: new pg.Pool({ connectionString: pgdb.url }) })
+      : new SqliteDialect({ database: new SQLite(join(dir, 'webgauge.sqlite')) }),
+  });
+  const migrator = (upTo?: string) => new Migrator({ db, provider: { getMigrations: async () => (upTo === undefined ? migrations
+    : Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= upTo))) as Record<string, Migration> } });
+  assert.equal((await migrator(last).migrateToLatest()).error, undefined);
+  return {
+    db,
+    async latest() {
+      assert.equal((await migrator().migrateToLatest()).error, undefined);
+    },
+    async close() {
+      await db.destroy();
+      await pgdb?.drop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -63,7 +95,8 @@ for (const engine of engines()) {
       s.app.store.db.selectFrom('scans').selectAll().where('schedule_id', '=', scheduleId).orderBy('created').orderBy('id').execute();
     /** A scheduler of this server's store (or another pool of the same database), under `policy`. */
     const scheduler = (store: Store = s.app.store, policy: TargetPolicy = ALLOW_ALL) =>
-      new ScanScheduleJob({ intake: { store, policy, wake() {}, wakeScans() {} }, plans: s.config.plans });
+      new ScanScheduleJob({ intake: { store, policy, wake() {}, wakeScans() {} }, plans: s.config.plans,
+        catalog: createCatalog({ locationName: 'Test', locationRegion: 'Test' }) });
     async function waitForDiscovery(key: string, id: string) {
       const deadline = Date.now() + 20_000;
       for (;;) {
@@ -140,6 +173,9 @@ for (const engine of engines()) {
         [{ url: site.url('/'), frequency: 'daily', journey: { title: 'x', steps: [] } }, 400, 'E40004', /journey cannot be scanned/],
         // 10 pages of a lighthouse test (1 credit each) is more than the basic plan's 5 credits.
         [{ url: site.url('/'), frequency: 'daily', max_pages: 10 }, 402, 'E40201', /This scan/],
+        [{ url: site.url('/'), frequency: 'daily', devices: ['desktop', 'tablet'] }, 400, 'E40004', /devices\[1\] "tablet" is no device class/],
+        // 3 pages a device: one device's 3 credits fit, two devices' 6 do not: refused whole.
+        [{ url: site.url('/'), frequency: 'daily', max_pages: 3, devices: ['desktop', 'phone'] }, 402, 'E40201', /These 2 scans/],
       ];
       for (const [attributes, status, code, detail] of cases) {
         const e = assertError(await call(s, 'POST', '/scan_schedules', { key, body: body(attributes) }), status, code);
@@ -195,6 +231,71 @@ for (const engine of engines()) {
       assert.equal(scans[0]!.id, meta.scan);
       const later = assertData(await call(s, 'GET', `/scans/${scans.at(-1)!.id}`, { key })).attributes;
       assert.deepEqual([later.schedule_id, later.exclude, later.sample, later.max_pages], [data.id, ['/nothing/*'], 3, 2]);
+    });
+
+    test('a schedule of two devices starts both scans each slot, siblings, reserved together; credits short for both: the slot is skipped whole', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const accountId = await accountIdOf(s.app.store, key);
+      const credits = await creditsOf(s, key);
+      const { data, meta } = await create(key, listSchedule('hourly', { devices: ['desktop', 'phone-mid'] }));
+      assert.deepEqual(data.attributes.devices, ['desktop', 'phone-mid']);
+      assert.equal(meta.scans.length, 2);
+      assert.equal(meta.scan, meta.scans[0]);
+      assert.equal(data.attributes.last_scan_id, meta.scans[0], 'the first device\'s scan, which links the other');
+      assert.equal(meta.credits_reserved, 2.4, '2 devices × 2 pages × 0.6 credits');
+      assert.equal(meta.credits_left, Math.round((credits - 2.4) * 10) / 10);
+      const first = await scansOf(data.id);
+      assert.deepEqual(first.map((x) => x.device_class).sort(), ['desktop', 'phone-mid']);
+      assert.ok(first[0]!.scan_set !== null && first[0]!.scan_set === first[1]!.scan_set);
+      const shown = assertData(await call(s, 'GET', `/scans/${meta.scans[1]}`, { key })).attributes;
+      assert.deepEqual([shown.device_class, shown.schedule_id, shown.siblings.map((x: any) => x.scan)], ['phone-mid', data.id, [meta.scans[0]]]);
+
+      clock.advance(HOUR);
+      assert.equal((await scheduler().tick()).started, 1);
+      const second = (await scansOf(data.id)).slice(2);
+      assert.deepEqual(second.map((x) => x.device_class).sort(), ['desktop', 'phone-mid'], 'each slot scans every device');
+      assert.ok(second[0]!.scan_set !== first[0]!.scan_set && second[0]!.scan_set === second[1]!.scan_set);
+      const phoneOptions = JSON.parse(second.find((x) => x.device_class === 'phone-mid')!.options);
+      assert.equal(phoneOptions.device_class, 'phone-mid');
+      assert.equal(JSON.parse(second.find((x) => x.device_class === 'desktop')!.options).device_class, undefined);
+
+      // Room for one device's scan (1.2 credits) but not both (2.4): neither starts.
+      for (const id of [...first, ...second].map((x) => x.id)) await waitForDiscovery(key, id);
+      await s.app.store.db.updateTable('accounts').set({ credits_tenths: 20, credits_refilled_at: clock.now() + 10 * DAY }).where('id', '=', accountId).execute();
+      clock.advance(HOUR);
+      assert.equal((await scheduler().tick()).skipped, 1);
+      assert.match((await scheduleRow(data.id)).skip_reason!, /These 2 scans .* costs 2\.4 credits and the account has 2/);
+      assert.equal((await scansOf(data.id)).length, 4, 'no scan of either device');
+      assert.equal(await creditsOf(s, key), 2);
+    });
+
+    test('migration 018 keeps the device of the scans and schedules stored before it', async () => {
+      const old = await databaseAt(engine, '017_report_device_cpu');
+      try {
+        const scan = (id: string, browser: string, options: Record<string, unknown>) => ({
+          id, account_id: 'A', url: 'https://example.com/', site: null, source: 'sitemap', state: 'completed', error: null,
+          options: JSON.stringify({ url: 'https://example.com/', location: '1', browser, ...options }), settings: '{}', location: '1', browser,
+          created: 1, started: null, finished: null, expires: 2, found: 0, skipped: '{}', discovery_errors: '[]', cost_tenths: 1, reserved_tenths: 0,
+          lease_owner: null, lease_expires: null, figures: null, schedule_id: null, alerts: null,
+        });
+        await old.db.insertInto('scans').values([scan('plain', '3', {}), scan('device', '3', { simulate_device: 'pixel-5' }),
+          scan('firefox', '1', { simulate_device: 'pixel-5' }), scan('low', '3', { simulate_device: 'pixel-5', device_class: 'phone-low' })]).execute();
+        const { site: _site, state: _state, error: _error, started: _started, finished: _finished, expires: _expires, found: _found, skipped: _skipped,
+          discovery_errors: _errors, cost_tenths: _cost, reserved_tenths: _reserved, lease_owner: _owner, lease_expires: _lease, figures: _figures,
+          schedule_id: _schedule, alerts: _alerts, ...schedule } = scan('s-device', '3', { simulate_device: 'pixel-5' });
+        await old.db.insertInto('scan_schedules').values([
+          { ...schedule, frequency: 'daily', anchor: 1, next_run: 2, skipped_at: null, skip_reason: null, last_scan_id: null },
+          { ...schedule, id: 's-plain', options: '{"url":"https://example.com/"}', frequency: 'daily', anchor: 1, next_run: 2, skipped_at: null,
+            skip_reason: null, last_scan_id: null }]).execute();
+        await old.latest();
+        const scans = await old.db.selectFrom('scans').select(['id', 'device_class', 'scan_set']).orderBy('id').execute();
+        assert.deepEqual(scans.map((r: any) => [r.id, r.device_class, r.scan_set]),
+          [['device', 'phone-mid', null], ['firefox', 'desktop', null], ['low', 'phone-low', null], ['plain', 'desktop', null]]);
+        const schedules = await old.db.selectFrom('scan_schedules').select(['id', 'devices']).orderBy('id').execute();
+        assert.deepEqual(schedules.map((r: any) => [r.id, JSON.parse(r.devices)]), [['s-device', ['phone-mid']], ['s-plain', ['desktop']]]);
+      } finally {
+        await old.close();
+      }
     });
 
     test('slots missed while no scheduler ran collapse into one scan; paused and deleted schedules start none', async () => {
@@ -275,13 +376,16 @@ for (const engine of engines()) {
       await seedScan(s.app.store, accountId, { url: `${origin}/`, state: 'completed', source: 'crawl', pages: pages(900), created: t0 + DAY / 2 });
       await seedScan(s.app.store, accountId, { url: 'https://other.example/', state: 'completed', pages: pages(900), created: t0 });
       const running = (await seedScan(s.app.store, accountId, { url: `${origin}/`, state: 'running', pages: [{ url: `${origin}/`, template: '/', state: 'started' }] })).scanId;
+      // Nor another device's: a site's history is one device's.
+      const phone = (await seedScan(s.app.store, accountId, { url: `${origin}/`, state: 'completed', pages: pages(5000), created: t0 + DAY / 3 })).scanId;
+      await s.app.store.db.updateTable('scans').set({ device_class: 'phone-mid' }).where('id', '=', phone).execute();
       const stranger = await accountIdOf(s.app.store, await s.account({ plan: 'pro' }));
       await seedScan(s.app.store, stranger, { url: `${origin}/`, state: 'completed', pages: pages(900), created: t0 + DAY });
 
       for (const from of [seeded[0]!, running]) {
         const res = await call(s, 'GET', `/scans/${from}/history`, { key });
         const points = assertData(res);
-        assert.deepEqual(res.body.meta, { site: origin, source: 'sitemap', count: 3 });
+        assert.deepEqual(res.body.meta, { site: origin, device_class: 'desktop', source: 'sitemap', count: 3 });
         assert.equal(res.body.links.self, `${s.api}/scans/${from}/history`);
         assert.deepEqual(points.map((p: any) => p.id), seeded, 'oldest first');
         const last = points[2];
@@ -298,6 +402,8 @@ for (const engine of engines()) {
         assert.equal(points[1].attributes.schedule_id, 'SCHEDULE0001');
         assert.deepEqual(points.map((p: any) => p.attributes.lcp_median), [2500, 2700, 2900]);
       }
+      const phoneHistory = await call(s, 'GET', `/scans/${phone}/history`, { key });
+      assert.deepEqual([phoneHistory.body.meta.device_class, assertData(phoneHistory).map((p: any) => p.id)], ['phone-mid', [phone]]);
       assertError(await call(s, 'GET', '/scans/AAAAAAAAAAAA/history', { key }), 404, 'E40400');
       assert.equal(errorOf(await call(s, 'GET', `/scans/${seeded[0]}/history`, { key: await s.account({ plan: 'pro' }) })).code, 'E40400');
     });

@@ -280,6 +280,101 @@ for (const engine of engines()) {
       assert.deepEqual(list.body.data.map((s: any) => s.id), [scan.id]);
     });
 
+    test('a scan per device: siblings that link each other, their pages tested as each device, figures, history, comparison and alerts per device', async () => {
+      const key = await server.account({ plan: 'pro' });
+      const { db } = server.app.store;
+      const before = await creditsOf(server, key);
+      const lcpOver = [{ figure: 'lcp_p75', operator: 'gt', value: 2500 }];
+      const startBoth = async () => {
+        const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/gallery'], max_pages: 2,
+          report: 'none', location: '1', devices: ['desktop', 'phone'], alert_conditions: lcpOver }) });
+        assert.equal(res.status, 202, res.text);
+        return res;
+      };
+      const res = await startBoth();
+      const [desktop, phone] = [res.body.data, res.body.included?.[0]];
+      assert.deepEqual([desktop.attributes.device_class, phone?.attributes.device_class], ['desktop', 'phone-mid'], '"phone" is a mid-tier phone');
+      assert.equal(res.headers.get('location'), desktop.links.self);
+      assert.deepEqual(res.body.meta.scans, [desktop.id, phone.id]);
+      assert.ok(desktop.attributes.scan_set && desktop.attributes.scan_set === phone.attributes.scan_set);
+      assert.deepEqual(desktop.attributes.siblings, [{ scan: phone.id, device_class: 'phone-mid', state: 'discovering' }]);
+      assert.equal(phone.links['sibling_desktop'], `${server.api}/scans/${desktop.id}`);
+      // Both devices' pages reserved: 2 devices × 2 pages × 0.6 credits.
+      assert.equal(res.body.meta.credits_reserved, 2.4);
+      assert.equal(res.body.meta.credits_left, Math.round((before - 2.4) * 10) / 10);
+      for (const id of [desktop.id, phone.id]) await waitForScan(server, key, id, (s) => s === 'running');
+
+      // Each page is tested once per device, as that device: two pages of each URL.
+      const tests = await db.selectFrom('tests').select(['scan_id', 'url', 'options', 'fingerprint']).where('scan_id', 'in', [desktop.id, phone.id]).execute();
+      assert.equal(tests.length, 4);
+      for (const t of tests) assert.equal(JSON.parse(t.options).device_class, t.scan_id === phone.id ? 'phone-mid' : undefined, t.options);
+      assert.equal(new Set(tests.map((t) => t.fingerprint)).size, 4, 'a URL\'s desktop and phone tests are two pages');
+
+      const lcp = (v: number) => ({ '/': { largest_contentful_paint: v }, '/gallery': { largest_contentful_paint: v } });
+      await completeScan(server, desktop.id, lcp(1200));
+      await completeScan(server, phone.id, lcp(3400));
+      const d1 = await waitForScan(server, key, desktop.id, (s) => s === 'completed');
+      const p1 = await waitForScan(server, key, phone.id, (s) => s === 'completed');
+      assert.deepEqual([d1.attributes.figures.largest_contentful_paint.p75, p1.attributes.figures.largest_contentful_paint.p75], [1200, 3400]);
+      assert.deepEqual([d1.attributes.alerts[0].holds, p1.attributes.alerts[0].holds], [false, true]);
+      assert.deepEqual([d1.attributes.alerts[0].change, p1.attributes.alerts[0].change], [null, 'triggered']);
+      assert.equal(p1.attributes.siblings[0].state, 'completed');
+
+      // The next request's scans: each compared, charted and alerted on with the same device's earlier scan only.
+      const again = await startBoth();
+      const [desktop2, phone2] = [again.body.data.id as string, again.body.included[0].id as string];
+      for (const id of [desktop2, phone2]) await waitForScan(server, key, id, (s) => s === 'running');
+      await completeScan(server, desktop2, lcp(1300));
+      await completeScan(server, phone2, lcp(3500));
+      const p2 = await waitForScan(server, key, phone2, (s) => s === 'completed');
+      assert.equal(p2.attributes.alerts[0].previous_scan, phone.id);
+      assert.equal(p2.attributes.alerts[0].change, null, 'it held on the phone\'s previous scan too (the desktop\'s did not)');
+      const last = await call(server, 'GET', `/scans/${phone2}/compare/last`, { key });
+      assert.equal(last.status, 200, last.text);
+      assert.deepEqual([last.body.data.attributes.before.scan, last.body.data.attributes.before.device_class], [phone.id, 'phone-mid']);
+      const history = await call(server, 'GET', `/scans/${desktop2}/history`, { key });
+      assert.deepEqual(history.body.data.map((h: any) => [h.attributes.scan, h.attributes.lcp_p75]), [[desktop.id, 1200], [desktop2, 1300]]);
+      assert.equal(history.body.meta.device_class, 'desktop');
+      const across = await call(server, 'GET', `/scans/${desktop.id}/compare/${phone2}`, { key });
+      assert.equal(across.status, 400, across.text);
+      assert.equal(errorOf(across).code, 'E40003');
+      assert.match(errorOf(across).detail!, /ran as desktop and scan .* as phone-mid: a site's figures are compared between scans of the same device/);
+      const phones = await call(server, 'GET', '/scans?filter[device_class]=phone-mid', { key });
+      assert.deepEqual(phones.body.data.map((x: any) => x.id).sort(), [phone.id, phone2].sort());
+      const json = await call(server, 'GET', `/scans/${phone.id}/pages.json`, { key });
+      assert.equal(json.body.device_class, 'phone-mid');
+
+      // One account never sees another's: the sibling is a 404 there too.
+      const other = await server.account({ plan: 'pro' });
+      assert.equal((await call(server, 'GET', `/scans/${phone.id}`, { key: other })).status, 404);
+      assert.equal((await call(server, 'GET', `/scans/${phone.id}/compare/last`, { key: other })).status, 404);
+    });
+
+    test('bad devices are refused with what to fix, and nothing is created or charged', async () => {
+      const key = await server.account({ plan: 'basic' });
+      const before = await creditsOf(server, key);
+      const list = { url: site.url('/'), source: 'list', urls: ['/', '/gallery', '/paint'], max_pages: 3 };
+      const cases: [Record<string, unknown>, number, string, RegExp][] = [
+        [{ ...list, devices: ['tablet'] }, 400, 'E40004', /devices\[0\] "tablet" is no device class; use desktop, phone-mid, phone-low or phone \(phone-mid\)/],
+        [{ ...list, devices: ['desktop', 'watch', 7] }, 400, 'E40004', /2 entries of devices are refused: devices\[1\] "watch" .*; devices\[2\] 7 is no device class/],
+        [{ ...list, devices: [] }, 400, 'E40004', /devices is empty/],
+        [{ ...list, devices: 'desktop' }, 400, 'E40004', /devices must be an array/],
+        [{ ...list, devices: ['phone', 'phone-mid'] }, 400, 'E40004', /devices\[1\] "phone-mid" is phone-mid, already listed/],
+        [{ ...list, devices: ['desktop', 'phone-mid'], device_class: 'phone-mid' }, 400, 'E40004', /device_class and devices were both given/],
+        [{ ...list, devices: ['desktop', 'phone-low'], browser: '1', report: 'none' }, 400, 'E40004', /devices\[1\] "phone-low": .*phone's CPU/],
+        // 3 pages a device of a lighthouse test (1 credit each): one device's 3 credits fit the basic plan's 5, two devices' 6 do not.
+        [{ ...list, devices: ['desktop', 'phone-mid'] }, 402, 'E40201', /These 2 scans \(desktop, phone-mid: max_pages 3 each, 1 \+ 1 credits a page, reserved now/],
+      ];
+      for (const [attributes, status, code, detail] of cases) {
+        const r = await call(server, 'POST', '/scans', { key, body: scanBody(attributes) });
+        assert.equal(r.status, status, `${JSON.stringify(attributes)}: ${r.text}`);
+        assert.equal(errorOf(r).code, code);
+        assert.match(errorOf(r).detail ?? '', detail);
+      }
+      assert.equal((await call(server, 'GET', '/scans', { key })).body.data.length, 0);
+      assert.equal(await creditsOf(server, key), before);
+    });
+
     test('two scans of the same pages compared: a slower page worse by a threshold, one tested over runs, new and gone pages, a note for the throttle; 404 for another account', async () => {
       const key = await server.account({ plan: 'pro' });
       const start = async (urls: string[], extra: Record<string, unknown> = {}) =>

@@ -32,7 +32,7 @@ export function scheduleResource(v: ScheduleView, links: Links) {
     attributes: {
       url: v.url, source: v.source, frequency: v.frequency, next_run: toSecondsOrNull(v.nextRun), paused: v.nextRun === null,
       skipped_at: toSecondsOrNull(v.skippedAt), skip_reason: v.skipReason, last_scan_id: v.lastScanId, last_scan_state: v.lastScanState,
-      created: toSecondsOrNull(v.created), location: v.location, browser: v.browser,
+      created: toSecondsOrNull(v.created), location: v.location, browser: v.browser, devices: v.devices,
       ...settings, urls_given: Array.isArray(urls) ? urls.length : 0,
       options: v.options,
     },
@@ -68,7 +68,8 @@ export function registerScanScheduleRoutes(r: Router, ctx: AppContext): void {
     const data = scheduleResource(await viewOf(schedule), links);
     const scan = `${links.api}/scans/${started.scan.id}`;
     return reply.code(201).header('Location', data.links.self).type(JSONAPI).send({
-      data, meta: { scan: started.scan.id, credits_left: started.creditsLeft, credits_reserved: started.creditsReserved },
+      data, meta: { scan: started.scan.id, scans: started.scans.map((x) => x.id), credits_left: started.creditsLeft,
+        credits_reserved: started.creditsReserved },
       links: { self: data.links.self, scan },
     });
   });
@@ -102,6 +103,6 @@ export function registerScanScheduleRoutes(r: Router, ctx: AppContext): void {
     const h = await siteHistory(store.db, principalOf(req).accountId, idOf(req));
     const self = `${links.api}/scans/${h.scan.id}/history`;
     return reply.type(JSONAPI).send({ data: h.points.map((p) => historyPointResource(p, links)),
-      meta: { site: h.site, source: h.source, count: h.points.length }, links: { self } });
+      meta: { site: h.site, device_class: h.deviceClass, source: h.source, count: h.points.length }, links: { self } });
   });
 }

@@ -1,7 +1,7 @@
 /** Site scans (docs/scans.md): start, read, list, cancel; a scan's pages as a list and as CSV and JSON downloads; two scans compared. */
 import { toSecondsOrNull } from '../../core/clock.js';
 import type { FastifyRequest } from 'fastify';
-import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, type ScanRow } from '../../core/scans/scans.js';
+import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, siblingScans, type ScanRow } from '../../core/scans/scans.js';
 import { parseScanRequest } from '../../core/scans/scan-request.js';
 import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/comparison-reader.js';
 import type { ScanPageRow } from '../../store/scans.js';
@@ -21,6 +21,8 @@ export async function scanResource(db: Db, s: ScanRow, links: Links) {
   const v = scanView(s, await scanProgress(db, s.id));
   const { settings } = v;
   const self = `${links.api}/scans/${s.id}`;
+  // The scans one request started for its other devices: each is a scan of its own, keyed by its device.
+  const siblings = (await siblingScans(db, s)).map((o) => ({ scan: o.id, device_class: o.device_class, state: o.state }));
   return {
     type: 'scan',
     id: s.id,
@@ -40,8 +42,14 @@ export async function scanResource(db: Db, s: ScanRow, links: Links) {
       figures: v.figures,
       alerts: v.alerts,
       schedule_id: s.schedule_id,
+      device_class: s.device_class,
+      scan_set: s.scan_set,
+      siblings,
     },
-    links: { self, pages: `${self}/pages`, csv: `${self}/pages.csv`, json: `${self}/pages.json` },
+    links: {
+      self, pages: `${self}/pages`, csv: `${self}/pages.csv`, json: `${self}/pages.json`,
+      ...Object.fromEntries(siblings.map((o) => [`sibling_${o.device_class}`, `${links.api}/scans/${o.scan}`])),
+    },
   };
 }
 
@@ -53,7 +61,7 @@ function scanPageResource(p: ScanPageRow, links: Links) {
 }
 
 const comparedSide = ({ scan, options }: ComparedScan) => ({
-  scan: scan.id, url: scan.url, site: scan.site, source: scan.source, state: scan.state,
+  scan: scan.id, url: scan.url, site: scan.site, source: scan.source, device_class: scan.device_class, state: scan.state,
   created: toSecondsOrNull(scan.created), finished: toSecondsOrNull(scan.finished), options,
 });
 
@@ -71,16 +79,19 @@ const idOf = (req: FastifyRequest): string => (req.params as { id: string }).id;
 export function registerScanRoutes(r: Router, ctx: AppContext): void {
   r.post('/scans', async (req, reply, links) => {
     const principal = principalOf(req);
-    const { options, settings } = jsonApiBody(req, (body) => {
+    const { devices, settings } = jsonApiBody(req, (body) => {
       const attrs = (body as { data?: { attributes?: Record<string, unknown> } })?.data?.attributes;
       return parseScanRequest(typeof attrs === 'object' && attrs !== null ? attrs : {}, {
         plan: principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation, defaultBrowser: ctx.catalog.defaultBrowser,
       });
     });
-    const started = await requestScan(ctx.intake, principal, options, settings);
-    const data = await scanResource(ctx.store.db, started.scan, links);
-    return reply.code(202).header('Location', data.links.self).type(JSONAPI).send({
-      data, meta: { credits_left: started.creditsLeft, credits_reserved: started.creditsReserved }, links: { self: data.links.self },
+    const started = await requestScan(ctx.intake, principal, devices, settings);
+    // The first device's scan; the others (a scan per device) come along as `included`, each linked from it.
+    const [data, ...included] = await Promise.all(started.scans.map((scan) => scanResource(ctx.store.db, scan, links)));
+    return reply.code(202).header('Location', data!.links.self).type(JSONAPI).send({
+      data, ...(included.length > 0 ? { included } : {}),
+      meta: { credits_left: started.creditsLeft, credits_reserved: started.creditsReserved, scans: started.scans.map((x) => x.id) },
+      links: { self: data!.links.self },
     });
   });
 

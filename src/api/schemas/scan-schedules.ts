@@ -4,6 +4,7 @@ import { SITE_BUDGETS } from '../../analysis/named-site-figures.js';
 import { alertConditions } from './scan-alerts.js';
 import { bool, document, errors, idParams, int, link, obj, ok, ref, resource, str, strings } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';
+import { DEVICE_CLASS_IDS } from '../../core/vocabulary/device-classes.js';
 
 const nullableInt = (description: string): JsonSchema => ({ type: 'integer', nullable: true, description });
 const nullableNum = (description: string): JsonSchema => ({ type: 'number', nullable: true, description });
@@ -28,6 +29,8 @@ const ScanSchedule = resource('scan_schedule', obj({
   last_scan_state: str('that scan\'s state; null when it is no longer kept', { nullable: true }),
   created: int('Unix time'),
   location: str(), browser: str(),
+  devices: { type: 'array', items: str(undefined, { enum: [...DEVICE_CLASS_IDS] }),
+    description: 'Webgauge extension: the devices each slot scans, a scan each (last_scan_id: the first device\'s, which links the others)' },
   max_pages: int(), sample: int(), crawl_depth: int(), respect_robots: bool(), keep_query: bool(),
   include: strings(), exclude: strings(), templates: strings(), sitemaps: strings(), urls_given: int(),
   alert_conditions: { ...alertConditions, description: 'checked when each of its scans completes (as a scan\'s)' },
@@ -51,8 +54,9 @@ export const SCAN_SCHEDULE_SCHEMAS: Record<string, JsonSchema> = {
     ['type', 'attributes']) }, ['data']),
   ScanScheduleStartDocument: obj({
     data: ref('ScanSchedule'),
-    meta: obj({ scan: str('the first scan\'s ID (started now)'), credits_left: { type: 'number' },
-      credits_reserved: { type: 'number', description: 'the first scan\'s reservation, as POST /scans' } }, ['scan']),
+    meta: obj({ scan: str('the first scan\'s ID (started now; the first device\'s)'), scans: strings('every scan started now, one per device'),
+      credits_left: { type: 'number' },
+      credits_reserved: { type: 'number', description: 'the first scans\' reservation (every device\'s), as POST /scans' } }, ['scan']),
     links: obj({ self: link(), scan: link() }, ['self']),
   }, ['data', 'meta', 'links']),
   ScanScheduleChangeRequest: obj({ data: obj({ type: str(undefined, { enum: ['scan_schedule'] }), attributes: obj({
@@ -63,7 +67,7 @@ export const SCAN_SCHEDULE_SCHEMAS: Record<string, JsonSchema> = {
   ScanHistoryPoint: HistoryPoint,
   ScanHistory: obj({
     data: { type: 'array', items: ref('ScanHistoryPoint'), description: 'oldest first' },
-    meta: obj({ site: str(), source: str(), count: int() }),
+    meta: obj({ site: str(), device_class: str('the device of every scan of the history'), source: str(), count: int() }),
     links: ref('SelfLinks'),
   }, ['data', 'meta']),
 };

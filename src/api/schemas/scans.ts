@@ -10,6 +10,8 @@ import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj,
 import { TestAttributesInput } from './tests.js';
 import { alertConditions, alertConditionsInput, alertVerdicts, SCAN_ALERT_SCHEMAS } from './scan-alerts.js';
 import type { JsonSchema, RouteSchema } from './types.js';
+import { DEVICE_CLASS_IDS } from '../../core/vocabulary/device-classes.js';
+import { DEVICE_NAME_WORDS } from '../../core/vocabulary/device-names.js';
 
 const nullableInt = (description: string): JsonSchema => ({ type: 'integer', nullable: true, description });
 const nullableNum = (description: string): JsonSchema => ({ type: 'number', nullable: true, description });
@@ -32,6 +34,10 @@ const ScanAttributesInput = obj(
     respect_robots: { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'string' }], description: 'default true' },
     keep_query: { anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }, { type: 'string' }], description: 'default false: query strings dropped' },
     alert_conditions: alertConditionsInput,
+    devices: { type: 'array', minItems: 1, maxItems: DEVICE_CLASS_IDS.length, items: { type: 'string' },
+      description: `Webgauge extension: a scan per device, each page tested once per device (${DEVICE_NAME_WORDS}); ` +
+        'default: the one device the options name (device_class). Not with device_class. The response\'s data is the first ' +
+        'device\'s scan, the others in included' },
   },
   [],
   { description: 'The scan\'s own attributes and every option of POST /tests (not journey), applied to each page\'s test.' },
@@ -75,7 +81,13 @@ const Scan = resource('scan', obj({
   figures: ScanFigures,
   alerts: alertVerdicts,
   schedule_id: str('the schedule that started the scan (it may since have been deleted); null: started by hand', { nullable: true }),
-}, ['url', 'source', 'state', 'created']), obj({ self: link(), pages: link(), csv: link(), json: link() }, ['self']));
+  device_class: str('Webgauge extension: the device its pages ran as; its history, comparisons and alerts are this device\'s',
+    { enum: [...DEVICE_CLASS_IDS] }),
+  scan_set: str('shared by the scans one request started, one per device; null: a scan of one device', { nullable: true }),
+  siblings: { type: 'array', items: obj({ scan: str('scan ID'), device_class: str(undefined, { enum: [...DEVICE_CLASS_IDS] }), state: str() }),
+    description: 'the other devices\' scans of its request (links sibling_<device_class>)' },
+}, ['url', 'source', 'state', 'created']), { type: 'object', properties: { self: link(), pages: link(), csv: link(), json: link() },
+  additionalProperties: link(), required: ['self'], description: 'sibling_<device_class>: each sibling scan' });
 
 const ScanPage = resource('scan-page', obj({
   url: str(), template: str(), position: int('its turn in the scan'), state: str(undefined, { enum: [...SCAN_PAGE_STATES] }),
@@ -114,7 +126,8 @@ const ComparedPage = obj({
 const OtherPage = obj({ url: str(), template: str(), state: str(), error: str(undefined, { nullable: true }), side: PageSide });
 const pageState = obj({ state: str(), error: str(undefined, { nullable: true }), report: str(undefined, { nullable: true }) });
 const ComparedScanSide = obj({
-  scan: str('scan ID'), url: str(), site: str(undefined, { nullable: true }), source: str(), state: str(),
+  scan: str('scan ID'), url: str(), site: str(undefined, { nullable: true }), source: str(),
+  device_class: str('the device both scans ran as', { enum: [...DEVICE_CLASS_IDS] }), state: str(),
   created: int('Unix time'), finished: nullableInt('Unix time'),
   options: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', nullable: true }, { type: 'number' }] },
     description: 'the test options that change figures: location, browser, throttle, simulate_device, viewport, user_agent, report, runs' },
@@ -147,7 +160,10 @@ export const SCAN_SCHEMAS: Record<string, JsonSchema> = {
   ScanDocument: document(ref('Scan')),
   ScanStartDocument: obj({
     data: ref('Scan'),
-    meta: obj({ credits_left: num('credits after the reservation'), credits_reserved: num('max_pages tests\' credits, the unused given back after discovery') }),
+    included: { type: 'array', items: ref('Scan'), description: 'with devices: the other devices\' scans' },
+    meta: obj({ credits_left: num('credits after the reservation'),
+      credits_reserved: num('max_pages tests\' credits of every device, the unused given back after discovery'),
+      scans: strings('the scans started, one per device, in the order of devices') }),
     links: obj({ self: link() }, ['self']),
   }, ['data', 'meta', 'links']),
   ScanList: obj({ data: { type: 'array', items: ref('Scan') }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']),
@@ -205,7 +221,7 @@ export const SCAN_ROUTES: Record<string, RouteSchema> = {
     description: 'Scan {id} (before) against scan {other} (after), pages matched by URL: each page\'s changes and whether it got ' +
       'significantly worse or better (the Mann-Whitney test over the runs when both sides have enough, else thresholds), new, gone ' +
       'and failed pages, templates, both scans\' site figures. {other} = last: scan {id} (after) against the account\'s previous ' +
-      'completed scan of the same site and source (before). Both scans must have finished (docs/scans.md).',
+      'completed scan of the same site, device and source (before). Both scans must have finished and be of one device (docs/scans.md).',
     tags: ['Scans'],
     params: idParams('scan ID', { other: str('the other scan\'s ID, or last', { minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN }) }),
     validationErrorCode: 'E40000', paramsErrorCode: 'E40400',

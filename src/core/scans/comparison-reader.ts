@@ -1,7 +1,7 @@
 /**
  * Two scans of a site compared (docs/scans.md "Compare two scans"): both must be the account's (else 404, as any
  * scan), finished with figures (else 400 E40003 saying what to do); "last" is the account's previous completed scan
- * of the same site and source. Reads the two scans' rows and their pages' rows only (scan_pages keeps each page's
+ * of the same site, device and source; two scans of different devices are not compared (400 E40003). Reads the two scans' rows and their pages' rows only (scan_pages keeps each page's
  * figures, its runs' values and its Lighthouse version): the comparison itself is analysis/scan-comparison-rules.ts.
  */
 import { compareScans } from '../../analysis/scan-comparison-rules.js';
@@ -73,18 +73,22 @@ async function assertComparable(store: Store, scan: ScanRow): Promise<void> {
   throw new ApiError('E40003', detail);
 }
 
-/** The account's previous completed scan of the scan's site and source (started before it), if any. */
+/** The account's previous completed scan of the scan's site, device and source (started before it), if any. */
 export async function previousScan(store: Store, accountId: string, scan: ScanRow): Promise<ScanRow | undefined> {
   const [previous] = await completedScansOfSite(store.db, accountId, {
-    site: scanSite(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: 1,
+    site: scanSite(scan), deviceClass: scan.device_class, source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: 1,
   });
   return previous;
 }
 
-/** What the app offers to compare a finished scan with: the previous scan of its site and source, and the site's other completed scans. */
+/**
+ * What the app offers to compare a finished scan with: the previous scan of its site, device and source, and the site's
+ * other completed scans of the same device.
+ */
 export async function scansToCompareWith(store: Store, accountId: string, scan: ScanRow): Promise<{ previous?: ScanRow; others: ScanRow[] }> {
   if (scan.figures === null) return { others: [] };
-  const others = (await completedScansOfSite(store.db, accountId, { site: scanSite(scan), now: clock.now(), limit: OTHERS_MAX + 1 }))
+  const others = (await completedScansOfSite(store.db, accountId, { site: scanSite(scan), deviceClass: scan.device_class, now: clock.now(),
+    limit: OTHERS_MAX + 1 }))
     .filter((s) => s.id !== scan.id).slice(0, OTHERS_MAX);
   return { previous: await previousScan(store, accountId, scan), others };
 }
@@ -101,7 +105,7 @@ export async function compareScanPair(store: Store, accountId: string, beforeId:
     await assertComparable(store, after);
     const previous = await previousScan(store, accountId, after);
     if (!previous) {
-      throw new ApiError('E40400', `No completed scan of ${scanSite(after)} (source ${after.source}) started before scan ${after.id} in this ` +
+      throw new ApiError('E40400', `No completed scan of ${scanSite(after)} as ${after.device_class} (source ${after.source}) started before scan ${after.id} in this ` +
         'account: there is nothing to compare it with yet.');
     }
     before = previous;
@@ -109,6 +113,10 @@ export async function compareScanPair(store: Store, accountId: string, beforeId:
     before = await getScan(store.db, accountId, beforeId);
     after = await getScan(store.db, accountId, afterId);
     if (before.id === after.id) throw new ApiError('E40003', `Both sides are scan ${before.id}: give two different scans, the earlier first.`);
+    if (before.device_class !== after.device_class) {
+      throw new ApiError('E40003', `Scan ${before.id} ran as ${before.device_class} and scan ${after.id} as ${after.device_class}: a site's ` +
+        'figures are compared between scans of the same device; compare each with an earlier scan of its own device.');
+    }
     await assertComparable(store, before);
     await assertComparable(store, after);
   }

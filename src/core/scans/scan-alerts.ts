@@ -41,7 +41,7 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
     const before = await previousScan(store, scan.account_id, done);
     previous = before
       ? { scan: before.id, at: before.started ?? before.created, comparison: (await compareScanRows(store, before, done)).comparison }
-      : { none: `there is no earlier completed scan of ${scanSite(scan)} (source ${scan.source}) to compare with.` };
+      : { none: `there is no earlier completed scan of ${scanSite(scan)} as ${scan.device_class} (source ${scan.source}) to compare with.` };
   }
   const failed = pages.filter((p) => p.state === 'failed').length;
   const verdicts = judgeConditions(conditions, {
@@ -53,7 +53,8 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
     })),
   }, previous);
   const earlier = await alertsOfSiteScans(store.db, scan.account_id, {
-    site: scanSite(scan), source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(), limit: EARLIER_SCANS,
+    site: scanSite(scan), deviceClass: scan.device_class, source: scan.source, before: { created: scan.created, id: scan.id }, now: clock.now(),
+    limit: EARLIER_SCANS,
   });
   // An earlier scan without verdicts (or whose verdicts cannot be read) has none to follow.
   return withChanges(verdicts, earlier.map((e) => ({ scan: e.id, verdicts: readScanAlerts(e.alerts) ?? [] })));

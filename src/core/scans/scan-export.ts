@@ -27,6 +27,9 @@ export interface ScanView {
   finished: number | null;
   location: string;
   browser: string;
+  /** The device class its pages ran as (a scan per device; `scanSet` shared with the other devices' scans of its request). */
+  deviceClass: string;
+  scanSet: string | null;
   settings: ScanSettings;
   found: number;
   /** URLs skipped, by reason (docs/scans.md `skipped`). */
@@ -58,6 +61,7 @@ export function scanView(s: ScanRow, pages: ScanProgress): ScanView {
   return {
     id: s.id, url: s.url, site: s.site, source: s.source, state: s.state, error: s.error,
     created: s.created, started: s.started, finished: s.finished, location: s.location, browser: s.browser,
+    deviceClass: s.device_class, scanSet: s.scan_set,
     settings: readScanSettings(s.settings),
     found: s.found,
     skipped: readSkipped(s.skipped),
@@ -100,9 +104,9 @@ export function scanPagesCsv(pages: readonly ScanPageRow[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-/** Every page of a scan as the JSON download: `{scan, site, url, state, pages}`. */
+/** Every page of a scan as the JSON download: `{scan, site, url, device_class, state, pages}`. */
 export function scanPagesJson(scan: ScanRow, pages: readonly ScanPageRow[]) {
-  return { scan: scan.id, site: scan.site, url: scan.url, state: scan.state, pages: pages.map(scanPageAttributes) };
+  return { scan: scan.id, site: scan.site, url: scan.url, device_class: scan.device_class, state: scan.state, pages: pages.map(scanPageAttributes) };
 }
 
 /** The downloads' file names. */

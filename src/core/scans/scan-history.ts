@@ -1,5 +1,5 @@
 /**
- * A site over time (docs/scans.md "Site history"): the account's completed scans of a scan's site and source, each a
+ * A site over time (docs/scans.md "Site history"): the account's completed scans of a scan's site, device and source, each a
  * point of the site figures it completed with (scans.figures, read through the one table of site figures,
  * analysis/named-site-figures.ts), for the API's GET /scans/{id}/history and the app's charts. Reads the scans' rows (index
  * scans_site_history) and one grouped count of their pages (failed, Lighthouse versions), no page's figures.
@@ -32,19 +32,22 @@ export interface HistoryPoint {
 export interface SiteHistory {
   scan: ScanRow;
   site: string;
+  /** The device its scans ran as: a site's history is one device's. */
+  deviceClass: string;
   source: string;
   /** Oldest first. */
   points: HistoryPoint[];
 }
 
 /**
- * The account's completed scans of the scan's site and source (the scan itself when completed), the newest
+ * The account's completed scans of the scan's site, device and source (the scan itself when completed), the newest
  * HISTORY_MAX_SCANS, oldest first; 404 E40400 for a scan the account does not have.
  */
 export async function siteHistory(db: Db, accountId: string, scanId: string): Promise<SiteHistory> {
   const scan = await getScan(db, accountId, scanId);
   const site = scanSite(scan);
-  const rows = await completedScansOfSite(db, accountId, { site, source: scan.source, now: clock.now(), limit: HISTORY_MAX_SCANS });
+  const rows = await completedScansOfSite(db, accountId, { site, deviceClass: scan.device_class, source: scan.source, now: clock.now(),
+    limit: HISTORY_MAX_SCANS });
   const summaries = await scanPageSummaries(db, rows.map((r) => r.id));
   const points: HistoryPoint[] = [];
   for (const r of rows.reverse()) {
@@ -58,5 +61,5 @@ export async function siteHistory(db: Db, accountId: string, scanId: string): Pr
       lighthouseVersions: summary?.lighthouseVersions ?? [],
     });
   }
-  return { scan, site, source: scan.source, points };
+  return { scan, site, deviceClass: scan.device_class, source: scan.source, points };
 }

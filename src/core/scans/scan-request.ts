@@ -8,6 +8,8 @@ import { ApiError, eachEntry, show } from '../errors.js';
 import { checkPathPattern } from '../../discovery/templates.js';
 import type { ScanSource } from '../../discovery/types.js';
 import { parseAlertConditions, type AlertCondition } from './alert-conditions.js';
+import { deviceClassOf } from '../vocabulary/device-classes.js';
+import { parseDevices, type DeviceScan } from './scan-devices.js';
 
 export const SCAN_SOURCES: readonly ScanSource[] = ['sitemap', 'crawl', 'list'];
 export const DEFAULT_MAX_PAGES = 50;
@@ -47,7 +49,13 @@ export function readScanSettings(text: string): ScanSettings {
 
 /** The attributes that are the scan's and not a test option. */
 const SCAN_ATTRIBUTES = ['source', 'urls', 'sitemaps', 'include', 'exclude', 'templates', 'max_pages', 'sample', 'crawl_depth',
-  'respect_robots', 'keep_query', 'alert_conditions'] as const;
+  'respect_robots', 'keep_query', 'alert_conditions', 'devices'] as const;
+
+/** A scan request read: one scan per device (in the order asked), and the settings they share. */
+export interface ScanRequest {
+  devices: DeviceScan[];
+  settings: ScanSettings;
+}
 
 const bad = (detail: string) => new ApiError('E40004', detail);
 
@@ -80,11 +88,36 @@ const httpUrl = (s: string): string | undefined => {
   }
 };
 
-export function parseScanRequest(a: Readonly<Attrs>, ctx: OptionsContext): { options: AnalysisOptions; settings: ScanSettings } {
+/**
+ * Each device's test options: those given, as the device `devices` names (each parsed by the tests' parser, so a phone in
+ * a browser that cannot slow its CPU is refused as a test would be), or the one device the options name.
+ */
+function parseDeviceOptions(a: Readonly<Attrs>, testAttrs: Attrs, ctx: OptionsContext): DeviceScan[] {
+  const devices = parseDevices(a.devices);
+  const cpuThrottle = (o: AnalysisOptions) => ctx.catalog.browser(o.browser)?.cpu_throttle ?? false;
+  if (devices === undefined) {
+    const options = parseTestOptions(testAttrs, ctx);
+    return [{ device: deviceClassOf(options, cpuThrottle(options)), options }];
+  }
+  if (given(a.device_class)) {
+    throw bad('device_class and devices were both given: give devices (a scan per device, e.g. ["desktop", "phone-mid"]) ' +
+      'or device_class (one device), not both');
+  }
+  return devices.map((device, i) => {
+    try {
+      return { device, options: parseTestOptions({ ...testAttrs, device_class: device }, ctx) };
+    } catch (err) {
+      if (err instanceof ApiError && err.detail !== undefined && err.code === 'E40004') throw new ApiError(err.code, `devices[${i}] "${device}": ${err.detail}`);
+      throw err;
+    }
+  });
+}
+
+export function parseScanRequest(a: Readonly<Attrs>, ctx: OptionsContext): ScanRequest {
   if (given(a.journey)) throw bad('journey cannot be scanned: a scan tests pages of a site; start a test with the journey instead');
   const testAttrs: Attrs = { ...a };
   for (const k of SCAN_ATTRIBUTES) delete testAttrs[k];
-  const options = parseTestOptions(testAttrs, ctx);
+  const devices = parseDeviceOptions(a, testAttrs, ctx);
 
   const source = given(a.source) ? a.source : 'sitemap';
   if (typeof source !== 'string' || !SCAN_SOURCES.includes(source as ScanSource)) {
@@ -101,7 +134,7 @@ export function parseScanRequest(a: Readonly<Attrs>, ctx: OptionsContext): { opt
   const crawlDepth = number(a, 'crawl_depth', true, 0, MAX_CRAWL_DEPTH);
   if (crawlDepth !== undefined && source !== 'crawl') throw bad(`crawl_depth is for source "crawl"; this scan's source is "${source}"`);
   return {
-    options,
+    devices,
     settings: {
       source: source as ScanSource,
       urls, sitemaps,

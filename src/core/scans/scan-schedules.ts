@@ -23,7 +23,9 @@ import {
   accountScanSchedules, countScanSchedules, deleteScanSchedule, getScanScheduleRow, insertScanSchedule, keptScanStates,
   updateScanSchedule, type ScanScheduleRow,
 } from '../../store/scan-schedules.js';
-import { parseScanRequest, readScanSettings, type ScanSettings } from './scan-request.js';
+import { parseScanRequest, readScanSettings, type ScanRequest, type ScanSettings } from './scan-request.js';
+import { readScheduleDevices } from './scan-devices.js';
+import type { DeviceClass } from '../vocabulary/device-classes.js';
 import { requestScan, type ScanIntake, type StartedScan } from './scans.js';
 
 export type { ScanScheduleRow };
@@ -31,9 +33,7 @@ export type { ScanScheduleRow };
 /** Schedules an account may keep: each repeats a whole site's scan, and the list answers them all. */
 export const MAX_SCAN_SCHEDULES = 100;
 
-export interface ScheduleRequest {
-  options: AnalysisOptions;
-  settings: ScanSettings;
+export interface ScheduleRequest extends ScanRequest {
   frequency: MonitoredFrequency;
 }
 
@@ -96,7 +96,8 @@ Promise<{ schedule: ScanScheduleRow; started: StartedScan }> {
   assertOwnerRole(principal, 'schedule scans');
   const id = newId();
   let schedule: ScanScheduleRow | undefined;
-  const started = await requestScan(intake, principal, req.options, req.settings, {
+  const first = req.devices[0]!;
+  const started = await requestScan(intake, principal, req.devices, req.settings, {
     scheduleId: id,
     within: async (trx, scanId) => {
       if ((await countScanSchedules(trx, principal.accountId)) >= MAX_SCAN_SCHEDULES) {
@@ -104,11 +105,13 @@ Promise<{ schedule: ScanScheduleRow; started: StartedScan }> {
       }
       const now = clock.now();
       schedule = {
-        id, account_id: principal.accountId, url: req.options.url, source: req.settings.source,
-        // Stored as given: each scan applies the plan of its day (runs capped by requestScan).
-        options: storeOptions(intake.store.box, req.options), settings: JSON.stringify(req.settings),
-        location: req.options.location, browser: req.options.browser, frequency: req.frequency, anchor: now,
+        id, account_id: principal.accountId, url: first.options.url, source: req.settings.source,
+        // Stored as given: each scan applies the plan of its day (runs capped by requestScan). The first device's
+        // options; each slot gives every device its own (scan-devices.ts optionsForDevice).
+        options: storeOptions(intake.store.box, first.options), settings: JSON.stringify(req.settings),
+        location: first.options.location, browser: first.options.browser, frequency: req.frequency, anchor: now,
         next_run: nextSlot(req.frequency, now, now), skipped_at: null, skip_reason: null, last_scan_id: scanId, created: now,
+        devices: JSON.stringify(req.devices.map((d) => d.device)),
       };
       await insertScanSchedule(trx, schedule);
     },
@@ -175,6 +178,8 @@ export interface ScheduleView {
   created: number;
   location: string;
   browser: string;
+  /** The devices each slot scans, one scan each (the first's scan is `lastScanId`). */
+  devices: DeviceClass[];
   settings: ScanSettings;
   /** Each scan's test options, as POST /scans takes them, without url and the secret ones (HTTP password, cookies). */
   options: Record<string, unknown>;
@@ -200,7 +205,7 @@ export async function scheduleViews(store: Store, rows: readonly ScanScheduleRow
       id: r.id, url: r.url, source: r.source, frequency: r.frequency, nextRun: r.next_run, anchor: r.anchor,
       skippedAt: r.skipped_at, skipReason: r.skip_reason, lastScanId: r.last_scan_id,
       lastScanState: r.last_scan_id === null ? null : (states.get(r.last_scan_id) ?? null),
-      created: r.created, location: r.location, browser: r.browser,
+      created: r.created, location: r.location, browser: r.browser, devices: readScheduleDevices(r.devices),
       settings: readScanSettings(r.settings), options,
     };
   });

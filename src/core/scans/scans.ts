@@ -3,7 +3,6 @@
  * target policy), discovered and queued by its work's stages (scan-work.ts lists them), read and cancelled here. A
  * scan's pages are ordinary tests.
  */
-import type { AnalysisOptions } from '../options/analysis-options.js';
 import { adjustCredits, fromTenths, spendCredits, type Principal } from '../accounts/accounts.js';
 import { assertOwnerRole } from '../accounts/roles.js';
 import { testCostTenths } from '../accounts/pricing.js';
@@ -18,13 +17,14 @@ import { ApiError } from '../errors.js';
 import { lockAccount } from '../../store/locks.js';
 import type { Db, Store, Trx } from '../../store/db.js';
 import {
-  allScanPages, getScanRow, scanOfTestRow, scanTemplates, insertScan, queuedScanTestIds, scanPageCounts, scanTestTimes, updateScan, updateScanPage,
+  allScanPages, getScanRow, scanOfTestRow, siblingScanRows, scanTemplates, insertScan, queuedScanTestIds, scanPageCounts, scanTestTimes, updateScan, updateScanPage,
   type ScanPageRow, type ScanRow,
 } from '../../store/scans.js';
 import { countScanPages, queryScanPages, queryScans } from '../../store/lists.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../vocabulary/lists.js';
 import type { ScanSettings } from './scan-request.js';
+import type { DeviceScan } from './scan-devices.js';
 import { scanPace, type ScanPace } from './scan-pace.js';
 
 export type { ScanRow, ScanPageRow, ScanSettings };
@@ -35,7 +35,10 @@ export interface ScanIntake extends TestIntake {
 }
 
 export interface StartedScan {
+  /** The first device's scan (the one a client that asked for one device gets). */
   scan: ScanRow;
+  /** One scan per device, in the order asked (the first is `scan`). */
+  scans: ScanRow[];
   creditsLeft: number;
   creditsReserved: number;
 }
@@ -49,42 +52,59 @@ export function scanNotFound(id: string): ApiError {
 export interface ScheduledStart {
   scheduleId: string;
   /**
-   * Runs in the scan's transaction after the account's lock and before the charge: stores the new schedule, or claims
-   * the slot (throw to abort: nothing is charged or stored). `scanId` is the scan's to be.
+   * Runs in the scans' transaction after the account's lock and before the charge: stores the new schedule, or claims
+   * the slot (throw to abort: nothing is charged or stored). `scanId` is the first device's scan to be.
    */
   within(trx: Trx, scanId: string): Promise<void>;
 }
 
 /**
- * Start a scan: the role, the target policy for the start page (before anything is charged), then in one transaction
- * the credits of `max_pages` tests reserved (402 E40201 when the account has fewer; nothing is created) and the scan
- * stored as `discovering`. Discovery runs in the background (discovery-run.ts). A schedule's scan carries its ID and
- * commits with the schedule's own change (`scheduled.within`), or not at all.
+ * Start a scan, one per device (`devices`: each device's options, scan-devices.ts): the role, the target policy for the
+ * start page (before anything is charged), then in one transaction the credits of `max_pages` tests of every device
+ * reserved (402 E40201 when the account has fewer; nothing is created) and each scan stored as `discovering`, the
+ * scans of several devices siblings (one `scan_set`). Discovery runs in the background (discovery-run.ts). A
+ * schedule's scans carry its ID and commit with the schedule's own change (`scheduled.within`), or not at all.
  */
-export async function requestScan(intake: ScanIntake, principal: Principal, options: AnalysisOptions, settings: ScanSettings,
+export async function requestScan(intake: ScanIntake, principal: Principal, devices: readonly DeviceScan[], settings: ScanSettings,
   scheduled?: ScheduledStart): Promise<StartedScan> {
   assertOwnerRole(principal, 'start scans');
-  await assertAllowedTarget(options.url, intake.policy, options.dns);
+  const first = devices[0];
+  if (!first) throw new Error('requestScan: no device');
+  // One site, one target policy: the devices differ only in how their pages load.
+  await assertAllowedTarget(first.options.url, intake.policy, first.options.dns);
   await assertRoomForTests(intake.store);
   const store = intake.store;
-  options = withRunsUpTo(options, principal.plan.maxRuns);
-  const cost = testCostTenths(options);
+  const runs = devices.map((d) => {
+    const options = withRunsUpTo(d.options, principal.plan.maxRuns);
+    return { device: d.device, options, cost: testCostTenths(options) };
+  });
+  const totalTenths = runs.reduce((sum, r) => sum + r.cost * settings.max_pages, 0);
+  const what = runs.length === 1
+    ? `This scan (max_pages ${settings.max_pages} × ${fromTenths(runs[0]!.cost)} credits a page`
+    : `These ${runs.length} scans (${runs.map((r) => r.device).join(', ')}: max_pages ${settings.max_pages} each, ` +
+      `${runs.map((r) => fromTenths(r.cost)).join(' + ')} credits a page`;
   const started = await store.db.transaction().execute(async (trx) => {
     await lockAccount(trx, store.engine, principal.accountId);
-    const id = newId();
-    await scheduled?.within(trx, id);
-    const credits = await spendCredits(trx, principal, cost * settings.max_pages,
-      `This scan (max_pages ${settings.max_pages} × ${fromTenths(cost)} credits a page, reserved now, the unused given back after discovery)`);
+    const ids = runs.map(() => newId());
+    await scheduled?.within(trx, ids[0]!);
+    const credits = await spendCredits(trx, principal, totalTenths, `${what}, reserved now, the unused given back after discovery)`);
     const now = clock.now();
-    const scan: ScanRow = {
-      id, account_id: principal.accountId, url: options.url, site: null, source: settings.source, state: 'discovering',
-      error: null, options: storeOptions(store.box, options), settings: JSON.stringify(settings), location: options.location,
-      browser: options.browser, created: now, started: null, finished: null, expires: reportExpiry(now, options.retention),
-      found: 0, skipped: '{}', discovery_errors: '[]', cost_tenths: cost, reserved_tenths: credits.chargedTenths,
-      lease_owner: null, lease_expires: null, figures: null, schedule_id: scheduled?.scheduleId ?? null, alerts: null,
-    };
-    await insertScan(trx, scan);
-    return { scan, creditsLeft: fromTenths(credits.leftTenths), creditsReserved: fromTenths(cost * settings.max_pages) };
+    const scanSet = runs.length > 1 ? newId() : null;
+    const scans: ScanRow[] = [];
+    for (const [i, { device, options, cost }] of runs.entries()) {
+      const scan: ScanRow = {
+        id: ids[i]!, account_id: principal.accountId, url: options.url, site: null, source: settings.source, state: 'discovering',
+        error: null, options: storeOptions(store.box, options), settings: JSON.stringify(settings), location: options.location,
+        browser: options.browser, created: now, started: null, finished: null, expires: reportExpiry(now, options.retention),
+        found: 0, skipped: '{}', discovery_errors: '[]', cost_tenths: cost, // What this scan holds of the charge (nothing on a plan whose credits are unlimited).
+        reserved_tenths: credits.chargedTenths === 0 ? 0 : cost * settings.max_pages,
+        lease_owner: null, lease_expires: null, figures: null, schedule_id: scheduled?.scheduleId ?? null, alerts: null,
+        device_class: device, scan_set: scanSet,
+      };
+      await insertScan(trx, scan);
+      scans.push(scan);
+    }
+    return { scan: scans[0]!, scans, creditsLeft: fromTenths(credits.leftTenths), creditsReserved: fromTenths(totalTenths) };
   });
   intake.wakeScans();
   return started;
@@ -94,6 +114,11 @@ export async function getScan(db: Db, accountId: string, id: string): Promise<Sc
   const scan = await getScanRow(db, accountId, id, clock.now());
   if (!scan) throw scanNotFound(id);
   return scan;
+}
+
+/** The other scans one request started beside this one (one per device), in the order asked; none for a scan of one device. */
+export function siblingScans(db: Db, scan: Pick<ScanRow, 'id' | 'scan_set' | 'account_id'>): Promise<ScanRow[]> {
+  return siblingScanRows(db, scan.account_id, scan, clock.now());
 }
 
 /** The account's scan a test was one page of (a report of source scan names its test), or undefined. */

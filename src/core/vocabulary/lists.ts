@@ -3,6 +3,7 @@
  * query parser (core/list-query.ts: the API's lists and the app's filter of a scan's pages), the API's schemas and OpenAPI, and the store's one translation into SQL
  * (store/list-query.ts). Report metrics and monitoring frequencies come from their own tables.
  */
+import { DEVICE_CLASS_IDS } from './device-classes.js';
 import type { AttrSpec, ListSpec } from '../../store/list-query.js';
 import { FREQUENCIES, FREQUENCY_NAMES } from './frequencies.js';
 import { METRICS } from './metrics.js';
@@ -64,6 +65,7 @@ export const SCANS_LIST: ListSpec<'scans'> = {
   attrs: {
     state: { type: 'enum', values: SCAN_STATES, filter: true },
     source: { type: 'enum', values: ['sitemap', 'crawl', 'list'], filter: true },
+    device_class: { type: 'enum', values: DEVICE_CLASS_IDS, filter: true },
     url: { type: 'fuzzy', filter: true },
     created: time(true),
     finished: time(true, true),

@@ -15,6 +15,7 @@ import { m014ScanRunValues } from './014-scan-run-values.js';
 import { m015ScanSchedulesAlerts } from './015-scan-schedules-alerts.js';
 import { m016TestPhases } from './016-test-phases.js';
 import { m017ReportDeviceCpu } from './017-report-device-cpu.js';
+import { m018ScanDevices } from './018-scan-devices.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -150,4 +151,5 @@ export const migrations: Record<string, Migration> = {
   '015_scan_schedules_alerts': m015ScanSchedulesAlerts,
   '016_test_phases': m016TestPhases,
   '017_report_device_cpu': m017ReportDeviceCpu,
+  '018_scan_devices': m018ScanDevices,
 };

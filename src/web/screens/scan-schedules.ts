@@ -44,8 +44,8 @@ export async function startFromForm(kit: WebKit, v: Visitor, attrs: Attrs, repea
   const parsing: OptionsContext = { plan: v.principal.plan, catalog: ctx.catalog, defaultLocation: ctx.catalog.defaultLocation,
     defaultBrowser: ctx.catalog.defaultBrowser };
   if (repeat === undefined || repeat === ONCE) {
-    const { options, settings } = parseScanRequest(attrs, parsing);
-    return (await requestScan(ctx.intake, v.principal, options, settings)).scan.id;
+    const { devices, settings } = parseScanRequest(attrs, parsing);
+    return (await requestScan(ctx.intake, v.principal, devices, settings)).scan.id;
   }
   const { started } = await createScanSchedule(ctx.intake, v.principal, parseScheduleRequest({ ...attrs, frequency: repeat }, parsing));
   return started.scan.id;
