@@ -4,6 +4,7 @@
  * conditions read too), checked when the scan completed, with the pages on the wrong side of a budget that failed.
  */
 import { orList } from '../lib/words.js';
+import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
 import { GateError } from './api-client.js';
 import type { Budget, Check, Limit } from './checks.js';
 import type { Vital, VitalFigures } from '../analysis/site-figures.js';
@@ -88,22 +89,69 @@ export type VitalName = Vital;
  * in the table, a value that is not a number of the figure's kind, or a name given twice is a GateError.
  */
 export function parseSiteBudgets(specs: readonly string[]): Budget {
+  return budgetOf(specs.map((spec) => ({ spec, budget: spec })));
+}
+
+/** Each `--budget` as given (`spec`, which errors quote) and its NAME=VALUE. */
+function budgetOf(entries: readonly { spec: string; budget: string }[]): Budget {
   const budget = new Map<string, Limit>();
   const names = `${orList(SITE_BUDGET_NAMES)} (NAME=VALUE, e.g. lcp_p75=2500)`;
-  for (const spec of specs) {
-    const eq = spec.indexOf('=');
-    const name = eq < 0 ? spec : spec.slice(0, eq).trim();
+  for (const { spec, budget: given } of entries) {
+    const eq = given.indexOf('=');
+    const name = eq < 0 ? given : given.slice(0, eq).trim();
     const b = siteBudget(name);
     if (eq < 0 || !b) throw new GateError(`--budget ${spec}: ${eq < 0 ? 'give NAME=VALUE' : `"${name}" is no site budget`}; use one of ${names}`);
-    const text = spec.slice(eq + 1).trim();
+    const text = given.slice(eq + 1).trim();
     const value = Number(text);
     if (text === '' || !fitsLimit(b, value)) {
       throw new GateError(`--budget ${spec}: the ${b.direction} of ${name} (${b.about}) must be ${limitKind(b)}; budgets are ${names}`);
     }
-    if (budget.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice`);
+    if (budget.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice${spec === given ? '' : ' for this device'}`);
     budget.set(name, { [b.direction]: value });
   }
   return budget;
+}
+
+/** Site budgets by device (`--budget phone-mid:lcp_p75=2500`): those without a device apply to every device. */
+export interface DeviceBudgets {
+  all: Budget;
+  /** Device class → its own budgets, which replace the same names of `all` for it. */
+  byDevice: ReadonlyMap<string, Budget>;
+}
+
+/**
+ * `--budget [DEVICE:]NAME=VALUE`s: DEVICE is a device class or `phone` (core/vocabulary/device-names.ts, the rule
+ * POST /scans' `devices` follows). An unknown device is a GateError naming the devices.
+ */
+export function parseDeviceBudgets(specs: readonly string[]): DeviceBudgets {
+  const groups = new Map<string, { spec: string; budget: string }[]>();
+  for (const spec of specs) {
+    const colon = spec.indexOf(':');
+    const eq = spec.indexOf('=');
+    let device = '';
+    let budget = spec;
+    if (colon >= 0 && (eq < 0 || colon < eq)) {
+      const named = deviceClassNamed(spec.slice(0, colon));
+      if (!named) {
+        throw new GateError(`--budget ${spec}: "${spec.slice(0, colon).trim()}" is no device; write DEVICE:NAME=VALUE with DEVICE ` +
+          `${DEVICE_NAME_WORDS}, or NAME=VALUE for every device`);
+      }
+      device = named;
+      budget = spec.slice(colon + 1);
+    }
+    const group = groups.get(device) ?? [];
+    group.push({ spec, budget });
+    groups.set(device, group);
+  }
+  const all = budgetOf(groups.get('') ?? []);
+  groups.delete('');
+  return { all, byDevice: new Map([...groups].map(([device, entries]) => [device, budgetOf(entries)])) };
+}
+
+/** The budgets of one device: every device's, its own replacing those of the same name. */
+export function budgetFor(b: DeviceBudgets, device: string | undefined): Budget {
+  const own = device === undefined ? undefined : b.byDevice.get(device);
+  return own ? new Map([...b.all, ...own]) : b.all;
 }
 
 /** Each site budget against the completed scan's figures (a figure the scan has not is a failure, saying so). */

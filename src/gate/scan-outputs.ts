@@ -19,6 +19,8 @@ import { againstName, againstText, comparisonVerdict, countsText, reasonText, wo
 
 export interface ScanResult {
   id: string;
+  /** The device its pages ran as, when the gate was asked for devices (--device): every output then names it. */
+  device?: string;
   scan: ScanAttributes;
   /** The scan resource's links (self, pages, csv, json). */
   links: Record<string, string>;
@@ -148,7 +150,7 @@ function comparisonLines(r: ScanResult): string[] {
 /** The terminal's summary: the scan, the site's figures, the worst of it, what was skipped, each budget, the verdict. */
 export function scanText(r: ScanResult): string {
   const s = r.scan;
-  const lines = [`Scan ${r.id} of ${s.site ?? s.url}: ${s.state}${duration(s)}`, `  ${pagesText(r)}`];
+  const lines = [`Scan ${r.id} of ${s.site ?? s.url}${r.device ? ` as ${r.device}` : ''}: ${s.state}${duration(s)}`, `  ${pagesText(r)}`];
   const skipped = skippedText(s);
   if (skipped) lines.push(`  ${skipped}`);
   for (const e of s.discovery_errors ?? []) lines.push(`  discovery error: ${e}`);
@@ -211,9 +213,12 @@ function pageCase(r: ScanResult, p: ScanPage): Case {
   return { ...base, out: pageFigures(r, p) };
 }
 
-/** JUnit XML: a suite of the pages (one case each) and a suite of the site budgets (and of the scan's own end, when it did not complete). */
-export function scanJunit(r: ScanResult): string {
-  const pages = r.pages.map((p) => pageCase(r, p));
+/**
+ * A scan's JUnit suites: its pages (one case each) and its site budgets (and the scan's own end, when it did not
+ * complete). Of a device's scan (--device), the suites and the pages' classnames name the device.
+ */
+function junitSuites(r: ScanResult): { cases: Case[]; xml: string } {
+  const pages = r.pages.map((p) => pageCase(r, p)).map((c) => (r.device ? { ...c, classname: `${r.device} ${c.classname}` } : c));
   const site: Case[] = r.checks.map((c) => ({ classname: 'webgauge.budget', name: c.attribute,
     ...(c.outcome === 'fail' ? { failure: c.message } : { out: c.message }) }));
   const c = r.comparison;
@@ -226,6 +231,7 @@ export function scanJunit(r: ScanResult): string {
   }
   if (r.exitCode === 2) site.push({ classname: 'webgauge.scan', name: 'the scan completed', error: r.error ?? 'the scan did not complete' });
   else if (site.length === 0) site.push({ classname: 'webgauge.scan', name: 'the scan completed', out: pagesText(r) });
+  const siteCases = r.device ? site.map((x) => ({ ...x, classname: `${x.classname}.${r.device}` })) : site;
   const suite = (name: string, cases: Case[]) => {
     const count = (k: 'failure' | 'skipped' | 'error') => cases.filter((c) => c[k] !== undefined).length;
     const body = cases.map((c) => {
@@ -240,13 +246,22 @@ export function scanJunit(r: ScanResult): string {
     return `  <testsuite name="${xml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" ` +
       `skipped="${count('skipped')}">\n${body.join('\n')}${body.length ? '\n' : ''}  </testsuite>`;
   };
-  const all = [...pages, ...site];
+  const name = `${r.scan.site ?? r.scan.url}${r.device ? ` as ${r.device}` : ''}`;
+  return { cases: [...pages, ...siteCases], xml: `${suite(`webgauge scan ${name} pages`, pages)}\n${suite(`webgauge scan ${name} site`, siteCases)}` };
+}
+
+/** JUnit XML of the gate's scans (one, or one per device): each scan's suites of its pages and of its site budgets. */
+export function scansJunit(results: readonly ScanResult[]): string {
+  const suites = results.map(junitSuites);
+  const all = suites.flatMap((x) => x.cases);
   const n = (k: 'failure' | 'skipped' | 'error') => all.filter((c) => c[k] !== undefined).length;
-  const name = r.scan.site ?? r.scan.url;
   return '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<testsuites name="webgauge scan" tests="${all.length}" failures="${n('failure')}" errors="${n('error')}" skipped="${n('skipped')}">\n` +
-    `${suite(`webgauge scan ${name} pages`, pages)}\n${suite(`webgauge scan ${name} site`, site)}\n</testsuites>\n`;
+    `${suites.map((x) => x.xml).join('\n')}\n</testsuites>\n`;
 }
+
+/** JUnit XML of one scan. */
+export const scanJunit = (r: ScanResult): string => scansJunit([r]);
 
 /** A Markdown summary for a CI job's summary page: the verdict, the budgets, the site's figures, the worst pages. */
 export function scanMarkdown(r: ScanResult): string {
@@ -256,7 +271,7 @@ export function scanMarkdown(r: ScanResult): string {
   const failures = [failed ? `${failed} of ${plural(r.checks.length, 'budget')} failed` : '', compared?.failed ? compared.text : ''].filter(Boolean);
   const head = r.exitCode === 2 ? `⚠️ not judged: ${md(r.error ?? 'the scan did not complete')}`
     : failures.length ? `❌ ${md(failures.join('; '))}` : '✅ passed';
-  const lines = [`### Webgauge scan: ${head}`, '', `${md(s.site ?? s.url)}: ${s.state}${duration(s)}; ${md(pagesText(r))}`, ''];
+  const lines = [`### Webgauge scan${r.device ? ` as ${md(r.device)}` : ''}: ${head}`, '', `${md(s.site ?? s.url)}: ${s.state}${duration(s)}; ${md(pagesText(r))}`, ''];
   const skipped = skippedText(s);
   if (skipped) lines.push(md(skipped), '');
   if (r.checks.length) {
@@ -319,13 +334,43 @@ function comparisonMarkdown(r: ScanResult): string[] {
   return lines;
 }
 
-/** The one JSON document of `--json`: the verdict, the scan (its attributes and links), its pages, the budgets. */
-export function scanJson(r: ScanResult): string {
-  return `${JSON.stringify({
+/** A scan's part of the JSON document: the verdict, the scan (its attributes and links), its pages, the budgets. */
+function scanDocument(r: ScanResult) {
+  return {
     passed: r.exitCode === 0, exitCode: r.exitCode, ...(r.error ? { error: r.error } : {}),
     scan: { id: r.id, ...r.scan, links: r.links }, pages: r.pages, checks: r.checks,
     ...(r.comparison ? { comparison: { to: r.comparison.to, against: r.comparison.against ?? null,
       ...(r.comparison.skipped ? { skipped: r.comparison.skipped } : {}), ...(r.comparison.attributes ?? {}),
       ...(r.comparison.links ? { links: r.comparison.links } : {}) } } : {}),
-  }, null, 2)}\n`;
+  };
+}
+
+/** The worst exit code of the scans: one not judged (2) over a failed budget (1) over passed. */
+const worstExit = (results: readonly ScanResult[]): 0 | 1 | 2 => Math.max(0, ...results.map((r) => r.exitCode)) as 0 | 1 | 2;
+
+/** The one JSON document of `--json`: a scan's document; of devices (--device), the verdict and each device's document. */
+export function scansJson(results: readonly ScanResult[]): string {
+  const keyed = results.some((r) => r.device !== undefined);
+  const exitCode = worstExit(results);
+  const doc = keyed
+    ? { passed: exitCode === 0, exitCode, devices: Object.fromEntries(results.map((r) => [r.device ?? r.id, scanDocument(r)])) }
+    : scanDocument(results[0]!);
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+export const scanJson = (r: ScanResult): string => scansJson([r]);
+
+/** The terminal's summary of the gate's scans: each device's, then the verdict over all of them. */
+export function scansText(results: readonly ScanResult[]): string {
+  const each = results.map(scanText);
+  if (results.length < 2) return each.join('');
+  const exitCode = worstExit(results);
+  const word = exitCode === 0 ? 'PASSED' : exitCode === 1 ? 'FAILED' : 'NOT JUDGED';
+  return `${each.join('\n')}\n${word} over ${plural(results.length, 'device')}: ` +
+    `${results.map((r) => `${r.device ?? r.id} ${r.exitCode === 0 ? 'passed' : r.exitCode === 1 ? 'failed' : 'not judged'}`).join(', ')}\n`;
+}
+
+/** The Markdown summary of the gate's scans: each device's in turn. */
+export function scansMarkdown(results: readonly ScanResult[]): string {
+  return results.map(scanMarkdown).join('\n');
 }

@@ -12,14 +12,19 @@ import { plural } from '../lib/words.js';
 import { ApiClient, apiErrorText, GateError, resourceOf, type Reply, type Resource } from './api-client.js';
 import { exitCodeOf, type Budget, type Check } from './checks.js';
 import { failureMessage, pollMsOf, pollPause, Progress, testOptionAttributes, writeMarkdown, writeOutput, type GateIo } from './cli.js';
-import { checkSiteBudgets, parseSiteBudgets, siteBudgetTable, type ScanAttributes, type ScanPage } from './scan-budgets.js';
-import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from './scan-outputs.js';
+import {
+  budgetFor, checkSiteBudgets, parseDeviceBudgets, siteBudgetTable, type DeviceBudgets, type ScanAttributes, type ScanPage,
+} from './scan-budgets.js';
+import { scansJson, scansJunit, scansMarkdown, scansText, type ScanResult } from './scan-outputs.js';
+import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
+import type { DeviceClass } from '../core/vocabulary/device-classes.js';
 import { fetchComparison, parseCompareTo, worsePages } from './scan-regressions.js';
 
 export const SCAN_USAGE = `Usage: webgauge scan URL [--sitemap | --crawl | --urls FILE] [--sitemap-url URL]... [--max-pages N] [--sample N]
          [--crawl-depth N] [--include PATTERN]... [--exclude PATTERN]... [--template PATTERN]... [--no-robots]
          [--keep-query] [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
-         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--budget NAME=VALUE]... [--compare-to last|SCAN_ID]
+         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--device DEVICE[,DEVICE]...] [--budget [DEVICE:]NAME=VALUE]...
+         [--compare-to last|SCAN_ID]
          [--junit FILE] [--json [FILE]] [--markdown FILE]
   Tests the pages of the site at URL, found in its sitemaps (the default: robots.txt's Sitemap: lines, else
   /sitemap.xml, or each --sitemap-url), by following its links (--crawl, --crawl-depth links deep, 0-10, default
@@ -28,11 +33,14 @@ export const SCAN_USAGE = `Usage: webgauge scan URL [--sitemap | --crawl | --url
   (/p/:id, /docs/*); --sample: pages tested per template (default 5, 0 all); --max-pages: pages tested at most
   (default 50); --no-robots: ignore robots.txt (your own site); --keep-query: keep query strings.
   The test options (--location ... --report) apply to each page's test.
+  --device: the devices each page is tested as, a scan each (${DEVICE_NAME_WORDS}; e.g. --device desktop,phone-mid);
+  default: the server's one device for the options. Every output then gives each device's results.
   --server and --key default to WEBGAUGE_SERVER and WEBGAUGE_KEY.
-  Budgets on the site's figures (--budget NAME=VALUE, checked when the scan completed):
+  Budgets on the site's figures (--budget NAME=VALUE, checked when the scan completed; --budget DEVICE:NAME=VALUE for
+  one device's scan, in place of a budget of the same name without a device):
 ${siteBudgetTable('    ')}
   --compare-to last|SCAN_ID: once the scan completed, compare it with the site's previous completed scan (last; none
-  yet: nothing is compared) or with that scan; pages that got significantly worse fail the gate, each listed with
+  yet: nothing is compared; of each device, with its own device's) or with that scan (one device only); pages that got significantly worse fail the gate, each listed with
   what got worse and on what basis (a test over the runs, or a threshold: docs/scans.md "Compare two scans").
   --junit FILE: a test case per page (it fails when the page is part of a budget that failed, or got worse) and per
   budget.
@@ -48,7 +56,9 @@ export interface ScanOptions {
   key: string;
   /** The POST /scans attributes. */
   attributes: Record<string, unknown>;
-  budget: Budget;
+  budget: DeviceBudgets;
+  /** --device: the devices asked, a scan each (their results keyed by device); none: the server's one device. */
+  devices?: DeviceClass[];
   /** --compare-to: last, or the ID of the scan to compare with. */
   compareTo?: string;
   junit?: string;
@@ -119,6 +129,7 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
         server: { type: 'string' }, key: { type: 'string' }, location: { type: 'string' }, browser: { type: 'string' },
         runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string', multiple: true },
         'compare-to': { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        device: { type: 'string', multiple: true },
       },
     });
   } catch (err) {
@@ -135,8 +146,19 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
   const source = values.crawl ? 'crawl' : values.urls !== undefined ? 'list' : 'sitemap';
   if (values['sitemap-url'] && source !== 'sitemap') throw new GateError('--sitemap-url belongs to --sitemap (the default), not --crawl or --urls');
   if (values['crawl-depth'] !== undefined && source !== 'crawl') throw new GateError('--crawl-depth belongs to --crawl');
-  const budget = parseSiteBudgets(values.budget ?? []);
+  const devices = parseDevices(values.device);
+  const budget = parseDeviceBudgets(values.budget ?? []);
+  for (const device of budget.byDevice.keys()) {
+    if (!devices) throw new GateError(`--budget ${device}:...: a budget of one device needs --device (e.g. --device desktop,${device})`);
+    if (!devices.includes(device as DeviceClass)) {
+      throw new GateError(`--budget ${device}:...: ${device} is not scanned; --device gives ${devices.join(', ')}`);
+    }
+  }
   const compareTo = parseCompareTo(values['compare-to']);
+  if (compareTo !== undefined && compareTo !== 'last' && devices && devices.length > 1) {
+    throw new GateError(`--compare-to ${compareTo}: a scan's ID compares one device's scan; with several devices give --compare-to last ` +
+      '(each device\'s scan with its own device\'s previous scan)');
+  }
   const server = values.server ?? env.WEBGAUGE_SERVER;
   if (!server) throw new GateError('no server: give --server or set WEBGAUGE_SERVER');
 
@@ -152,8 +174,22 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
   if (values['no-robots']) attributes.respect_robots = false;
   if (values['keep-query']) attributes.keep_query = true;
   Object.assign(attributes, testOptionAttributes(values));
+  if (devices) attributes.devices = devices;
   return { url: positionals[0]!, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes,
-    budget, ...(compareTo === undefined ? {} : { compareTo }), junit: values.junit, markdown: values.markdown, json, pollMs: pollMsOf(env) };
+    budget, ...(devices ? { devices } : {}), ...(compareTo === undefined ? {} : { compareTo }), junit: values.junit, markdown: values.markdown, json, pollMs: pollMsOf(env) };
+}
+
+/** `--device`s (each a device or a comma list of them): the devices in the order given, each once; none given: undefined. */
+function parseDevices(given: readonly string[] | undefined): DeviceClass[] | undefined {
+  if (given === undefined) return undefined;
+  const devices: DeviceClass[] = [];
+  for (const name of given.flatMap((g) => g.split(','))) {
+    const d = deviceClassNamed(name);
+    if (!d) throw new GateError(`--device ${JSON.stringify(name.trim())}: give ${DEVICE_NAME_WORDS} (several: --device desktop,phone-mid)`);
+    if (devices.includes(d)) throw new GateError(`--device ${name.trim()}: ${d} is given twice`);
+    devices.push(d);
+  }
+  return devices;
 }
 
 const FINISHED = new Set(['completed', 'cancelled', 'error']);
@@ -168,31 +204,55 @@ function scanState(a: ScanAttributes): string {
   return a.state;
 }
 
-/** Starts the scan and polls it until it ends; an `error` end is a GateError with its reason and discovery's errors. */
-async function runScan(api: ApiClient, o: ScanOptions, progress: Progress, io: GateIo): Promise<Resource> {
+/** One device's scan as the gate follows it: its resource, and where to poll it. */
+interface Followed {
+  scan: Resource;
+  poll: string;
+}
+
+const deviceOf = (scan: Resource): string | undefined => {
+  const d = (scan.attributes as ScanAttributes).device_class;
+  return typeof d === 'string' ? d : undefined;
+};
+
+/**
+ * Starts the scan (a scan per device with --device) and polls each until it ends; an `error` end is a GateError with its
+ * reason and discovery's errors. The scans in the order of their devices.
+ */
+async function runScans(api: ApiClient, o: ScanOptions, progress: Progress, io: GateIo): Promise<Resource[]> {
   let reply: Reply = await api.expect('POST', '/scans', { data: { type: 'scan', attributes: o.attributes } });
-  let scan = resourceOf(reply.body);
+  const first = resourceOf(reply.body);
+  const included = Array.isArray(reply.body?.included) ? (reply.body.included as Partial<Resource>[])
+    .filter((r): r is Resource => typeof r?.id === 'string' && r.type === 'scan' && typeof r.attributes === 'object' && r.attributes !== null)
+    .map((r) => ({ ...r, links: r.links ?? {} })) : [];
+  const followed: Followed[] = [{ scan: first, poll: reply.headers.get('location') ?? `/scans/${encodeURIComponent(first.id)}` },
+    ...included.map((scan) => ({ scan, poll: scan.links.self ?? `/scans/${encodeURIComponent(scan.id)}` }))];
+  const several = followed.length > 1;
   const meta = reply.body?.meta as { credits_reserved?: unknown; credits_left?: unknown } | undefined;
   if (typeof meta?.credits_reserved === 'number') {
-    io.stderr.write(`Scan ${scan.id}: ${plural(meta.credits_reserved, 'credit')} reserved` +
+    const which = several ? `Scans ${followed.map((f) => `${f.scan.id} (${deviceOf(f.scan) ?? '?'})`).join(', ')}` : `Scan ${first.id}`;
+    io.stderr.write(`${which}: ${plural(meta.credits_reserved, 'credit')} reserved` +
       `${typeof meta.credits_left === 'number' ? `, ${meta.credits_left} left` : ''}\n`);
   }
-  const poll = reply.headers.get('location') ?? `/scans/${encodeURIComponent(scan.id)}`;
+  const state = (f: Followed) => (f.scan.attributes as ScanAttributes).state;
   for (;;) {
-    const a = scan.attributes as ScanAttributes;
-    progress.update(scanState(a));
-    if (FINISHED.has(a.state)) break;
+    progress.update(followed.map((f) => `${several ? `${deviceOf(f.scan) ?? f.scan.id}: ` : ''}${scanState(f.scan.attributes as ScanAttributes)}`).join(' · '));
+    if (followed.every((f) => FINISHED.has(state(f)))) break;
     await pollPause(reply, o.pollMs);
-    reply = await api.request('GET', poll);
-    if (reply.status >= 400) throw new GateError(`GET /scans/${scan.id}: ${apiErrorText(reply)}`);
-    scan = resourceOf(reply.body);
+    for (const f of followed) {
+      if (FINISHED.has(state(f))) continue;
+      reply = await api.request('GET', f.poll);
+      if (reply.status >= 400) throw new GateError(`GET /scans/${f.scan.id}: ${apiErrorText(reply)}`);
+      f.scan = resourceOf(reply.body);
+    }
   }
-  const a = scan.attributes as ScanAttributes;
-  if (a.state === 'error') {
+  for (const { scan } of followed) {
+    const a = scan.attributes as ScanAttributes;
+    if (a.state !== 'error') continue;
     const errors = (a.discovery_errors ?? []).map((e) => `\n  discovery error: ${e}`).join('');
-    throw new GateError(`the scan ended in error: ${a.error ?? 'no reason given'}${errors}`);
+    throw new GateError(`the ${several ? `${deviceOf(scan) ?? scan.id} ` : ''}scan ended in error: ${a.error ?? 'no reason given'}${errors}`);
   }
-  return scan;
+  return followed.map((f) => f.scan);
 }
 
 const PAGE_SIZE = 100;
@@ -218,7 +278,7 @@ function webOrigin(scan: Resource, api: ApiClient): string {
 }
 
 /** The verdict on a finished scan: budgets when it completed with pages measured, else why there is none. */
-function judge(o: ScanOptions, scan: ScanAttributes): { checks: Check[]; error?: string; exitCode: 0 | 1 | 2 } {
+function judge(budget: Budget, scan: ScanAttributes): { checks: Check[]; error?: string; exitCode: 0 | 1 | 2 } {
   const p = scan.pages;
   const finished = p ? `${(p.completed ?? 0) + (p.failed ?? 0)} of ${plural(p.total, 'page')} finished` : '';
   if (scan.state === 'cancelled') return { checks: [], exitCode: 2, error: `the scan was cancelled${finished ? ` (${finished})` : ''}` };
@@ -226,15 +286,15 @@ function judge(o: ScanOptions, scan: ScanAttributes): { checks: Check[]; error?:
     return { checks: [], exitCode: 2,
       error: `no page of the scan could be measured${p ? ` (${p.failed ?? 0} of ${plural(p.total, 'page')} failed)` : ''}` };
   }
-  const checks = checkSiteBudgets(o.budget, scan);
+  const checks = checkSiteBudgets(budget, scan);
   return { checks, exitCode: exitCodeOf(checks) };
 }
 
-async function writeOutputs(o: ScanOptions, result: ScanResult, io: GateIo): Promise<void> {
-  if (o.junit) await writeOutput('--junit', o.junit, scanJunit(result));
-  await writeMarkdown(o.markdown, scanMarkdown(result), io.env);
-  if (o.json !== undefined && o.json !== '-') await writeOutput('--json', o.json, scanJson(result));
-  io.stdout.write(o.json === '-' ? scanJson(result) : scanText(result));
+async function writeOutputs(o: ScanOptions, results: readonly ScanResult[], io: GateIo): Promise<void> {
+  if (o.junit) await writeOutput('--junit', o.junit, scansJunit(results));
+  await writeMarkdown(o.markdown, scansMarkdown(results), io.env);
+  if (o.json !== undefined && o.json !== '-') await writeOutput('--json', o.json, scansJson(results));
+  io.stdout.write(o.json === '-' ? scansJson(results) : scansText(results));
 }
 
 /** The scan gate from its arguments (after `webgauge scan`); the exit code. */
@@ -249,19 +309,25 @@ export async function runScanGate(args: string[], io: GateIo): Promise<number> {
     const api = new ApiClient(o.server, o.key);
     io.stderr.write(`Scanning ${o.url} (${String(o.attributes.source)}) on ${api.root}\n`);
     progress = new Progress(io.stderr);
-    const scan = await runScan(api, o, progress, io);
+    const scans = await runScans(api, o, progress, io);
     progress.end();
-    const attributes = scan.attributes as ScanAttributes;
-    const pages = await scanPages(api, scan.id);
-    const judged = judge(o, attributes);
-    // The comparison is made of a completed scan only (a cancelled one, or one with no page measured, has no verdict).
-    const comparison = o.compareTo !== undefined && judged.exitCode !== 2 ? await fetchComparison(api, scan.id, o.compareTo) : undefined;
-    const exitCode = judged.exitCode === 0 && worsePages(comparison).length > 0 ? 1 : judged.exitCode;
-    const result: ScanResult = { id: scan.id, scan: attributes, links: scan.links, web: webOrigin(scan, api), pages, ...judged, exitCode,
-      ...(comparison ? { comparison } : {}) };
-    await writeOutputs(o, result, io);
-    if (result.error) io.stderr.write(`webgauge scan: ${result.error}\n`);
-    return result.exitCode;
+    const results: ScanResult[] = [];
+    for (const scan of scans) {
+      const attributes = scan.attributes as ScanAttributes;
+      const device = deviceOf(scan);
+      const pages = await scanPages(api, scan.id);
+      const judged = judge(budgetFor(o.budget, device), attributes);
+      // The comparison is made of a completed scan only (a cancelled one, or one with no page measured, has no verdict).
+      const comparison = o.compareTo !== undefined && judged.exitCode !== 2 ? await fetchComparison(api, scan.id, o.compareTo) : undefined;
+      const exitCode = judged.exitCode === 0 && worsePages(comparison).length > 0 ? 1 : judged.exitCode;
+      results.push({ id: scan.id, scan: attributes, links: scan.links, web: webOrigin(scan, api), pages, ...judged, exitCode,
+        // Results are keyed by device once devices were asked for (the one scan of a plain run stays as it was).
+        ...(o.devices && device ? { device } : {}), ...(comparison ? { comparison } : {}) });
+    }
+    await writeOutputs(o, results, io);
+    for (const r of results) if (r.error) io.stderr.write(`webgauge scan: ${r.device ? `${r.device}: ` : ''}${r.error}\n`);
+    // The worst verdict: a device not judged (2) over a budget failed (1) over passed (0).
+    return Math.max(...results.map((r) => r.exitCode));
   } catch (err) {
     progress?.end();
     // No verdict was reached: exit 2, never the 1 of a failed budget.

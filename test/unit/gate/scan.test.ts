@@ -15,8 +15,10 @@ import { after, before, describe, test } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { GateError } from '../../../src/gate/api-client.js';
 import { parseScanArgs, runScanGate, SCAN_USAGE, type ScanOptions } from '../../../src/gate/scan.js';
-import { checkSiteBudgets, pageBlame, parseSiteBudgets, SITE_BUDGET_NAMES, type ScanAttributes, type ScanPage } from '../../../src/gate/scan-budgets.js';
-import { scanJson, scanJunit, scanMarkdown, scanText, type ScanResult } from '../../../src/gate/scan-outputs.js';
+import {
+  budgetFor, checkSiteBudgets, pageBlame, parseDeviceBudgets, parseSiteBudgets, SITE_BUDGET_NAMES, type ScanAttributes, type ScanPage,
+} from '../../../src/gate/scan-budgets.js';
+import { scanJson, scanJunit, scanMarkdown, scanText, scansJunit, type ScanResult } from '../../../src/gate/scan-outputs.js';
 import type { GateComparison } from '../../../src/gate/scan-regressions.js';
 import { compareScans } from '../../../src/analysis/scan-comparison-rules.js';
 import type { ComparePageInput } from '../../../src/analysis/scan-comparison-types.js';
@@ -120,7 +122,8 @@ describe('scan arguments', () => {
       include: ['/blog/*', '/p/*'], exclude: ['/blog/drafts/*'], templates: ['/p/:id'], respect_robots: false, keep_query: true,
       location: '2', browser: 'firefox', throttle: '5000/1000/30', report: 'lighthouse', runs: 3,
     });
-    assert.deepEqual([...o.budget], [['lcp_p75', { max: 2500 }], ['performance_median', { min: 80 }]]);
+    assert.deepEqual([...o.budget.all], [['lcp_p75', { max: 2500 }], ['performance_median', { min: 80 }]]);
+    assert.equal(o.devices, undefined, 'no --device: the server\'s one device, no devices attribute');
     assert.deepEqual((await parse(['https://shop.example/'])).attributes, { url: 'https://shop.example/', source: 'sitemap' });
     assert.equal((await parse(['https://shop.example/', '--crawl', '--crawl-depth', '0'])).attributes.crawl_depth, 0);
     assert.equal(await parseScanArgs(['--help'], {}), 'help');
@@ -162,6 +165,47 @@ describe('scan arguments', () => {
     assert.equal((await parse(['https://shop.example/', '--compare-to', 'last'])).compareTo, 'last');
     assert.equal((await parse(['https://shop.example/'])).compareTo, undefined);
     await assert.rejects(parseScanArgs(['https://shop.example/'], {}), /no server: give --server or set WEBGAUGE_SERVER/);
+  });
+});
+
+describe('devices: --device and budgets of a device', () => {
+  test('--device lists the devices (phone: a mid-tier phone), a scan each; a budget without a device is every device\'s', async () => {
+    const o = await parse(['https://shop.example/', '--device', 'desktop,phone', '--budget', 'lcp_p75=2500', '--budget', 'phone:lcp_p75=4000',
+      '--budget', 'phone-mid:tbt_p75=600', '--budget', 'desktop:performance_median=90']);
+    assert.deepEqual(o.devices, ['desktop', 'phone-mid']);
+    assert.deepEqual(o.attributes.devices, ['desktop', 'phone-mid']);
+    assert.deepEqual([...budgetFor(o.budget, 'desktop')], [['lcp_p75', { max: 2500 }], ['performance_median', { min: 90 }]]);
+    assert.deepEqual([...budgetFor(o.budget, 'phone-mid')], [['lcp_p75', { max: 4000 }], ['tbt_p75', { max: 600 }]], 'its own replaces every device\'s');
+    assert.deepEqual((await parse(['https://shop.example/', '--device', 'phone-low', '--device', 'desktop'])).devices, ['phone-low', 'desktop']);
+    assert.deepEqual([...budgetFor(parseDeviceBudgets(['lcp_p75=1']), undefined)], [['lcp_p75', { max: 1 }]]);
+  });
+
+  test('a device that is none, given twice or not scanned, and an ID to compare with over several devices, are refused', async () => {
+    await refused(['https://shop.example/', '--device', 'tablet'], /--device "tablet": give desktop, phone-mid, phone-low or phone \(phone-mid\)/);
+    await refused(['https://shop.example/', '--device', 'phone,phone-mid'], /--device phone-mid: phone-mid is given twice/);
+    await refused(['https://shop.example/', '--budget', 'phone:lcp_p75=2500'], /a budget of one device needs --device \(e\.g\. --device desktop,phone-mid\)/);
+    await refused(['https://shop.example/', '--device', 'desktop,phone', '--budget', 'phone-low:lcp_p75=2500'], /phone-low is not scanned; --device gives desktop, phone-mid/);
+    await refused(['https://shop.example/', '--device', 'desktop', '--budget', 'tablet:lcp_p75=2500'], /"tablet" is no device; write DEVICE:NAME=VALUE/);
+    await refused(['https://shop.example/', '--device', 'phone', '--budget', 'phone:lcp_p75=1', '--budget', 'phone-mid:lcp_p75=2'],
+      /--budget phone-mid:lcp_p75=2: lcp_p75 is given twice for this device/);
+    await refused(['https://shop.example/', '--device', 'phone', '--budget', 'phone:lcp=1'], /--budget phone:lcp=1: "lcp" is no site budget/);
+    await refused(['https://shop.example/', '--device', 'desktop,phone', '--compare-to', 's0'], /with several devices give --compare-to last/);
+    assert.equal((await parse(['https://shop.example/', '--device', 'phone', '--compare-to', 's0'])).compareTo, 's0', 'one device: an ID is fine');
+  });
+
+  test('outputs of two devices: each names its device; JUnit suites and classnames by device', () => {
+    const desktop = { ...result(['lcp_p75=3600']), device: 'desktop' };
+    const phone = { ...result(['lcp_p75=2500']), id: 's2', device: 'phone-mid' };
+    assert.match(scanText(phone), /^Scan s2 of https:\/\/shop\.example as phone-mid: completed/);
+    assert.match(scanMarkdown(desktop), /^### Webgauge scan as desktop: ✅ passed/);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(scansJunit([desktop, phone]));
+    const suites = doc.testsuites.testsuite as { name: string; testcase: { classname: string }[] | { classname: string } }[];
+    assert.deepEqual(suites.map((x) => x.name), ['webgauge scan https://shop.example as desktop pages', 'webgauge scan https://shop.example as desktop site',
+      'webgauge scan https://shop.example as phone-mid pages', 'webgauge scan https://shop.example as phone-mid site']);
+    assert.equal((suites[2]!.testcase as { classname: string }[])[1]!.classname, 'phone-mid /blog/:slug');
+    assert.equal((suites[3]!.testcase as { classname: string }).classname, 'webgauge.budget.phone-mid');
+    assert.equal(doc.testsuites.tests, String(2 * 9));
+    assert.equal(doc.testsuites.failures, '4', 'the phone\'s budget and the three pages over it');
   });
 });
 
@@ -358,11 +402,14 @@ interface Stub {
   refuse?: { status: number; code: string; title: string; detail: string };
   /** GET /scans/{a}/compare/{b}: its answer (a comparison's attributes, or an error). */
   comparison?: { status: number; attributes?: GateComparison['attributes']; code?: string; detail?: string };
+  /** With devices: the second device's scan s2 (POST answers it in `included`), its states and pages. */
+  sibling?: { states: ScanAttributes[]; pages: ScanPage[] };
   close(): Promise<void>;
 }
 
 async function startStub(): Promise<Stub> {
   let polls = 0;
+  let siblingPolls = 0;
   const stub = { requests: [], states: [], pages: [] } as unknown as Stub;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let text = '';
@@ -374,13 +421,24 @@ async function startStub(): Promise<Stub> {
         res.writeHead(status, { 'content-type': 'application/vnd.api+json', ...headers });
         res.end(JSON.stringify(body));
       };
-      const links = { self: `${stub.origin}/api/2.0/scans/s1`, pages: `${stub.origin}/api/2.0/scans/s1/pages` };
-      const resource = (attributes: ScanAttributes) => ({ data: { type: 'scan', id: 's1', attributes, links } });
+      const linksOf = (id: string) => ({ self: `${stub.origin}/api/2.0/scans/${id}`, pages: `${stub.origin}/api/2.0/scans/${id}/pages` });
+      const links = linksOf('s1');
+      const resource = (attributes: ScanAttributes, id = 's1') => ({ data: { type: 'scan', id, attributes, links: linksOf(id) } });
       if (req.method === 'POST' && url.pathname === '/api/2.0/scans') {
         if (stub.refuse) return send(stub.refuse.status, { errors: [{ code: stub.refuse.code, title: stub.refuse.title, detail: stub.refuse.detail }] });
         polls = 0;
-        return send(202, { ...resource(stub.states[0]!), meta: { credits_left: 93, credits_reserved: 50 } },
+        siblingPolls = 0;
+        const included = stub.sibling ? { included: [resource(stub.sibling.states[0]!, 's2').data] } : {};
+        return send(202, { ...resource(stub.states[0]!), ...included, meta: { credits_left: 93, credits_reserved: 50 } },
           { location: links.self, 'retry-after': '5' });
+      }
+      if (req.method === 'GET' && url.pathname === '/api/2.0/scans/s2' && stub.sibling) {
+        siblingPolls = Math.min(siblingPolls + 1, stub.sibling.states.length - 1);
+        return send(200, resource(stub.sibling.states[siblingPolls]!, 's2'), { 'retry-after': '5' });
+      }
+      if (req.method === 'GET' && url.pathname === '/api/2.0/scans/s2/pages' && stub.sibling) {
+        return send(200, { data: stub.sibling.pages.map(({ id, ...attributes }) => ({ type: 'scan-page', id: `phone-${id}`, attributes })),
+          links: { self: `${stub.origin}${url.pathname}` } });
       }
       if (req.method === 'GET' && url.pathname === '/api/2.0/scans/s1') {
         polls = Math.min(polls + 1, stub.states.length - 1);
@@ -542,6 +600,45 @@ describe('webgauge scan against a stub of the scans API', () => {
     assert.equal(await runScanGate(['https://shop.example/', '--compare-to', 'last'], io), 2);
     assert.ok(!stub.requests.some((r) => r.url.includes('/compare/')));
     stub.comparison = undefined;
+  });
+
+  test('--device desktop,phone: a scan each, followed together; each judged by its own budgets; every output keyed by device', async () => {
+    walk({ ...SCAN, device_class: 'desktop' });
+    stub.states = stub.states.map((x) => ({ ...x, device_class: 'desktop' }));
+    const phoneEnd: ScanAttributes = { ...SCAN, device_class: 'phone-mid', figures: { ...SCAN.figures!,
+      largest_contentful_paint: { good: 2, needs_improvement: 3, poor: 2, median: 3100, p75: 4200 }, performance_score: { median: 62, p75: 50 } } };
+    stub.sibling = { states: [{ ...phoneEnd, state: 'discovering', found: 0, figures: null, pages: { total: 0 }, finished: null },
+      { ...phoneEnd, state: 'running', figures: null, finished: null, pages: { total: 8, queued: 8 } }, phoneEnd], pages: PAGES };
+    const [junit, markdown, json] = ['devices.xml', 'devices.md', 'devices.json'].map((f) => join(dir, f));
+    const io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    try {
+      const code = await runScanGate(['https://shop.example/', '--device', 'desktop,phone', '--budget', 'lcp_p75=3600', '--budget', 'phone:lcp_p75=4500',
+        '--budget', 'performance_median=70', '--junit', junit, '--markdown', markdown, `--json=${json}`], io);
+      assert.equal(code, 1, io.err());
+      assert.deepEqual((stub.requests[0]!.body!.data as { attributes: Record<string, unknown> }).attributes.devices, ['desktop', 'phone-mid']);
+      assert.ok(stub.requests.some((r) => r.url === '/api/2.0/scans/s2'), 'the phone\'s scan is polled too');
+      assert.match(io.err(), /Scans s1 \(desktop\), s2 \(phone-mid\): 50 credits reserved, 93 left\n/);
+      assert.match(io.err(), /\ndesktop: discovering: found 64 URLs · phone-mid: running: 0 of 8 pages done \(\d+ s\)\n/);
+      assert.match(io.err(), /\ndesktop: completed · phone-mid: completed \(\d+ s\)\n$/);
+      const out = io.out();
+      assert.match(out, /^Scan s1 of https:\/\/shop\.example as desktop: completed/);
+      assert.match(out, /\nScan s2 of https:\/\/shop\.example as phone-mid: completed/);
+      assert.match(out, /\nFAILED over 2 devices: desktop passed, phone-mid failed\n$/);
+      const doc = JSON.parse(readFileSync(json, 'utf8'));
+      assert.deepEqual([doc.passed, doc.exitCode, Object.keys(doc.devices)], [false, 1, ['desktop', 'phone-mid']]);
+      assert.deepEqual(doc.devices['phone-mid'].checks.map((c: { attribute: string; outcome: string; value: number }) => `${c.attribute} ${c.value} ${c.outcome}`),
+        ['lcp_p75 4200 pass', 'performance_median 62 fail'], 'the phone\'s own LCP budget, every device\'s performance budget');
+      assert.deepEqual(doc.devices.desktop.checks.map((c: { outcome: string }) => c.outcome), ['pass', 'pass']);
+      assert.equal(doc.devices['phone-mid'].scan.id, 's2');
+      assert.equal(doc.devices['phone-mid'].pages.length, 8);
+      const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+      assert.equal(xml.testsuites.testsuite.length, 4);
+      const md = readFileSync(markdown, 'utf8');
+      assert.match(md, /^### Webgauge scan as desktop: ✅ passed/);
+      assert.match(md, /\n### Webgauge scan as phone-mid: ❌ 1 of 2 budgets failed/);
+    } finally {
+      stub.sibling = undefined;
+    }
   });
 
   test('a refused scan, a bad budget and an unreachable server exit 2; --json is still one JSON document', async () => {
