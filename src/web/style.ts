@@ -265,6 +265,7 @@ table.list td.scmp-reasons{white-space:normal;min-width:200px;max-width:380px}
 table.scmp-pages td{vertical-align:top}table.scmp-pages td.num{white-space:normal;min-width:62px}.scmp-pages .nw{white-space:nowrap}
 .scmp-path{display:block;font-weight:600}.scmp-sub{display:block;font-size:12px}.scan-template-inline{font-family:"Liberation Mono",monospace;color:var(--muted)}
 table.list.scmp-site th[scope=row]{text-transform:none;letter-spacing:0;color:var(--ink);font-size:14px;font-weight:600;white-space:normal}
+table.list.scan-devices-table th{white-space:normal}table.list.scan-devices-table th[scope=row]{text-transform:none;letter-spacing:0;color:var(--ink);font-size:14px;font-weight:600}
 table.list.scmp-site td{white-space:nowrap}table.list.scmp-site td.scmp-change{white-space:normal}.scmp-site .nw{white-space:nowrap}
 .scmp-reasons ul{margin:0;padding:0;list-style:none}.scmp-reasons li{margin:0 0 3px}.scmp-reasons .muted{font-size:12px}
 td.scmp-verdict{font-weight:700}table.list td.scmp-state{white-space:normal;min-width:120px}

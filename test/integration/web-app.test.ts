@@ -37,7 +37,7 @@ const ANALYZE_FIELDS = ['URL', 'Desktop', 'Phone (mid-tier)', 'Phone (low-tier)'
   'Stop the test at onload', 'HTTP user name', 'HTTP password', 'Cookies', 'Only load URLs matching', 'Block URLs matching'];
 const PRO_FIELDS = ['Simulated device', 'User agent', 'Viewport width', 'Viewport height', 'Pixel ratio', 'Rotate (swap width and height)', 'DNS overrides'];
 /** "New scan"'s fields: the scan's own, then Analyze's "Analysis options" (each page's test gets them). */
-const SCAN_FIELDS = ['URL', 'Source', 'Max pages', 'Pages per template', 'Crawl depth', 'URLs', 'Include', 'Exclude', 'Templates',
+const SCAN_FIELDS = ['URL', 'Desktop', 'Phone (mid-tier)', 'Phone (low-tier)', 'Source', 'Max pages', 'Pages per template', 'Crawl depth', 'URLs', 'Include', 'Exclude', 'Templates',
   'Alert conditions', 'Respect robots.txt', 'Keep query strings', ...ANALYZE_FIELDS.slice(ANALYZE_FIELDS.indexOf('Location')), ...PRO_FIELDS, 'Repeat'];
 
 /** The pages of the finished scan seeded in step 21a: known figures, so the site report's numbers are known. */
@@ -1092,9 +1092,9 @@ describe('the web app in a real browser (sqlite)', () => {
     const rows = await tableRows(page, 'table.scans-list');
     assert.equal(rows.length, 2, `both scans are listed: ${JSON.stringify(rows)}`);
     assert.deepEqual(rows.map((r) => r[0]), [`${SCAN_SITE}/shop/`, `${SCAN_SITE}/`], 'newest first');
-    assert.deepEqual(rows[0]!.filter((_, i) => i !== 4), [`${SCAN_SITE}/shop/`, 'Crawl', 'Running', '1 of 3', '–']);
-    assert.deepEqual(rows[1]!.filter((_, i) => i !== 4), [`${SCAN_SITE}/`, 'Sitemap', 'Completed', '6 of 6 (1 failed)', '82%'], 'the median performance of its 5 pages');
-    assert.match(rows[1]![4]!, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'when it started');
+    assert.deepEqual(rows[0]!.filter((_, i) => i !== 5), [`${SCAN_SITE}/shop/`, 'Desktop', 'Crawl', 'Running', '1 of 3', '–']);
+    assert.deepEqual(rows[1]!.filter((_, i) => i !== 5), [`${SCAN_SITE}/`, 'Desktop', 'Sitemap', 'Completed', '6 of 6 (1 failed)', '82%'], 'the median performance of its 5 pages');
+    assert.match(rows[1]![5]!, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'when it started');
     assert.equal(await page.$eval(aria(`${SCAN_SITE}/`, 'link'), (e) => e.getAttribute('href')), `/scans/${finishedScan.scanId}`, 'the site links to its scan');
     await checkScreen(page, 'scans');
 
@@ -1473,15 +1473,15 @@ describe('the web app in a real browser (sqlite)', () => {
     const what = `${url} (weekly)`;
     let rows = await tableRows(page, 'table.schedules-list');
     assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0]![0], rows[0]![1], rows[0]![3], rows[0]![4]], [`${url}PauseDelete`, 'Weekly', 'Completed', '–']);
-    assert.match(rows[0]![2]!, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'the next scan, a week on');
+    assert.deepEqual([rows[0]![0], rows[0]![1], rows[0]![2], rows[0]![4], rows[0]![5]], [`${url}PauseDelete`, 'Desktop', 'Weekly', 'Completed', '–']);
+    assert.match(rows[0]![3]!, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'the next scan, a week on');
     assert.equal(await page.$eval('table.schedules-list td a', (e) => e.getAttribute('href')), `/scans/${m[1]}`, 'the last scan links its screen');
     await checkScreen(page, 'scans, a schedule');
     await clickAndWait(page, aria(`Pause ${what}`, 'button'));
     rows = await tableRows(page, 'table.schedules-list');
-    assert.equal(rows[0]![2], 'Paused');
+    assert.equal(rows[0]![3], 'Paused');
     await clickAndWait(page, aria(`Resume ${what}`, 'button'));
-    assert.match((await tableRows(page, 'table.schedules-list'))[0]![2]!, /^\d{4}-/, 'resumed');
+    assert.match((await tableRows(page, 'table.schedules-list'))[0]![3]!, /^\d{4}-/, 'resumed');
 
     // Another account's schedule: not found, and left alone.
     await goto(other, `${server.base}/scans`);
@@ -1497,6 +1497,46 @@ describe('the web app in a real browser (sqlite)', () => {
     assert.match(await asked, /^Delete the schedule of .*\? No more scans of it start; its scans stay\.$/);
     assert.match(await textOf(page, '#schedules'), /No scan repeats yet/);
     assert.equal((await call(server, 'GET', `/scans/${m[1]}`, { key: ownerKey })).status, 200, 'its scan stays');
+  });
+
+  it('21h. "New scan" with Desktop and Phone (mid-tier) checked: a scan each; each screen says its device and links the other; their site figures side by side', { timeout: 90_000 }, async () => {
+    await goto(page, `${server.base}/scans`);
+    assert.deepEqual(await page.$$eval('fieldset.scan-devices input', (es) => es.map((e) => `${(e as HTMLInputElement).value} ${(e as HTMLInputElement).checked}`)),
+      ['desktop true', 'phone-mid false', 'phone-low false'], 'Desktop checked by default');
+    assert.equal(await page.$eval('fieldset.scan-devices', (e) => document.getElementById(e.getAttribute('aria-describedby') ?? '')?.textContent ?? ''),
+      await textOf(page, '#f-devices-hint'), 'the Devices hint describes the group');
+    const url = site.url('/');
+    await page.locator(aria('URL', 'textbox')).fill(url);
+    await page.locator(aria('Phone (mid-tier)', 'checkbox')).click();
+    await page.locator(aria('Source', 'combobox')).fill('list');
+    await page.locator(aria('URLs', 'textbox')).fill(url);
+    await page.locator(aria('Max pages', 'spinbutton')).fill('1');
+    await page.locator(aria('Analysis options')).click();
+    await page.locator(aria('Report type', 'combobox')).fill((await optionValue(page, aria('Report type', 'combobox'), 'Metrics only (no report)'))!);
+    await clickAndWait(page, aria('Start scan', 'button'));
+    const m = /^\/scans\/([^/]+)$/.exec(new URL(page.url()).pathname);
+    assert.ok(m, `"Start scan" opens the first device's scan: ${page.url()}`);
+    const desktop = (await call(server, 'GET', `/scans/${m[1]}`, { key: ownerKey })).body.data.attributes;
+    assert.equal(desktop.device_class, 'desktop');
+    const phoneId = desktop.siblings[0].scan as string;
+    assert.match(await textOf(page, '.scan-facts'), /^Desktop · List of URLs · /, 'the scan says its device first');
+    assert.equal(await page.$eval(`.scan-siblings ${aria('Phone (mid-tier)', 'link')}`, (e) => e.getAttribute('href')), `/scans/${phoneId}`, 'and links its sibling');
+    await waitForStatus(page, /^Completed: 1 page measured$/, 'the desktop scan', 60_000);
+    for (let i = 0; (await call(server, 'GET', `/scans/${phoneId}`, { key: ownerKey })).body.data.attributes.state !== 'completed'; i++) {
+      assert.ok(i < 300, 'the phone\'s scan completes');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await goto(page, `${server.base}/scans/${m[1]}`);
+    const side = await tableRows(page, 'table.scan-devices-table');
+    assert.deepEqual(side[0], ['1', '1'], `pages measured, each device: ${JSON.stringify(side)}`);
+    assert.deepEqual(await page.$$eval('table.scan-devices-table thead th', (ths) => ths.map((t) => t.textContent)), ['Figure', 'Desktop', 'Phone (mid-tier)']);
+    await checkScreen(page, 'scan, two devices');
+    await clickAndWait(page, `.scan-siblings ${aria('Phone (mid-tier)', 'link')}`);
+    assert.match(await textOf(page, '.scan-facts'), /^Phone \(mid-tier\) · /);
+    assert.equal(await page.$eval(`.scan-siblings ${aria('Desktop', 'link')}`, (e) => e.getAttribute('href')), `/scans/${m[1]}`, 'the phone\'s links the desktop\'s');
+    await checkScreen(page, 'scan, the phone of two devices');
+    await goto(page, `${server.base}/scans`);
+    assert.deepEqual((await tableRows(page, 'table.scans-list')).slice(0, 2).map((r) => r[1]).sort(), ['Desktop', 'Phone (mid-tier)'], 'the list says each scan\'s device');
   });
 
   journeySteps(() => ({ server, site, browser, page, other, ownerKey }));

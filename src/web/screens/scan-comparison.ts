@@ -18,7 +18,7 @@ import { figure, formatChangeSize, formatFigure, headingOf, type FigureUnit } fr
 import { errorScreen, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, plural, utcMinute } from './figures.js';
-import { gradeLetter, SOURCE_NAMES } from './scan-view.js';
+import { deviceLabel, gradeLetter, SOURCE_NAMES } from './scan-view.js';
 import { pathOnSite, scanSite } from '../../analysis/site-figures.js';
 
 /** The compared figures' column headings: their short names in the one table ("LCP", "Fully loaded"). */
@@ -170,7 +170,8 @@ export function comparisonScreen(kit: WebKit, v: Visitor, nonce: string, pair: S
     ? `<section class="card scmp-notes" aria-labelledby="scmp-notes-h"><h2 id="scmp-notes-h">Read this first</h2><ul>${c.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></section>`
     : '';
   const body = `<h1 class="scan-title">Scans of <span class="url">${esc(site)}</span> compared</h1>` +
-    `<p class="muted scan-facts">Before: ${when(pair.before.scan)} UTC · After: ${when(pair.after.scan)} UTC</p>` +
+    `<p class="muted scan-facts">${esc(deviceLabel(pair.after.scan.device_class))} · Before: ${when(pair.before.scan)} UTC · ` +
+    `After: ${when(pair.after.scan)} UTC</p>` +
     `<div class="actions"><a class="btn secondary" href="/scans/${esc(pair.before.scan.id)}">The before scan</a>` +
     `<a class="btn secondary" href="/scans/${esc(pair.after.scan.id)}">The after scan</a></div>` +
     `${notes}<div class="scan-cards">${countsPart(c)}${scanFacts('Before', pair.before, kit)}${scanFacts('After', pair.after, kit)}</div>` +
@@ -198,7 +199,7 @@ export function comparePart(scan: ScanRow, previous: ScanRow | undefined, others
     `${esc(SOURCE_NAMES[s.source] ?? s.source)}</option>`).join('');
   const form = others.length
     ? `<form method="get" action="/scans/${esc(scan.id)}/compare" class="row scmp-pick">` +
-      `${formField('scmp-with', 'Scan to compare with', (d) => `<select id="scmp-with" name="with"${d}>${options}</select>`, 'Completed scans of this site, newest first; the earlier is the before')}` +
+      `${formField('scmp-with', 'Scan to compare with', (d) => `<select id="scmp-with" name="with"${d}>${options}</select>`, `Completed scans of this site as ${esc(deviceLabel(scan.device_class))}, newest first; the earlier is the before`)}` +
       '<div class="field"><button class="btn secondary" type="submit">Compare</button></div></form>'
     : '';
   return `<section class="card scan-compare-with" aria-labelledby="scan-compare-h"><h2 id="scan-compare-h">Compare</h2>${link}${form}</section>`;

@@ -1,6 +1,6 @@
 /**
  * "Site over time" on a scan's screen (docs/scans.md "Site history"): the site figures of the account's completed
- * scans of the scan's site and source (core siteHistory, as GET /scans/{id}/history answers them) as line charts,
+ * scans of the scan's site, device and source (core siteHistory, as GET /scans/{id}/history answers them) as line charts,
  * every point a link to its scan (charts.ts, as a page's history charts), then the same scans as a table with their
  * grades. Shown when the site has at least two completed scans.
  */
@@ -11,7 +11,7 @@ import { GRADE_COLOUR } from '../../report/page.js';
 import { lineChart, when, type ChartMetric } from '../charts.js';
 import { esc } from '../kit.js';
 import { figureHeads, plural } from './figures.js';
-import { SOURCE_NAMES } from './scan-view.js';
+import { deviceLabel, SOURCE_NAMES } from './scan-view.js';
 
 /** The charted figures: the site figures the table charts (analysis/named-site-figures.ts), with its labels, prints and axes. */
 const SITE_CHARTS: { figure: string; metric: ChartMetric }[] = CHARTED_SITE_FIGURES.map((f) => ({
@@ -52,7 +52,8 @@ export function siteOverTime(h: SiteHistory): string {
     href: `/scans/${p.scan}`, time: p.created, value: p.figures[figure] ?? null, lighthouse: lighthouseOf(p),
   })), [], 'scan')).join('');
   const first = h.points[0]!;
-  const note = `${plural(h.points.length, 'completed scan')} of ${esc(h.site)} (${esc(SOURCE_NAMES[h.source] ?? h.source)}) since ${esc(when(first.created))}` +
+  const note = `${plural(h.points.length, 'completed scan')} of ${esc(h.site)} as ${esc(deviceLabel(h.deviceClass))} ` +
+    `(${esc(SOURCE_NAMES[h.source] ?? h.source)}) since ${esc(when(first.created))}` +
     `${h.points.length >= 100 ? ', the newest 100' : ''}. Each point opens its scan.`;
   return `<section id="site-over-time" class="scan-section" aria-labelledby="site-over-time-h"><h2 id="site-over-time-h">Site over time</h2>` +
     `<p class="muted">${note}</p><div class="charts">${charts}</div>${scansTable(h)}</section>`;

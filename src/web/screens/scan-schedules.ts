@@ -19,7 +19,7 @@ import { FREQUENCIES, frequencySpec, type Frequency, type FrequencySpec } from '
 import { actionButton, errorScreen, esc, formField, seeOther, selected, type WebKit } from '../kit.js';
 import type { FormFields, Visitor } from '../session.js';
 import { utcMinute } from './figures.js';
-import { STATE_NAMES } from './scan-view.js';
+import { deviceLabel, STATE_NAMES } from './scan-view.js';
 
 /** The Repeat menu's value for a scan started once. */
 export const ONCE = 'once';
@@ -70,7 +70,8 @@ function scheduleRow(v: Visitor, s: ScheduleView): string {
       actionButton(v, `/scan_schedules/${s.id}/delete`, 'Delete', { style: 'danger small', name: `Delete ${what}`,
         confirm: `Delete the schedule of ${s.url}? No more scans of it start; its scans stay.` }) + '</div>'
     : '';
-  return `<tr><td class="url">${esc(s.url)}${actions}</td><td>${esc(frequencyLabel(s.frequency))}</td><td>${next}</td><td>${last}</td>` +
+  return `<tr><td class="url">${esc(s.url)}${actions}</td><td>${esc(s.devices.map(deviceLabel).join(', '))}</td>` +
+    `<td>${esc(frequencyLabel(s.frequency))}</td><td>${next}</td><td>${last}</td>` +
     `<td class="schedule-skipped">${skipped}</td></tr>`;
 }
 
@@ -83,7 +84,8 @@ export async function schedulesPart(kit: WebKit, v: Visitor): Promise<string> {
     content = `<div class="card"><p class="scan-empty">No scan repeats yet.${mayChange(v.principal)
       ? ' Pick a frequency under Repeat to scan a site again and again.' : ''}</p></div>`;
   } else {
-    content = `<div class="card tablewrap"><table class="list schedules-list"><thead><tr><th scope="col">Site</th><th scope="col">Repeat</th>` +
+    content = `<div class="card tablewrap"><table class="list schedules-list"><thead><tr><th scope="col">Site</th><th scope="col">Devices</th>` +
+      `<th scope="col">Repeat</th>` +
       `<th scope="col">Next scan (UTC)</th><th scope="col">Last scan</th><th scope="col">Last skipped</th></tr></thead>` +
       `<tbody>${views.map((s) => scheduleRow(v, s)).join('')}</tbody></table></div>`;
   }

@@ -20,6 +20,7 @@ import type { Visitor } from '../session.js';
 import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
 import { leftText, rateText } from '../../core/scans/scan-pace.js';
 import { aboutText } from '../../core/tests/phases.js';
+import { deviceClassSpec, isDeviceClass } from '../../core/vocabulary/device-classes.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -41,6 +42,9 @@ const SKIP_NAMES: Record<string, string> = {
   sampled_out: 'Sampled out (enough pages of their template)',
   over_max_pages: 'Over Max pages',
 };
+
+/** A device class as people read it ("Phone (mid-tier)"); an unknown one as it is. */
+export const deviceLabel = (id: string): string => (isDeviceClass(id) ? deviceClassSpec(id).label : id);
 
 export const isRunning = (state: string): boolean => state === 'discovering' || state === 'running';
 
@@ -396,8 +400,8 @@ export function siteReport(s: ScanView, f: SiteFigures): string {
 export function scanHead(kit: WebKit, v: Visitor, s: ScanView): string {
   const { catalog } = kit.ctx;
   const when = s.finished ? `started ${timeTag(s.started ?? s.created)}, finished ${timeTag(s.finished)} UTC` : `started ${timeTag(s.started ?? s.created)} UTC`;
-  const facts = `<p class="muted scan-facts">${esc(SOURCE_NAMES[s.source] ?? s.source)} · ${when} · ${esc(catalog.location(s.location)?.name ?? s.location)} · ` +
-    `${esc(catalog.browser(s.browser)?.name ?? s.browser)}</p>`;
+  const facts = `<p class="muted scan-facts">${esc(deviceLabel(s.deviceClass))} · ${esc(SOURCE_NAMES[s.source] ?? s.source)} · ${when} · ` +
+    `${esc(catalog.location(s.location)?.name ?? s.location)} · ${esc(catalog.browser(s.browser)?.name ?? s.browser)}</p>`;
   const running = isRunning(s.state);
   const followed = isFollowed(s);
   const downloads = s.pages.total > 0

@@ -13,7 +13,7 @@ import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import { DEFAULT_MAX_PAGES, DEFAULT_SAMPLE, DEFAULT_CRAWL_DEPTH } from '../../core/scans/scan-request.js';
 import {
-  cancelScan, getScan, listScanPages, listScans, runningScanPace, scanNotFound, scanPages, scanPagesMatching, scanProgress, type ScanRow,
+  cancelScan, getScan, listScanPages, listScans, runningScanPace, scanNotFound, scanPages, scanPagesMatching, scanProgress, siblingScans, type ScanRow,
 } from '../../core/scans/scans.js';
 import { siteHistory } from '../../core/scans/scan-history.js';
 import { scanFileName, scanPagesCsv, scanPagesJson, scanView, type ScanView } from '../../core/scans/scan-export.js';
@@ -27,9 +27,10 @@ import { utcMinute } from './figures.js';
 import { comparePart, registerScanCompareScreens } from './scan-comparison.js';
 import { alertsPart, conditionsFromLines, CONDITIONS_HINT } from './scan-alerts.js';
 import { siteOverTime } from './scan-history.js';
+import { devicesField, devicesFromForm, siblingsPart } from './scan-devices.js';
 import { registerScanScheduleScreens, repeatField, schedulesPart, startFromForm } from './scan-schedules.js';
 import {
-  doneOf, isFollowed, pagesPart, pagesQueryOf, pagesViewOf, progressPart, scanHead, scanKey, scanLabel, siteReport, SOURCE_NAMES, STATE_NAMES,
+  deviceLabel, doneOf, isFollowed, pagesPart, pagesQueryOf, pagesViewOf, progressPart, scanHead, scanKey, scanLabel, siteReport, SOURCE_NAMES, STATE_NAMES,
 } from './scan-view.js';
 
 /** Scans the list shows a page. */
@@ -63,6 +64,8 @@ export function scanAttributesFromForm(form: FormFields): Record<string, unknown
   }
   const conditions = lines(form.get('alert_conditions'));
   if (conditions.length) a.alert_conditions = conditionsFromLines(conditions);
+  const devices = devicesFromForm(form);
+  if (devices) a.devices = devices;
   // A box left unchecked sends nothing: robots.txt is respected unless its box was unchecked.
   a.respect_robots = form.has('respect_robots') ? 1 : 0;
   if (form.has('keep_query')) a.keep_query = 1;
@@ -90,6 +93,7 @@ function newScanForm(v: Visitor, form: FormFields, kit: WebKit, credits: string,
   return `<form method="post" action="/scans" class="card scan-form">${csrfField(v)}${errorBox(error)}
 ${formField('f-url', 'URL', (d) => `<input id="f-url" name="url" type="text" inputmode="url" placeholder="https://example.com/"${d} value="${esc(form.get('url') ?? '')}">`,
     'The site’s start page; only pages of its host are tested')}
+${devicesField(form)}
 <div class="row">${sourceField}
 ${input(form, 'max_pages', 'Max pages', { type: 'number', hint: `1 to ${cap}; default ${Math.min(DEFAULT_MAX_PAGES, cap)}`, attrs: ` min="1" max="${cap}"` })}
 ${input(form, 'sample', 'Pages per template', { type: 'number', hint: `default ${DEFAULT_SAMPLE}; 0 tests every page`, attrs: ' min="0"' })}
@@ -103,7 +107,7 @@ ${textarea(form, 'alert_conditions', 'Alert conditions', CONDITIONS_HINT, 3)}
 ${optionsFields(v.principal, kit.ctx.catalog, form)}
 <div class="scan-repeat">${repeatField(v, form)}</div>
 <div class="scan-submit"><button class="btn" type="submit">Start scan</button>
-<span class="hint">Reserves Max pages × a test’s credits now and gives back what discovery does not use · ${credits} · ${esc(plan.name)} plan</span></div>
+<span class="hint">Reserves Max pages × a test’s credits (of each device) now and gives back what discovery does not use · ${credits} · ${esc(plan.name)} plan</span></div>
 </form>`;
 }
 
@@ -111,7 +115,7 @@ function scanRow(s: ScanView): string {
   const median = s.figures?.performance_score.median;
   const pages = s.state === 'discovering' ? '<span class="muted">discovering</span>'
     : `${doneOf(s)}${s.pages.failed ? ` <span class="muted">(${s.pages.failed} failed)</span>` : ''}`;
-  return `<tr><td class="url">${urlLink(`/scans/${s.id}`, s.url)}</td><td>${esc(SOURCE_NAMES[s.source] ?? s.source)}</td>` +
+  return `<tr><td class="url">${urlLink(`/scans/${s.id}`, s.url)}</td><td>${esc(deviceLabel(s.deviceClass))}</td><td>${esc(SOURCE_NAMES[s.source] ?? s.source)}</td>` +
     `<td>${esc(STATE_NAMES[s.state] ?? s.state)}</td><td class="num">${pages}</td>` +
     `<td><time datetime="${new Date(s.started ?? s.created).toISOString()}">${esc(utcMinute(s.started ?? s.created))}</time></td>` +
     `<td class="num">${median === null || median === undefined ? '–' : `${Math.round(median)}%`}</td></tr>`;
@@ -129,7 +133,7 @@ export async function scansScreen(kit: WebKit, v: Visitor, nonce: string, page =
       ? 'There are no scans this far into the list. <a href="/scans">Go to the first page</a>.'
       : 'No scans yet. A scan tests the pages of a site and reports on the whole site.'}</p></div>`;
   } else {
-    content = `<div class="card tablewrap"><table class="list scans-list"><thead><tr><th scope="col">Site</th><th scope="col">Source</th>` +
+    content = `<div class="card tablewrap"><table class="list scans-list"><thead><tr><th scope="col">Site</th><th scope="col">Device</th><th scope="col">Source</th>` +
       `<th scope="col">State</th><th scope="col" class="num">Pages done</th><th scope="col">Started (UTC)</th>` +
       `<th scope="col" class="num">Median performance</th></tr></thead><tbody>${views.map(scanRow).join('')}</tbody></table></div>`;
   }
@@ -174,7 +178,8 @@ async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow,
   const compare = await scansToCompareWith(kit.ctx.store, v.principal.accountId, scan);
   const history = await siteHistory(kit.ctx.store.db, v.principal.accountId, scan.id);
   const scheduled = scan.schedule_id ? '<p class="muted scan-scheduled">Started by a <a href="/scans#schedules">scheduled scan</a> of the site.</p>' : '';
-  const body = `${scanHead(kit, v, s)}${scheduled}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
+  const siblings = await Promise.all((await siblingScans(db, scan)).map(async (row) => ({ row, pages: await scanProgress(db, row.id) })));
+  const body = `${scanHead(kit, v, s)}${scheduled}${siblingsPart(s, siblings)}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
     `${alertsPart(s)}${s.figures ? siteReport(s, s.figures) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view, match)}`;
   return shell(v, nonce, { title: `Scan of ${s.url}`, active: 'scans', body,
     head: isFollowed(s) ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
