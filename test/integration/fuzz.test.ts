@@ -33,7 +33,7 @@ const WEB_FIELDS = ['url', 'location', 'browser', 'report', 'retention', 'runs',
   'allow_url', 'block_url', 'dns', 'simulate_device', 'device_class', 'user_agent', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
   'httpauth_username', 'httpauth_password', 'name', 'color', 'description', 'monitoring', 'frequency', 'tags', 'tag', 'confirm', 'reports',
   'next', 'sort', 'page', 'email', 'password', 'source', 'max_pages', 'sample', 'crawl_depth', 'urls', 'include', 'exclude', 'templates',
-  'respect_robots', 'keep_query', 'alert_conditions'];
+  'respect_robots', 'keep_query', 'alert_conditions', 'devices'];
 
 /** Percent-encodes every byte of the UTF-8 form but the unreserved characters (lone surrogates included). */
 const pct = (s: string) =>
@@ -72,7 +72,7 @@ function withoutLookups(v: unknown, url: unknown): unknown {
 
 const ATTRIBUTES = ['url', 'location', 'browser', 'report', 'retention', 'adblock', 'cookies', 'video', 'stop_onload', 'throttle',
   'allow_url', 'block_url', 'dns', 'simulate_device', 'device_class', 'browser_width', 'browser_height', 'browser_dppx', 'browser_rotate',
-  'user_agent', 'httpauth_username', 'httpauth_password', 'name', 'description', 'color', 'frequency', 'paused', 'alert_conditions'];
+  'user_agent', 'httpauth_username', 'httpauth_password', 'name', 'description', 'color', 'frequency', 'paused', 'alert_conditions', 'devices'];
 
 interface Ids {
   report: string;
