@@ -5,7 +5,9 @@
  * pages from its robots.txt (a sitemap index, a nested index, a .xml.gz and a text sitemap), one page of each template
  * and two of them (max-pages 2: the first two templates), Lighthouse on each, two agent slots sharing the scan. The scan completes with site figures from the
  * pages' real reports; each page is an ordinary report of source scan with its page; the JUnit file has a case per
- * page and per budget; a budget the site cannot meet exits 1.
+ * page and per budget; a budget the site cannot meet exits 1. The same invocation scans the site as a mid-tier phone too
+ * (--device desktop,phone): a sibling scan whose pages are real phone loads (the agent's CPU slowed to the phone's, its
+ * report says so), other pages than the desktop's, judged by the phone's own budget, every output keyed by device.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -35,17 +37,23 @@ describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test('one page of a template each, two templates, tested with Lighthouse on two slots; the site figures come from their reports', async () => {
+  test('one page of a template each, two templates, tested with Lighthouse on two slots, as a desktop and as a phone; the site figures come from their reports', async () => {
     const junit = join(dir, 'scan.xml');
     const json = join(dir, 'scan.json');
     const out = capturedIo({ WEBGAUGE_SERVER: server.base, WEBGAUGE_KEY: server.key, WEBGAUGE_POLL_MS: '200' });
-    const code = await runScanGate([site.url(SCAN_SITE.start), '--sitemap', '--sample', '1', '--max-pages', '2',
-      '--budget', 'poor_lcp_pages=0', '--budget', 'fully_loaded_p75=1', '--junit', junit, `--json=${json}`], out);
-    // fully_loaded_p75=1 (ms) cannot be met: the exit code says a budget failed (1), not that the scan failed (2).
+    const code = await runScanGate([site.url(SCAN_SITE.start), '--sitemap', '--sample', '1', '--max-pages', '2', '--device', 'desktop,phone',
+      '--budget', 'poor_lcp_pages=0', '--budget', 'desktop:fully_loaded_p75=1', '--budget', 'phone:fully_loaded_p75=600000',
+      '--junit', junit, `--json=${json}`], out);
+    // The desktop's fully_loaded_p75=1 (ms) cannot be met: the exit code says a budget failed (1), not that the scan failed (2).
     assert.equal(code, 1, `${out.err()}\n${out.out()}`);
     assert.match(out.out(), /poor_lcp_pages/);
+    assert.match(out.out(), /\nFAILED over 2 devices: desktop failed, phone-mid passed\n$/);
 
-    const doc = JSON.parse(await readFile(json, 'utf8'));
+    const both = JSON.parse(await readFile(json, 'utf8'));
+    assert.deepEqual(Object.keys(both.devices), ['desktop', 'phone-mid']);
+    const doc = both.devices.desktop;
+    const phone = both.devices['phone-mid'];
+    assert.deepEqual([both.exitCode, doc.exitCode, phone.exitCode], [1, 1, 0], 'each device judged by its own budgets');
     assert.equal(doc.exitCode, 1);
     assert.equal(doc.pages.length, 2);
     const scan = (await call(server, 'GET', `/scans/${doc.scan.id}`, { key: server.key })).body.data.attributes;
@@ -91,8 +99,24 @@ describe('webgauge scan of the fixture site, real loads (sqlite)', () => {
       assert.ok(test.body.data.attributes.page);
     }
 
+    // The phone's scan: the same two pages, loaded as a mid-tier phone (other pages than the desktop's), its figures its own.
+    const phoneScan = (await call(server, 'GET', `/scans/${phone.scan.id}`, { key: server.key })).body.data.attributes;
+    assert.deepEqual([phoneScan.state, phoneScan.device_class, phoneScan.siblings[0].scan], ['completed', 'phone-mid', doc.scan.id]);
+    assert.equal(phoneScan.figures.pages_measured, 2);
+    const phonePages = (await call(server, 'GET', `/scans/${phone.scan.id}/pages?sort=template`, { key: server.key })).body.data;
+    assert.deepEqual(phonePages.map((p: any) => p.attributes.url), pages.map((p: any) => p.attributes.url), 'the same pages');
+    for (const [i, p] of phonePages.entries()) {
+      const report = (await call(server, 'GET', `/reports/${p.attributes.report}`, { key: server.key })).body.data.attributes;
+      assert.equal(report.device_class, 'phone-mid', 'a phone\'s load');
+      assert.equal(report.cpu_benchmark_target, 1000);
+      const desktopTest = (await call(server, 'GET', `/tests/${pages[i].attributes.test}`, { key: server.key })).body.data.attributes;
+      const phoneTest = (await call(server, 'GET', `/tests/${p.attributes.test}`, { key: server.key })).body.data.attributes;
+      assert.notEqual(phoneTest.page, desktopTest.page, 'a URL\'s phone page is not its desktop page');
+    }
+
     const xml = await readFile(junit, 'utf8');
-    assert.equal((xml.match(/<testcase /g) ?? []).length, 2 + 2, xml);
+    assert.equal((xml.match(/<testcase /g) ?? []).length, 2 * (2 + 2), xml);
     assert.match(xml, /fully_loaded_p75/);
+    assert.match(xml, /<testsuite name="webgauge scan [^"]+ as phone-mid pages"/);
   });
 });
