@@ -18,6 +18,7 @@ import { call, engines, errorOf, startServer, type TestServer } from '../helpers
 import { creditsOf } from '../helpers/assertions.js';
 import { claimScanTests, completeScan, scanBody, startListScan, waitForScan } from '../helpers/scans.js';
 import { stubResult } from '../helpers/stub-result.js';
+import { webSession } from '../helpers/web-session.js';
 import { newId } from '../../src/core/ids.js';
 import { finishScan } from '../../src/core/scans/completion.js';
 import type { RunsFile } from '../../src/core/tests/runs.js';
@@ -339,6 +340,15 @@ for (const engine of engines()) {
       assert.equal(across.status, 400, across.text);
       assert.equal(errorOf(across).code, 'E40003');
       assert.match(errorOf(across).detail!, /ran as desktop and scan .* as phone-mid: a site's figures are compared between scans of the same device/);
+      // The app says the same, at the same status: a 400 screen, no comparison.
+      const web = webSession(server);
+      const cookie = await web.signIn(key);
+      const screen = await web.get(cookie, `/scans/${desktop.id}/compare/${phone2}`);
+      assert.equal(screen.status, 400, screen.html.slice(0, 300));
+      assert.match(screen.html, /compared between scans of the same device/);
+      const shown = await web.get(cookie, `/scans/${phone.id}`);
+      assert.match(shown.html, /<p class="muted scan-facts">Phone \(mid-tier\) · /);
+      assert.match(shown.html, new RegExp(`<a href="/scans/${desktop.id}">Desktop</a>`), 'the phone\'s screen links its desktop sibling');
       const phones = await call(server, 'GET', '/scans?filter[device_class]=phone-mid', { key });
       assert.deepEqual(phones.body.data.map((x: any) => x.id).sort(), [phone.id, phone2].sort());
       const json = await call(server, 'GET', `/scans/${phone.id}/pages.json`, { key });
