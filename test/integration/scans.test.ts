@@ -285,7 +285,8 @@ for (const engine of engines()) {
       const key = await server.account({ plan: 'pro' });
       const { db } = server.app.store;
       const before = await creditsOf(server, key);
-      const lcpOver = [{ figure: 'lcp_p75', operator: 'gt', value: 2500 }];
+      // Every device's condition, and one of the phone's alone.
+      const lcpOver = [{ figure: 'lcp_p75', operator: 'gt', value: 2500 }, { figure: 'lcp_p75', operator: 'gt', value: 3450, device: 'phone' }];
       const startBoth = async () => {
         const res = await call(server, 'POST', '/scans', { key, body: scanBody({ url: site.url('/'), source: 'list', urls: ['/', '/gallery'], max_pages: 2,
           report: 'none', location: '1', devices: ['desktop', 'phone'], alert_conditions: lcpOver }) });
@@ -319,6 +320,9 @@ for (const engine of engines()) {
       assert.deepEqual([d1.attributes.figures.largest_contentful_paint.p75, p1.attributes.figures.largest_contentful_paint.p75], [1200, 3400]);
       assert.deepEqual([d1.attributes.alerts[0].holds, p1.attributes.alerts[0].holds], [false, true]);
       assert.deepEqual([d1.attributes.alerts[0].change, p1.attributes.alerts[0].change], [null, 'triggered']);
+      assert.deepEqual([d1.attributes.alerts.length, p1.attributes.alerts.length], [1, 2], 'the phone\'s condition is judged on its scan alone');
+      assert.deepEqual([p1.attributes.alerts[1].device, p1.attributes.alerts[1].holds], ['phone-mid', false]);
+      assert.deepEqual(d1.attributes.alert_conditions, [lcpOver[0]].map((c) => ({ kind: 'figure', ...c })), 'each scan lists the conditions judged on it');
       assert.equal(p1.attributes.siblings[0].state, 'completed');
 
       // The next request's scans: each compared, charted and alerted on with the same device's earlier scan only.
@@ -330,6 +334,7 @@ for (const engine of engines()) {
       const p2 = await waitForScan(server, key, phone2, (s) => s === 'completed');
       assert.equal(p2.attributes.alerts[0].previous_scan, phone.id);
       assert.equal(p2.attributes.alerts[0].change, null, 'it held on the phone\'s previous scan too (the desktop\'s did not)');
+      assert.deepEqual([p2.attributes.alerts[1].holds, p2.attributes.alerts[1].change, p2.attributes.alerts[1].previous_scan], [true, 'triggered', phone.id]);
       const last = await call(server, 'GET', `/scans/${phone2}/compare/last`, { key });
       assert.equal(last.status, 200, last.text);
       assert.deepEqual([last.body.data.attributes.before.scan, last.body.data.attributes.before.device_class], [phone.id, 'phone-mid']);
@@ -372,6 +377,10 @@ for (const engine of engines()) {
         [{ ...list, devices: ['phone', 'phone-mid'] }, 400, 'E40004', /devices\[1\] "phone-mid" is phone-mid, already listed/],
         [{ ...list, devices: ['desktop', 'phone-mid'], device_class: 'phone-mid' }, 400, 'E40004', /device_class and devices were both given/],
         [{ ...list, devices: ['desktop', 'phone-low'], browser: '1', report: 'none' }, 400, 'E40004', /devices\[1\] "phone-low": .*phone's CPU/],
+        [{ ...list, devices: ['desktop', 'phone'], alert_conditions: [{ kind: 'pages_worse', device: 'phone-low' }] }, 400, 'E40004',
+          /alert_conditions\[0\]\.device "phone-low" is not scanned: this request scans desktop, phone-mid/],
+        [{ ...list, alert_conditions: [{ kind: 'pages_worse' }, { kind: 'pages_worse', device: 'phone' }] }, 400, 'E40004',
+          /alert_conditions\[1\]\.device "phone-mid" is not scanned: this request scans desktop/],
         // 3 pages a device of a lighthouse test (1 credit each): one device's 3 credits fit the basic plan's 5, two devices' 6 do not.
         [{ ...list, devices: ['desktop', 'phone-mid'] }, 402, 'E40201', /These 2 scans \(desktop, phone-mid: max_pages 3 each, 1 \+ 1 credits a page, reserved now/],
       ];

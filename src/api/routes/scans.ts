@@ -3,6 +3,7 @@ import { toSecondsOrNull } from '../../core/clock.js';
 import type { FastifyRequest } from 'fastify';
 import { cancelScan, getScan, listScanPages, listScans, requestScan, scanPages, scanProgress, siblingScans, type ScanRow } from '../../core/scans/scans.js';
 import { parseScanRequest } from '../../core/scans/scan-request.js';
+import { conditionApplies } from '../../core/scans/alert-conditions.js';
 import { compareScanPair, type ComparedScan, type ScanPairComparison } from '../../core/scans/comparison-reader.js';
 import type { ScanPageRow } from '../../store/scans.js';
 import { scanPageAttributes, scanPagesCsv, scanPagesJson, scanView } from '../../core/scans/scan-export.js';
@@ -34,7 +35,8 @@ export async function scanResource(db: Db, s: ScanRow, links: Links) {
       respect_robots: settings.respect_robots, keep_query: settings.keep_query,
       include: settings.include, exclude: settings.exclude, templates: settings.templates, sitemaps: settings.sitemaps,
       urls_given: settings.urls.length,
-      alert_conditions: settings.alert_conditions,
+      // Those judged on this scan: a condition of another device is its sibling's.
+      alert_conditions: settings.alert_conditions.filter((c) => conditionApplies(c, s.device_class)),
       found: v.found, skipped: v.skipped, discovery_errors: v.discoveryErrors,
       pages: v.pages,
       credits_reserved: v.creditsReserved,

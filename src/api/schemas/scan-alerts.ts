@@ -3,6 +3,8 @@ import { SITE_BUDGET_NAMES } from '../../analysis/named-site-figures.js';
 import { ALERT_KINDS, FIGURE_OPERATORS, MAX_ALERT_CONDITIONS } from '../../core/scans/alert-conditions.js';
 import { int, num, obj, ref, str, strings } from './common.js';
 import type { JsonSchema } from './types.js';
+import { DEVICE_CLASS_IDS } from '../../core/vocabulary/device-classes.js';
+import { DEVICE_NAME_WORDS } from '../../core/vocabulary/device-names.js';
 
 const kinds = `figure (a site figure against a threshold; the default when figure is given), grade_drop, pages_worse, template_worse ` +
   '(changes since the site\'s previous completed scan)';
@@ -14,6 +16,7 @@ const ScanAlertConditionInput = obj({
   operator: str(`kind figure: ${FIGURE_OPERATORS.join(', ')}`),
   value: { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'figure: the threshold (ms, a layout shift, a score or pages); ' +
     'grade_drop: letters fallen, at least (default 2); pages_worse, template_worse: more than this many (default 0)' },
+  device: str(`Webgauge extension: judged on this device's scan only (${DEVICE_NAME_WORDS}), one of the request's devices; default every device's`),
 }, [], { example: { figure: 'lcp_p75', operator: 'gt', value: 2500 } });
 
 const ScanAlertCondition = obj({
@@ -21,6 +24,7 @@ const ScanAlertCondition = obj({
   figure: str('kind figure: the site figure', { nullable: true, enum: [...SITE_BUDGET_NAMES, null] }),
   operator: str('kind figure', { nullable: true, enum: [...FIGURE_OPERATORS, null] }),
   value: num('the threshold, letters or count (defaults filled in)'),
+  device: str('judged on this device\'s scan only; absent: on every device\'s', { enum: [...DEVICE_CLASS_IDS] }),
 }, ['kind', 'figure', 'operator', 'value']);
 
 const ScanAlertVerdict = obj({

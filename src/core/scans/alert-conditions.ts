@@ -10,6 +10,8 @@ import { orList } from '../../lib/words.js';
 import { ApiError, eachEntry, show } from '../errors.js';
 import { given } from '../options/options.js';
 import { OPERATOR_SYMBOLS, type Operator } from '../vocabulary/alert-operators.js';
+import type { DeviceClass } from '../vocabulary/device-classes.js';
+import { DEVICE_NAME_WORDS, deviceClassNamed } from '../vocabulary/device-names.js';
 
 export const ALERT_KINDS = ['figure', 'grade_drop', 'pages_worse', 'template_worse'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -33,6 +35,8 @@ export interface AlertCondition {
   operator: FigureOperator | null;
   /** figure: the threshold; grade_drop: letters fallen, at least; pages_worse, template_worse: more than this many. */
   value: number;
+  /** Judged on this device's scan only (a scan per device shares its request's conditions); absent: on every device's. */
+  device?: DeviceClass;
 }
 
 /** What each comparison kind's value means, its default and its bounds. */
@@ -42,12 +46,15 @@ const COMPARISON_KINDS: Record<Exclude<AlertKind, 'figure'>, { value: number; mi
   template_worse: { value: 0, min: 0, max: MAX_COUNT, unit: 'templates' },
 };
 
-const CONDITION_MEMBERS = ['kind', 'figure', 'operator', 'value'];
+const CONDITION_MEMBERS = ['kind', 'figure', 'operator', 'value', 'device'];
 const EXAMPLE = '{"figure": "lcp_p75", "operator": "gt", "value": 2500} or {"kind": "pages_worse", "value": 0}';
 const bad = (detail: string) => new ApiError('E40004', detail);
 
 /** The identity of a condition: the same on every scan that carries it, whatever else the scans have. */
-export const conditionKey = (c: AlertCondition): string => [c.kind, c.figure ?? '', c.operator ?? '', c.value].join('|');
+export const conditionKey = (c: AlertCondition): string => [c.kind, c.figure ?? '', c.operator ?? '', c.value, c.device ?? ''].join('|');
+
+/** Whether the condition is judged on a scan of `device`: it names none, or that one. */
+export const conditionApplies = (c: Pick<AlertCondition, 'device'>, device: string): boolean => c.device === undefined || c.device === device;
 
 /**
  * "LCP, 75th percentile > 2.50 s", "a page's grade falls 2 letters or more", as messages and the app say a condition to
@@ -76,7 +83,21 @@ function numberOf(v: unknown): number | undefined {
   return typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : undefined;
 }
 
+/** A condition's `device`: a device class (or `phone`); undefined when not given. */
+function parseConditionDevice(v: unknown, at: string): DeviceClass | undefined {
+  if (!given(v)) return undefined;
+  const d = typeof v === 'string' ? deviceClassNamed(v) : undefined;
+  if (!d) throw bad(`${at}.device ${show(v)} is no device class; use ${DEVICE_NAME_WORDS}, or leave device out for every device`);
+  return d;
+}
+
 function parseCondition(raw: unknown, at: string): AlertCondition {
+  const c = parseConditionWithoutDevice(raw, at);
+  const device = parseConditionDevice((raw as Record<string, unknown>).device, at);
+  return device === undefined ? c : { ...c, device };
+}
+
+function parseConditionWithoutDevice(raw: unknown, at: string): AlertCondition {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad(`${at} must be an object: ${EXAMPLE}; got ${show(raw)}`);
   const c = raw as Record<string, unknown>;
   const unknown = Object.keys(c).find((k) => !CONDITION_MEMBERS.includes(k));

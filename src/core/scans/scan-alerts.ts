@@ -11,7 +11,7 @@ import { alertsOfSiteScans, type ScanPageRow, type ScanRow } from '../../store/s
 import { clock } from '../clock.js';
 import { readScanSettings } from './scan-request.js';
 import { compareScanRows, previousScan } from './comparison-reader.js';
-import { conditionText } from './alert-conditions.js';
+import { conditionApplies, conditionText } from './alert-conditions.js';
 import { judgeConditions, withChanges, type AlertVerdict, type PreviousComparison } from './alert-verdicts.js';
 import { readScanAlerts } from './scan-readers.js';
 
@@ -33,7 +33,8 @@ export interface ScanNotices {
  * running): [] when it has none. `pages` are all its pages.
  */
 export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: SiteFigures, pages: readonly ScanPageRow[]): Promise<AlertVerdict[]> {
-  const conditions = readScanSettings(scan.settings).alert_conditions;
+  // A condition of one device is judged on that device's scan only.
+  const conditions = readScanSettings(scan.settings).alert_conditions.filter((c) => conditionApplies(c, scan.device_class));
   if (conditions.length === 0) return [];
   const done: ScanRow = { ...scan, state: 'completed', figures: JSON.stringify(figures) };
   let previous: PreviousComparison = { none: '' };
@@ -61,8 +62,8 @@ export async function judgeScanAlerts(store: Store, scan: ScanRow, figures: Site
 }
 
 /** The verdicts of a scan whose conditions could not be judged (logged): each not evaluated, saying so. */
-export function unjudged(scan: Pick<ScanRow, 'settings'>): AlertVerdict[] {
-  const conditions = readScanSettings(scan.settings).alert_conditions;
+export function unjudged(scan: Pick<ScanRow, 'settings' | 'device_class'>): AlertVerdict[] {
+  const conditions = readScanSettings(scan.settings).alert_conditions.filter((c) => conditionApplies(c, scan.device_class));
   return conditions.map((c) => {
     const outcome = `${conditionText(c)} was not evaluated: the check failed (the service's log says why).`;
     return {

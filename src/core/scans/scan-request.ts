@@ -133,6 +133,14 @@ export function parseScanRequest(a: Readonly<Attrs>, ctx: OptionsContext): ScanR
   if (source !== 'sitemap' && sitemaps.length > 0) throw bad(`sitemaps are read by source "sitemap"; this scan's source is "${source}"`);
   const crawlDepth = number(a, 'crawl_depth', true, 0, MAX_CRAWL_DEPTH);
   if (crawlDepth !== undefined && source !== 'crawl') throw bad(`crawl_depth is for source "crawl"; this scan's source is "${source}"`);
+  const alertConditions = parseAlertConditions(a.alert_conditions);
+  const scanned = devices.map((d) => d.device);
+  eachEntry('alert_conditions', alertConditions, (c, at) => {
+    if (c.device !== undefined && !scanned.includes(c.device)) {
+      throw bad(`${at}.device "${c.device}" is not scanned: this request scans ${scanned.join(', ')}; give one of them, or leave device out`);
+    }
+    return c;
+  });
   return {
     devices,
     settings: {
@@ -146,7 +154,7 @@ export function parseScanRequest(a: Readonly<Attrs>, ctx: OptionsContext): ScanR
       crawl_depth: crawlDepth ?? DEFAULT_CRAWL_DEPTH,
       respect_robots: bool(a, 'respect_robots', true),
       keep_query: bool(a, 'keep_query', false),
-      alert_conditions: parseAlertConditions(a.alert_conditions),
+      alert_conditions: alertConditions,
     },
   };
 }

@@ -4,7 +4,7 @@
  * on the new-scan form, the conditions one per line ("lcp_p75 > 2500", "pages_worse 0"), turned into the API's
  * `alert_conditions` for its parser to judge (core/scans/alert-conditions.ts).
  */
-import { ALERT_KINDS, conditionText, FIGURE_OPERATORS } from '../../core/scans/alert-conditions.js';
+import { ALERT_KINDS, conditionApplies, conditionText, FIGURE_OPERATORS } from '../../core/scans/alert-conditions.js';
 import type { AlertVerdict } from '../../core/scans/alert-verdicts.js';
 import type { ScanView } from '../../core/scans/scan-export.js';
 import { OPERATOR_SYMBOLS } from '../../core/vocabulary/alert-operators.js';
@@ -18,20 +18,29 @@ const OPERATOR_WORDS: Record<string, string> = {
 
 /** The form's lines as `alert_conditions` ("lcp_p75 > 2500", "grade_drop 2", "template_worse"); the API's parser judges them. */
 export function conditionsFromLines(lines: readonly string[]): Record<string, unknown>[] {
-  return lines.map((line) => {
-    const figure = /^(\S+?)\s*(>=|<=|[><≥≤])\s*(\S+)$/.exec(line) ?? /^(\S+)\s+(gte|gt|lte|lt)\s+(\S+)$/.exec(line);
-    if (figure) return { figure: figure[1], operator: OPERATOR_WORDS[figure[2]!], value: figure[3] };
-    const [first, value, ...rest] = line.split(/\s+/);
-    if ((ALERT_KINDS as readonly string[]).includes(first!) && rest.length === 0) return { kind: first, ...(value === undefined ? {} : { value }) };
-    return { figure: line };
+  return lines.map((given) => {
+    // "phone-mid: lcp_p75 > 4000": a condition of one device (the API's parser judges the device's name).
+    const of = /^([A-Za-z][\w-]*)\s*:\s*(.+)$/.exec(given);
+    const line = of ? of[2]! : given;
+    const device = of ? { device: of[1] } : {};
+    return { ...conditionOfLine(line), ...device };
   });
+}
+
+/** One line's condition ("lcp_p75 > 2500", "grade_drop 2", "template_worse"); anything else as a figure the API names. */
+function conditionOfLine(line: string): Record<string, unknown> {
+  const figure = /^(\S+?)\s*(>=|<=|[><≥≤])\s*(\S+)$/.exec(line) ?? /^(\S+)\s+(gte|gt|lte|lt)\s+(\S+)$/.exec(line);
+  if (figure) return { figure: figure[1], operator: OPERATOR_WORDS[figure[2]!], value: figure[3] };
+  const [first, value, ...rest] = line.split(/\s+/);
+  if ((ALERT_KINDS as readonly string[]).includes(first!) && rest.length === 0) return { kind: first, ...(value === undefined ? {} : { value }) };
+  return { figure: line };
 }
 
 /** What the form's field says of the lines it takes. */
 export const CONDITIONS_HINT = 'One per line, checked when the scan completes: a site figure, an operator and a value ' +
   '(<code>lcp_p75 &gt; 2500</code>, <code>poor_lcp_pages &gt; 0</code>, <code>performance_median &lt; 70</code>), or a change since the ' +
-  'site’s previous scan (<code>grade_drop 2</code>, <code>pages_worse 0</code>, <code>template_worse</code>). A change of verdict is sent ' +
-  'to the webhooks of <code>scan.alert</code> and by e-mail.';
+  'site’s previous scan (<code>grade_drop 2</code>, <code>pages_worse 0</code>, <code>template_worse</code>); a device first for that ' +
+  'device’s scan only (<code>phone-mid: lcp_p75 &gt; 4000</code>). A change of verdict is sent to the webhooks of <code>scan.alert</code> and by e-mail.';
 
 function status(v: AlertVerdict): [string, string] {
   if (v.holds === null) return ['quiet', 'Not evaluated'];
@@ -62,7 +71,7 @@ function verdictItem(s: ScanView, v: AlertVerdict): string {
 
 /** The scan's alerts section: nothing without conditions; the conditions while it runs; their verdicts once completed. */
 export function alertsPart(s: ScanView): string {
-  const conditions = s.settings.alert_conditions;
+  const conditions = s.settings.alert_conditions.filter((c) => conditionApplies(c, s.deviceClass));
   if (conditions.length === 0) return '';
   let content: string;
   if (s.alerts === null) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../../../src/core/errors.js';
 import {
-  conditionKey, conditionText, MAX_ALERT_CONDITIONS, parseAlertConditions,
+  conditionApplies, conditionKey, conditionText, MAX_ALERT_CONDITIONS, parseAlertConditions,
 } from '../../../../src/core/scans/alert-conditions.js';
 
 describe('alert_conditions parsed', () => {
@@ -45,7 +45,7 @@ describe('alert_conditions parsed', () => {
       [[{ kind: 'grade_drop', figure: 'lcp_p75' }], /^alert_conditions\[0\]: kind grade_drop takes no figure or operator .*give \{"kind": "grade_drop", "value": 2\}/],
       [[{ kind: 'grade_drop', value: 6 }], /^alert_conditions\[0\]\.value of kind grade_drop is a whole number of letters from 1 to 5 \(default 2\); got 6/],
       [[{ kind: 'pages_worse', value: 1.5 }], /value of kind pages_worse is a whole number of pages from 0/],
-      [[{ figure: 'lcp_p75', operator: 'gt', value: 1, colour: 'red' }], /^alert_conditions\[0\] has an unknown member "colour"; a condition has kind, figure, operator or value/],
+      [[{ figure: 'lcp_p75', operator: 'gt', value: 1, colour: 'red' }], /^alert_conditions\[0\] has an unknown member "colour"; a condition has kind, figure, operator, value or device/],
       [[{ kind: 'pages_worse' }, { kind: 'pages_worse', value: 0 }], /^alert_conditions\[1\] is the same condition as alert_conditions\[0\] \(more than 0 pages significantly worse\)/],
     ];
     for (const [input, detail] of cases) {
@@ -59,7 +59,21 @@ describe('alert_conditions parsed', () => {
       { figure: 'poor_lcp_pages', operator: 'gt', value: 0 }, { kind: 'grade_drop', value: 1 }]);
     // By the figure's label in the one table, not the name the condition is written with (lcp_p75).
     assert.deepEqual([lcp, poor, grade].map((c) => conditionText(c!)), ['LCP, 75th percentile ≥ 2.50 s', 'Pages with poor LCP > 0', 'a page\'s grade falls 1 letter or more']);
-    assert.equal(conditionKey(lcp!), 'figure|lcp_p75|gte|2500');
+    assert.equal(conditionKey(lcp!), 'figure|lcp_p75|gte|2500|');
     assert.notEqual(conditionKey(lcp!), conditionKey({ ...lcp!, value: 2600 }));
+    assert.notEqual(conditionKey(lcp!), conditionKey({ ...lcp!, device: 'phone-mid' }), 'one device\'s condition is another');
+  });
+
+  test('a condition of one device (a scan per device): judged on that device\'s scan only; phone is a mid-tier phone', () => {
+    const [all, phone, again] = parseAlertConditions([{ figure: 'lcp_p75', operator: 'gt', value: 2500 },
+      { figure: 'lcp_p75', operator: 'gt', value: 2500, device: 'phone' }, { figure: 'lcp_p75', operator: 'gt', value: 2500, device: 'desktop' }]);
+    assert.deepEqual([all!.device, phone!.device, again!.device], [undefined, 'phone-mid', 'desktop'], 'the same figure for every device and for one is two conditions');
+    assert.ok(!('device' in all!), 'a condition of every device stores no device (those stored before devices read the same)');
+    assert.deepEqual([conditionApplies(all!, 'phone-low'), conditionApplies(phone!, 'phone-mid'), conditionApplies(phone!, 'desktop')], [true, true, false]);
+    for (const [device, detail] of [['tablet', /^alert_conditions\[0\]\.device "tablet" is no device class; use desktop, phone-mid, phone-low or phone \(phone-mid\)/],
+      [3, /\.device 3 is no device class/]] as const) {
+      assert.throws(() => parseAlertConditions([{ kind: 'pages_worse', device }]), (e: unknown) => e instanceof ApiError && detail.test(e.detail ?? ''), String(device));
+    }
+    assert.throws(() => parseAlertConditions([{ kind: 'pages_worse', device: 'phone' }, { kind: 'pages_worse', device: 'phone-mid' }]), /is the same condition/);
   });
 });
