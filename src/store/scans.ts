@@ -136,7 +136,7 @@ export function alertsOfSiteScans(db: Db, accountId: string, o: SiteScans): Prom
   return siteScans(db, accountId, o).select(['id', 'alerts']).execute();
 }
 
-/** The other scans of a scan's set (one request's scans, one per device) still kept at `now`, in the order they were asked. */
+/** The other scans of a scan's set (one request's scans, one per device) still kept at `now`. */
 export function siblingScanRows(db: Db, accountId: string, scan: Pick<ScanRow, 'id' | 'scan_set'>, now: number): Promise<ScanRow[]> {
   if (scan.scan_set === null) return Promise.resolve([]);
   return db.selectFrom('scans').selectAll().where('scan_set', '=', scan.scan_set).where('account_id', '=', accountId)

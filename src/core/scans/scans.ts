@@ -25,6 +25,7 @@ import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { SCAN_PAGES_LIST, SCANS_LIST } from '../vocabulary/lists.js';
 import type { ScanSettings } from './scan-request.js';
 import type { DeviceScan } from './scan-devices.js';
+import { DEVICE_CLASS_IDS, type DeviceClass } from '../vocabulary/device-classes.js';
 import { scanPace, type ScanPace } from './scan-pace.js';
 
 export type { ScanRow, ScanPageRow, ScanSettings };
@@ -116,9 +117,14 @@ export async function getScan(db: Db, accountId: string, id: string): Promise<Sc
   return scan;
 }
 
-/** The other scans one request started beside this one (one per device), in the order asked; none for a scan of one device. */
-export function siblingScans(db: Db, scan: Pick<ScanRow, 'id' | 'scan_set' | 'account_id'>): Promise<ScanRow[]> {
-  return siblingScanRows(db, scan.account_id, scan, clock.now());
+/**
+ * The other scans one request started beside this one (one per device), in the device classes' order (they were
+ * stored in one instant); none for a scan of one device.
+ */
+export async function siblingScans(db: Db, scan: Pick<ScanRow, 'id' | 'scan_set' | 'account_id'>): Promise<ScanRow[]> {
+  const rows = await siblingScanRows(db, scan.account_id, scan, clock.now());
+  const order = (r: ScanRow) => DEVICE_CLASS_IDS.indexOf(r.device_class as DeviceClass);
+  return rows.sort((a, b) => order(a) - order(b));
 }
 
 /** The account's scan a test was one page of (a report of source scan names its test), or undefined. */
