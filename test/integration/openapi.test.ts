@@ -142,6 +142,11 @@ for (const engine of engines()) {
       assert.equal(phone.body.data.attributes.device_class, 'phone-mid');
       assert.ok(phone.body.data.links.sibling_desktop);
       conforms('GET', '/scans/{id}', phone);
+      const both = await call(s, 'POST', '/scans', { key: s.key, body: { data: { type: 'scan', attributes: { url: PAGE, source: 'list', urls: ['/'],
+        max_pages: 1, report: 'none', devices: ['desktop', 'phone-mid'] } } } });
+      assert.equal(both.status, 202, both.text);
+      assert.deepEqual(both.body.data.relationships.siblings.data, [{ type: 'scan', id: both.body.included[0].id }], 'included is linked');
+      conforms('POST', '/scans', both);
       const id = created.body.data.id;
       conforms('GET', '/scan_schedules', await call(s, 'GET', '/scan_schedules', { key: s.key }));
       conforms('GET', '/scan_schedules/{id}', await call(s, 'GET', `/scan_schedules/${id}`, { key: s.key }));

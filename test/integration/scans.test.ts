@@ -301,6 +301,7 @@ for (const engine of engines()) {
       assert.ok(desktop.attributes.scan_set && desktop.attributes.scan_set === phone.attributes.scan_set);
       assert.deepEqual(desktop.attributes.siblings, [{ scan: phone.id, device_class: 'phone-mid', state: 'discovering' }]);
       assert.equal(phone.links['sibling_desktop'], `${server.api}/scans/${desktop.id}`);
+      assert.deepEqual(desktop.relationships.siblings.data, [{ type: 'scan', id: phone.id }], 'included is linked from the scan');
       // Both devices' pages reserved: 2 devices × 2 pages × 0.6 credits.
       assert.equal(res.body.meta.credits_reserved, 2.4);
       assert.equal(res.body.meta.credits_left, Math.round((before - 2.4) * 10) / 10);

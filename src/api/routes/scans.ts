@@ -52,6 +52,8 @@ export async function scanResource(db: Db, s: ScanRow, links: Links) {
       self, pages: `${self}/pages`, csv: `${self}/pages.csv`, json: `${self}/pages.json`,
       ...Object.fromEntries(siblings.map((o) => [`sibling_${o.device_class}`, `${links.api}/scans/${o.scan}`])),
     },
+    // Full linkage of POST /scans' `included`: the siblings are related resources of the scan.
+    ...(siblings.length > 0 ? { relationships: { siblings: { data: siblings.map((o) => ({ type: 'scan', id: o.scan })) } } } : {}),
   };
 }
 

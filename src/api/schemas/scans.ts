@@ -63,7 +63,7 @@ const ScanFigures = obj({
   third_parties: { type: 'array', items: obj({ origin: str(), pages: int(), requests: int(), bytes: int(), time_ms: int() }) },
 }, [], { nullable: true, description: 'site figures, once no page is left to run' });
 
-const Scan = resource('scan', obj({
+const ScanResource = resource('scan', obj({
   url: str('the start page'), site: str('the site\'s origin, once discovery began', { nullable: true }),
   source: str(undefined, { enum: ['sitemap', 'crawl', 'list'] }),
   state: str(undefined, { enum: [...SCAN_STATES] }),
@@ -88,6 +88,10 @@ const Scan = resource('scan', obj({
     description: 'the other devices\' scans of its request (links sibling_<device_class>)' },
 }, ['url', 'source', 'state', 'created']), { type: 'object', properties: { self: link(), pages: link(), csv: link(), json: link() },
   additionalProperties: link(), required: ['self'], description: 'sibling_<device_class>: each sibling scan' });
+/** A scan of several devices relates its siblings (POST /scans answers them in `included`). */
+const Scan: JsonSchema = { ...ScanResource, properties: { ...(ScanResource.properties as Record<string, JsonSchema>),
+  relationships: obj({ siblings: obj({ data: { type: 'array', items: obj({ type: str(undefined, { enum: ['scan'] }), id: str('scan ID') }, ['type', 'id']) } },
+    ['data']) }, [], { description: 'with several devices: the other devices\' scans of its request' }) } };
 
 const ScanPage = resource('scan-page', obj({
   url: str(), template: str(), position: int('its turn in the scan'), state: str(undefined, { enum: [...SCAN_PAGE_STATES] }),
