@@ -228,6 +228,13 @@ async function runScans(api: ApiClient, o: ScanOptions, progress: Progress, io: 
   const followed: Followed[] = [{ scan: first, poll: reply.headers.get('location') ?? `/scans/${encodeURIComponent(first.id)}` },
     ...included.map((scan) => ({ scan, poll: scan.links.self ?? `/scans/${encodeURIComponent(scan.id)}` }))];
   const several = followed.length > 1;
+  // A server without devices (another of API 2.0) ignores them and starts one scan: no device's budgets could be judged.
+  const got = followed.map((f) => deviceOf(f.scan));
+  if (o.devices && (followed.length !== o.devices.length || o.devices.some((d, i) => got[i] !== d))) {
+    throw new GateError(`asked for ${o.devices.join(', ')}, the server started ${plural(followed.length, 'scan')} ` +
+      `(${got.map((d) => d ?? 'no device said').join(', ')}): it does not scan per device (docs/scans.md "Devices"); ` +
+      `scan ${followed.map((f) => f.scan.id).join(', ')} runs on`);
+  }
   const meta = reply.body?.meta as { credits_reserved?: unknown; credits_left?: unknown } | undefined;
   if (typeof meta?.credits_reserved === 'number') {
     const which = several ? `Scans ${followed.map((f) => `${f.scan.id} (${deviceOf(f.scan) ?? '?'})`).join(', ')}` : `Scan ${first.id}`;

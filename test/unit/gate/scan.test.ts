@@ -641,6 +641,14 @@ describe('webgauge scan against a stub of the scans API', () => {
     }
   });
 
+  test('--device on a server that does not scan per device (one scan, no device said): exit 2, saying so, no verdict', async () => {
+    walk(SCAN);
+    const io = captureIo({ WEBGAUGE_SERVER: stub.origin });
+    assert.equal(await runScanGate(['https://shop.example/', '--device', 'desktop,phone', '--budget', 'phone:lcp_p75=1'], io), 2);
+    assert.match(io.err(), /webgauge scan: asked for desktop, phone-mid, the server started 1 scan \(no device said\): it does not scan per device/);
+    assert.equal(io.out(), '');
+  });
+
   test('a refused scan, a bad budget and an unreachable server exit 2; --json is still one JSON document', async () => {
     walk(SCAN);
     stub.refuse = { status: 402, code: 'E40201', title: 'Not enough credits', detail: 'the scan reserves 50 tests; 12 are left' };
