@@ -57,7 +57,7 @@ export async function seedReports(store: Store, accountId: string, reports: numb
         id, account_id: accountId, test_id: id, page_id: page.id, url: page.url, source: 'api', report_type: 'lighthouse',
         options, created, expires: reportExpiry(created, 1), browser: '3', location: '1', user_agent: 'Mozilla/5.0 bench',
         resources: '["net.har","screenshot.jpg","lighthouse.json"]', filmstrip_frames: 0, service_grade: g.grade,
-        service_score: g.score, performance_score: perf, structure_score: structure, pagespeed_score: null, yslow_score: null, runs: null, journey: null, lighthouse_version: '13.5.0',
+        service_score: g.score, performance_score: perf, structure_score: structure, pagespeed_score: null, yslow_score: null, runs: null, journey: null, lighthouse_version: '13.5.0', device_cpu: null,
         html_bytes: 20_000, page_bytes: 900_000 + n, page_requests: 60, redirect_duration: 0, connect_duration: 30,
         backend_duration: 120, time_to_first_byte: 150, first_paint_time: 600, first_contentful_paint: 600,
         dom_interactive_time: 900, dom_content_loaded_time: 950, dom_content_loaded_duration: 5, onload_time: 1800,

@@ -86,7 +86,8 @@ export function journeySteps(state: () => SuiteState): void {
       const file = join(dir, 'shop-sign-in.json');
       await writeFile(file, JSON.stringify(recording, null, 2));
       await openJourney(page);
-      assert.deepEqual((await fieldNames(page)).slice(0, 5).map((f) => f.name), ['URL', 'Recording', 'Recording file', 'Secrets', 'Measured step']);
+      assert.deepEqual((await fieldNames(page)).slice(0, 8).map((f) => f.name),
+        ['URL', 'Desktop', 'Phone (mid-tier)', 'Phone (low-tier)', 'Recording', 'Recording file', 'Secrets', 'Measured step']);
       const input = await page.$('input#f-journey_file');
       assert.ok(input, 'a file input');
       await input.uploadFile(file);
