@@ -10,6 +10,7 @@ import { formatAgainst, formatFigure } from '../analysis/figures.js';
 import { comparesByAuditSet, higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
 import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
+import { attributesCpuBasis, cpuBasisName } from '../core/reports/device-cpu.js';
 
 export interface Limit {
   min?: number;
@@ -126,7 +127,20 @@ type Attributes = Readonly<Record<string, unknown>>;
  * structure score (metrics table `byAuditSet`), which compare only with reports scored from the same Lighthouse
  * audits (Lighthouse 12's, or 13's); `note` says what was left out, and why.
  */
-export function comparableHistory(attribute: string, report: Attributes, earlier: readonly Attributes[]): { values: number[]; note?: string } {
+export function comparableHistory(attribute: string, report: Attributes, allEarlier: readonly Attributes[]): { values: number[]; note?: string } {
+  // Only reports made on the same CPU compare (a phone's calibrated CPU, or the agent's own: core/reports/device-cpu.ts).
+  const cpu = attributesCpuBasis(report);
+  const earlier = allEarlier.filter((r) => attributesCpuBasis(r) === cpu);
+  const otherCpu = allEarlier.filter((r) => isNumber(r[attribute]) && attributesCpuBasis(r) !== cpu);
+  const cpuNote = otherCpu.length === 0 ? undefined : `${plural(otherCpu.length, 'earlier report')} left out: made on ` +
+    `${[...new Set(otherCpu.map((r) => cpuBasisName(attributesCpuBasis(r))))].join(', ')}, this report on ${cpuBasisName(cpu)}; ` +
+    'figures of another CPU do not compare';
+  const { values, note } = comparableWithinCpu(attribute, report, earlier);
+  const notes = [cpuNote, note].filter((n): n is string => n !== undefined);
+  return notes.length ? { values, note: notes.join('; ') } : { values };
+}
+
+function comparableWithinCpu(attribute: string, report: Attributes, earlier: readonly Attributes[]): { values: number[]; note?: string } {
   const withValue = earlier.filter((r) => isNumber(r[attribute]));
   if (!comparesByAuditSet(attribute)) return { values: withValue.map((r) => r[attribute] as number) };
   const version = (r: Attributes) => (typeof r.lighthouse_version === 'string' ? r.lighthouse_version : undefined);

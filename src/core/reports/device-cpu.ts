@@ -71,6 +71,11 @@ export function cpuBasis(json: string | null | undefined): number | null {
   return d?.cpu_target_reached && d.cpu_benchmark_target !== undefined ? d.cpu_benchmark_target : null;
 }
 
+/** The same basis read from a report's API attributes (the gate reads reports over HTTP; another server gives none: null). */
+export function attributesCpuBasis(a: Readonly<Record<string, unknown>>): number | null {
+  return a.cpu_target_reached === true && typeof a.cpu_benchmark_target === 'number' ? a.cpu_benchmark_target : null;
+}
+
 /** "a mid-tier phone's CPU (benchmark 1000)", "the test agent's own CPU". */
 export function cpuBasisName(basis: number | null): string {
   if (basis === null) return 'the test agent\'s own CPU';

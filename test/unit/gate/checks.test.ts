@@ -89,6 +89,25 @@ describe('the comparison with history', () => {
       [{ lighthouse_version: '12.8.2', service_score: 81 }]), { values: [81] });
   });
 
+  test('a report on a phone\'s calibrated CPU compares only with reports on that CPU (issue 49): a page tested as a phone before is no regression', () => {
+    const phone = { cpu_benchmark_target: 1000, cpu_target_reached: true };
+    const report = { ...phone, largest_contentful_paint: 2600, total_blocking_time: 400 };
+    const earlier = [
+      ...[2500, 2550].map((v) => ({ ...phone, largest_contentful_paint: v, total_blocking_time: 380 })),
+      // Made before device classes: the agent's own CPU, no link.
+      ...[1200, 1180, 1210, 1190, 1200, 1220].map((v) => ({ largest_contentful_paint: v, total_blocking_time: 60 })),
+    ];
+    const lcp = comparableHistory('largest_contentful_paint', report, earlier);
+    assert.deepEqual(lcp.values, [2500, 2550]);
+    assert.match(lcp.note!, /^6 earlier reports left out: made on the test agent's own CPU, this report on a mid-tier phone's CPU \(benchmark 1000\); figures of another CPU do not compare/);
+    assert.equal(compareWithHistory('largest_contentful_paint', [2600, 2610, 2590], lcp.values, lcp.note).outcome, 'skipped');
+    // Without the cut the same history reads as a regression: the check above is what keeps it out.
+    assert.equal(compareWithHistory('largest_contentful_paint', [2600, 2610, 2590], earlier.map((r) => r.largest_contentful_paint)).outcome, 'fail');
+    // A phone the agent could not slow ran on the agent's CPU: it compares with the desktop-CPU history.
+    assert.equal(comparableHistory('total_blocking_time', { cpu_benchmark_target: 1000, cpu_target_reached: false, total_blocking_time: 70 },
+      earlier).values.length, 6);
+  });
+
   test('without enough history or values it is skipped, never failed', () => {
     assert.equal(compareWithHistory('largest_contentful_paint', [5000, 5000, 5000], [1000, 1000, 1000, 1000]).outcome, 'skipped');
     assert.equal(compareWithHistory('largest_contentful_paint', [], history).outcome, 'skipped');
