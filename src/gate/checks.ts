@@ -10,7 +10,7 @@ import { formatAgainst, formatFigure } from '../analysis/figures.js';
 import { comparesByAuditSet, higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
 import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
-import { attributesCpuBasis, cpuBasisName } from '../core/reports/device-cpu.js';
+import { attributesCpuBasis, cpuBasisName } from '../core/vocabulary/device-classes.js';
 
 export interface Limit {
   min?: number;

@@ -54,11 +54,11 @@ export function queryAlertEvents(db: Db, accountId: string, pageId: string, spec
  * caller checks it against core/alerts' list; it reaches SQL as an identifier, never as text).
  */
 export async function recentMetricValues(db: Db, pageId: string, metric: string, upTo: number, now: number, limit: number):
-  Promise<{ id: string; value: number; lighthouse_version: string | null }[]> {
+  Promise<{ id: string; value: number; lighthouse_version: string | null; device_cpu: string | null }[]> {
   const col = sql.ref(`reports.${metric}`);
   const rows = await db
     .selectFrom('reports')
-    .select(['reports.id', sql<number>`${col}`.as('value'), 'reports.lighthouse_version'])
+    .select(['reports.id', sql<number>`${col}`.as('value'), 'reports.lighthouse_version', 'reports.device_cpu'])
     .where('reports.page_id', '=', pageId)
     .where('reports.created', '<=', upTo)
     .where('reports.expires', '>', now)
@@ -67,5 +67,5 @@ export async function recentMetricValues(db: Db, pageId: string, metric: string,
     .orderBy('reports.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ id: r.id, value: Number(r.value), lighthouse_version: r.lighthouse_version }));
+  return rows.map((r) => ({ id: r.id, value: Number(r.value), lighthouse_version: r.lighthouse_version, device_cpu: r.device_cpu }));
 }

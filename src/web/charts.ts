@@ -6,6 +6,7 @@
 import { esc } from '../report/format.js';
 import { structureAuditSet } from '../analysis/structure/index.js';
 import { MONTHS } from '../lib/dates.js';
+import { cpuBasisName } from '../core/reports/device-cpu.js';
 
 export interface ChartPoint {
   /** The report the point opens. */
@@ -16,6 +17,11 @@ export interface ChartPoint {
   value: number | null;
   /** The Lighthouse that made the report's figures (reports.lighthouse_version), when one did. */
   lighthouse?: string | null;
+  /**
+   * The CPU the figures came from (core/reports/device-cpu.ts cpuBasis): a phone's calibrated target, or null for the
+   * agent's own CPU; left out where no report says (a scan's points).
+   */
+  cpu?: number | null;
 }
 
 export interface ChartMetric {
@@ -154,19 +160,45 @@ export const versionChangeName = (c: VersionChange, metric: ChartMetric): string
   `Lighthouse ${c.from} → ${c.to} from ${when(c.time)}` +
   (c.auditsChanged && metric.byAuditSet ? `: ${metric.title.toLowerCase()} before and after read other audits and do not compare` : '');
 
+/** Where the CPU the figures came from changed (a page tested as a phone before device classes, then on a phone's CPU). */
+export interface CpuChange {
+  /** The first point on the new CPU. */
+  index: number;
+  from: number | null;
+  to: number | null;
+  time: number;
+}
+
+export function cpuChanges(placed: readonly { cpu?: number | null; time: number }[]): CpuChange[] {
+  const changes: CpuChange[] = [];
+  let last: number | null | undefined;
+  placed.forEach((p, index) => {
+    if (p.cpu === undefined) return;
+    if (last !== undefined && p.cpu !== last) changes.push({ index, from: last, to: p.cpu, time: p.time });
+    last = p.cpu;
+  });
+  return changes;
+}
+
+/** "CPU: a mid-tier phone's CPU (benchmark 1000) from 14:02:07 5 Dec 2026; before: the test agent's own CPU: the figures do not compare". */
+export const cpuChangeName = (c: CpuChange): string =>
+  `CPU: ${cpuBasisName(c.to)} from ${when(c.time)}; before: ${cpuBasisName(c.from)}: the figures before and after do not compare`;
+
+/** Each change of a line drawn between its two points, labelled: a version change, a CPU change. */
+function drawChange(placed: readonly { x: number }[], c: { index: number }, className: string, name: string, label: string): string {
+  const bottomY = VIEW.top + plotH;
+  const x = r1((placed[c.index - 1]!.x + placed[c.index]!.x) / 2);
+  return `<g class="${className}" role="img" aria-label="${esc(name)}"><title>${esc(name)}</title>` +
+    `<line x1="${x}" y1="${VIEW.top}" x2="${x}" y2="${bottomY}"/>` +
+    // The label on the side of the line with room for it.
+    (x > VIEW.left + plotW / 2
+      ? `<text x="${r1(x - 3)}" y="${VIEW.top + 9}" text-anchor="end">`
+      : `<text x="${r1(x + 3)}" y="${VIEW.top + 9}">`) + `${esc(label)}</text></g>`;
+}
+
 /** Each version change as a dotted line between its two points, labelled with the new version. */
 function drawVersionChanges(metric: ChartMetric, placed: readonly { x: number }[], changes: readonly VersionChange[]): string {
-  const bottomY = VIEW.top + plotH;
-  return changes.map((c) => {
-    const x = r1((placed[c.index - 1]!.x + placed[c.index]!.x) / 2);
-    const name = versionChangeName(c, metric);
-    return `<g class="lh-change" role="img" aria-label="${esc(name)}"><title>${esc(name)}</title>` +
-      `<line x1="${x}" y1="${VIEW.top}" x2="${x}" y2="${bottomY}"/>` +
-      // The label on the side of the line with room for it.
-      (x > VIEW.left + plotW / 2
-        ? `<text x="${r1(x - 3)}" y="${VIEW.top + 9}" text-anchor="end">`
-        : `<text x="${r1(x + 3)}" y="${VIEW.top + 9}">`) + `LH ${esc(c.to.split('.').slice(0, 2).join('.'))}</text></g>`;
-  }).join('');
+  return changes.map((c) => drawChange(placed, c, 'lh-change', versionChangeName(c, metric), `LH ${c.to.split('.').slice(0, 2).join('.')}`)).join('');
 }
 
 /**
@@ -186,12 +218,13 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   const values = placed.map((p) => p.value);
   const flags = drawMarkers(metric, markers, placed[0].time, latest.time);
   const changes = versionChanges(placed);
+  const cpus = cpuChanges(placed);
   const summary = `${metric.title} over ${placed.length} ${noun}${placed.length === 1 ? '' : 's'}` +
     (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
     `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
     (metric.bands ? `; good ≤ ${metric.format(metric.bands.good)}, poor > ${metric.format(metric.bands.poor)}` : '') +
     (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '') +
-    changes.map((c) => `; ${versionChangeName(c, metric)}`).join('');
+    changes.map((c) => `; ${versionChangeName(c, metric)}`).join('') + cpus.map((c) => `; ${cpuChangeName(c)}`).join('');
   const bottomY = VIEW.top + plotH;
   const x1 = VIEW.left + plotW;
   const axes = `<g class="axis"><line x1="${VIEW.left}" y1="${VIEW.top}" x2="${x1}" y2="${VIEW.top}"/>` +
@@ -208,12 +241,15 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
     .filter(([, v]) => v > 0 && v <= top)
     .map(([k, v]) => `<g class="band band-${k}"><line x1="${VIEW.left}" y1="${yOf(v)}" x2="${x1}" y2="${yOf(v)}"/>` +
       `<text x="${x1 - 2}" y="${r1(yOf(v) - 2)}" text-anchor="end">${k} ${esc(metric.format(v))}</text></g>`).join('') : '';
-  // A figure that reads the structure audits is not joined across a change of them.
-  const breaks = metric.byAuditSet ? changes.filter((c) => c.auditsChanged).map((c) => c.index) : [];
+  // A figure that reads the structure audits is not joined across a change of them, nor any figure across a change of CPU.
+  const breaks = [...new Set([...(metric.byAuditSet ? changes.filter((c) => c.auditsChanged).map((c) => c.index) : []),
+    ...cpus.map((c) => c.index)])].sort((a, b) => a - b);
   const segments = [0, ...breaks].map((start, i) => placed.slice(start, [...breaks, placed.length][i]));
   const line = segments.filter((seg) => seg.length > 1)
     .map((seg) => `<polyline class="line" points="${seg.map((p) => `${p.x},${p.y}`).join(' ')}"/>`).join('');
-  const versions = changes.length ? `<g class="lh-changes">${drawVersionChanges(metric, placed, changes)}</g>` : '';
+  const versions = (changes.length ? `<g class="lh-changes">${drawVersionChanges(metric, placed, changes)}</g>` : '') +
+    (cpus.length ? `<g class="cpu-changes">${cpus.map((c) => drawChange(placed, c, 'cpu-change', cpuChangeName(c),
+      c.to === null ? 'agent CPU' : 'phone CPU')).join('')}</g>` : '');
   const radius = placed.length > 40 ? 2.5 : 3.5;
   const dots = placed.map((p) => {
     const name = `${when(p.time)}: ${metric.label} ${metric.format(p.value)}`;

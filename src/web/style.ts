@@ -120,6 +120,7 @@ table.pv-stack td,table.pv-stack th{vertical-align:middle}
 .chart svg .band-poor line{stroke:var(--poor)}.chart svg .band-poor text{fill:var(--poor)}
 .chart svg .lh-change line{stroke:#7a5c00;stroke-width:1;stroke-dasharray:1 2}
 .chart svg .lh-change text{fill:#7a5c00;font-size:9px;font-family:inherit}
+.chart svg .cpu-change line{stroke:#5b3e96;stroke-width:1;stroke-dasharray:3 2}.chart svg .cpu-change text{fill:#5b3e96;font-size:9px;font-family:inherit}
 .chart svg.points .marker line{stroke:#b42318;stroke-width:1.5;stroke-dasharray:3 2}
 .chart svg.points .marker path{fill:#b42318}
 @media (max-width:600px){table.pv-stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}

@@ -25,6 +25,7 @@ import { newId } from '../ids.js';
 import { ALERTABLE_METRICS, comparesByAuditSet, higherIsBetter } from '../vocabulary/metrics.js';
 import { sameStructureAudits } from '../../analysis/structure/index.js';
 import { plural } from '../../lib/words.js';
+import { cpuBasis, cpuBasisName } from '../reports/device-cpu.js';
 import { queryAlertEvents } from '../../store/alerts.js';
 import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { assertOwnerRole } from '../accounts/roles.js';
@@ -209,6 +210,32 @@ export function sameAuditSet<R extends { lighthouse_version: string | null }>(ro
   };
 }
 
+/**
+ * The newest reports whose figures compare with the newest's: those made on the same CPU (a phone's calibrated CPU
+ * does not compare with the agent's own: core/reports/device-cpu.ts), and for a figure of the structure audits those
+ * read from the same audits; with a note of what was left out, and why.
+ */
+export function comparableRows<R extends { lighthouse_version: string | null; device_cpu: string | null }>(rows: readonly R[], byAuditSet: boolean):
+{ rows: R[]; note: string | null } {
+  const cpu = sameCpu(rows);
+  if (!byAuditSet) return cpu;
+  const audits = sameAuditSet(cpu.rows);
+  return { rows: audits.rows, note: [cpu.note, audits.note].filter(Boolean).join(' ') || null };
+}
+
+/** The newest reports made on the same CPU as the newest (a phone's calibrated CPU, or the agent's own), and a note when older ones were left out. */
+export function sameCpu<R extends { device_cpu: string | null }>(rows: readonly R[]): { rows: R[]; note: string | null } {
+  const newest = cpuBasis(rows[0]?.device_cpu);
+  const cut = rows.findIndex((r) => cpuBasis(r.device_cpu) !== newest);
+  if (cut < 0) return { rows: [...rows], note: null };
+  return {
+    rows: rows.slice(0, cut),
+    note: `The last ${plural(cut, 'report')} ran on ${cpuBasisName(newest)}; the reports before ran on ` +
+      `${cpuBasisName(cpuBasis(rows[cut]!.device_cpu))}, so their figures do not compare: only the ${plural(cut, 'report')} since ` +
+      `the change ${cut === 1 ? 'was' : 'were'} compared.`,
+  };
+}
+
 function verdictAt(c: AlertConditionRow, values: number[]): Verdict | undefined {
   if (values.length === 0) return undefined;
   if (c.operator === 'regression') return regressionVerdict(values, c.metric, c.value);
@@ -226,10 +253,10 @@ export async function checkConditions(db: Db, report: { id: string; page_id: str
   for (const c of await enabledConditions(db, report.page_id)) {
     const window = c.operator === 'regression' ? REGRESSION.recent + REGRESSION.baselineMax : 1;
     const byAuditSet = comparesByAuditSet(c.metric);
-    // One report more for a metric of the structure audits: whether the one before this check's window read others.
-    const fetched = await recentMetricValues(db, report.page_id, c.metric, report.created, now, window + c.consecutive - 1 + (byAuditSet ? 1 : 0));
+    // One report more: whether the one before this check's window ran on another CPU (or read other structure audits).
+    const fetched = await recentMetricValues(db, report.page_id, c.metric, report.created, now, window + c.consecutive);
     if (fetched[0]?.id !== report.id) continue; // the metric is not in this report (no Lighthouse run), or it is gone
-    const { rows, note } = byAuditSet ? sameAuditSet(fetched) : { rows: fetched, note: null };
+    const { rows, note } = comparableRows(fetched, byAuditSet);
     const values = rows.slice(0, window + c.consecutive - 1).map((r) => r.value);
     const current = verdictAt(c, values);
     if (!current) continue;

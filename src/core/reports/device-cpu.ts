@@ -5,7 +5,9 @@
  * CPU (every report before device classes, and a phone whose speed the agent could not reach).
  */
 import type { RunResult } from '../../runner/types.js';
-import { DEVICE_CLASSES, deviceClassSpec, isDeviceClass, type DeviceClass, type DeviceClassSpec } from '../vocabulary/device-classes.js';
+import { cpuBasisName, deviceClassSpec, isDeviceClass, type DeviceClass } from '../vocabulary/device-classes.js';
+
+export { cpuBasisName };
 
 /** As stored and as the report's attributes name it. */
 export interface DeviceCpu {
@@ -69,18 +71,6 @@ export function readDeviceCpu(json: string | null | undefined): DeviceCpu | unde
 export function cpuBasis(json: string | null | undefined): number | null {
   const d = readDeviceCpu(json);
   return d?.cpu_target_reached && d.cpu_benchmark_target !== undefined ? d.cpu_benchmark_target : null;
-}
-
-/** The same basis read from a report's API attributes (the gate reads reports over HTTP; another server gives none: null). */
-export function attributesCpuBasis(a: Readonly<Record<string, unknown>>): number | null {
-  return a.cpu_target_reached === true && typeof a.cpu_benchmark_target === 'number' ? a.cpu_benchmark_target : null;
-}
-
-/** "a mid-tier phone's CPU (benchmark 1000)", "the test agent's own CPU". */
-export function cpuBasisName(basis: number | null): string {
-  if (basis === null) return 'the test agent\'s own CPU';
-  const cls = (DEVICE_CLASSES as readonly DeviceClassSpec[]).find((c) => c.cpuTarget === basis);
-  return `${cls?.cpuName ?? 'a CPU'} (benchmark ${basis})`;
 }
 
 /**

@@ -63,3 +63,15 @@ export function defaultDeviceClass(o: { simulate_device?: string }, cpuThrottle:
 export function deviceClassOf(o: { simulate_device?: string; device_class?: DeviceClass }, cpuThrottle: boolean): DeviceClass {
   return o.device_class ?? defaultDeviceClass(o, cpuThrottle);
 }
+
+/** The same basis read from a report's API attributes (the gate reads reports over HTTP; another server gives none: null). */
+export function attributesCpuBasis(a: Readonly<Record<string, unknown>>): number | null {
+  return a.cpu_target_reached === true && typeof a.cpu_benchmark_target === 'number' ? a.cpu_benchmark_target : null;
+}
+
+/** "a mid-tier phone's CPU (benchmark 1000)", "the test agent's own CPU". */
+export function cpuBasisName(basis: number | null): string {
+  if (basis === null) return 'the test agent\'s own CPU';
+  const cls = (DEVICE_CLASSES as readonly DeviceClassSpec[]).find((c) => c.cpuTarget === basis);
+  return `${cls?.cpuName ?? 'a CPU'} (benchmark ${basis})`;
+}

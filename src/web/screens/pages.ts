@@ -28,6 +28,7 @@ import { CHARTED_METRICS } from '../../core/vocabulary/metrics.js';
 import { FREQUENCIES, type FrequencySpec } from '../../core/vocabulary/frequencies.js';
 import { newestReports } from './report.js';
 import { alertMarkers, alertsPart, loadPageAlerts, registerAlertRoutes, type AlertFormState } from './page-alerts.js';
+import { cpuBasis, cpuBasisName } from '../../core/reports/device-cpu.js';
 
 export const PAGE_SIZE = 50;
 /** Reports a page view charts and lists: the newest. */
@@ -184,7 +185,7 @@ const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => nu
 export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string, ChartMarker[]> = new Map()): string {
   const oldestFirst = [...reports].reverse();
   return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r) => ({
-    href: `/reports/${r.id}`, time: r.created, value: c.value(r), lighthouse: r.lighthouse_version,
+    href: `/reports/${r.id}`, time: r.created, value: c.value(r), lighthouse: r.lighthouse_version, cpu: cpuBasis(r.device_cpu),
   })), markers.get(c.column))).join('')}</div>`;
 }
 
@@ -195,6 +196,11 @@ export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string,
 export function latestChange(reports: readonly ReportRow[]): string {
   const [latest, previous] = reports;
   if (!latest || !previous) return '';
+  const [now, before] = [cpuBasis(latest.device_cpu), cpuBasis(previous.device_cpu)];
+  if (now !== before) {
+    return `<div class="card pv-change"><h3 id="pv-change">The newest report against the one before</h3><p>The newest report ran on ` +
+      `${esc(cpuBasisName(now))}, the one before on ${esc(cpuBasisName(before))}: their figures do not compare.</p></div>`;
+  }
   const items = CHARTED_METRICS.flatMap((m) => {
     if (m.byAuditSet && !sameStructureAudits(latest.lighthouse_version, previous.lighthouse_version)) return [];
     const d = figureDelta(m, previous[m.name as keyof ReportRow] as number | null, latest[m.name as keyof ReportRow] as number | null);
