@@ -36,6 +36,11 @@ export interface CpuCalibration {
   /** Date.now() when made. */
   at: number;
   settings: CpuSetting[];
+  /**
+   * Every reachable target was met within CALIBRATION_TOLERANCE. A calibration that was not (a busy moment: another
+   * process took the CPU from a run) is used, and made again when the agent is idle UNSETTLED_RETRY_MS later.
+   */
+  settled: boolean;
 }
 
 /** The rate of each target, measured in `page` (its CPU throttling is back to none afterwards). */
@@ -81,7 +86,8 @@ Promise<CpuCalibration | undefined> {
     correction = best.rate / (hostIndex / target) * (best.measured / target);
     settings.push(best);
   }
-  return { hostIndex, at: Date.now(), settings: settings.sort((a, b) => targets.indexOf(a.target) - targets.indexOf(b.target)) };
+  const settled = settings.every((s) => !s.reachable || Math.abs(s.measured - s.target) <= s.target * CALIBRATION_TOLERANCE);
+  return { hostIndex, at: Date.now(), settings: settings.sort((a, b) => targets.indexOf(a.target) - targets.indexOf(b.target)), settled };
 }
 
 const round = (rate: number): number => Math.round(rate * 100) / 100;
@@ -92,13 +98,16 @@ export function settingFor(calibration: CpuCalibration | undefined, target: numb
 }
 
 /** Whether the host moved enough since the calibration that it must be made again (another machine, a new governor). */
-export function calibrationStale(calibration: CpuCalibration | undefined, hostIndex: number | undefined): boolean {
+export function calibrationStale(calibration: CpuCalibration | undefined, hostIndex: number | undefined, now = Date.now()): boolean {
   if (!calibration) return true;
+  if (!calibration.settled && now - calibration.at >= UNSETTLED_RETRY_MS) return true;
   return hostIndex !== undefined && Math.abs(hostIndex - calibration.hostIndex) > calibration.hostIndex * RECALIBRATE_WHEN_MOVED;
 }
 
 /** A host reading this far from the calibration's (10 %) calls for a new calibration. */
 export const RECALIBRATE_WHEN_MOVED = 0.1;
+/** An unsettled calibration is made again this long after (while idle): not in a loop on a host that stays busy. */
+export const UNSETTLED_RETRY_MS = 60_000;
 
 /**
  * The CPU a load of a device class runs on: the agent's calibration of its target, and the host's index; what
