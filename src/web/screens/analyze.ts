@@ -9,7 +9,7 @@ import { parseTestOptions } from '../../core/options/options.js';
 import { optionsOfKind } from '../../core/vocabulary/options.js';
 import { REPORT_TYPE_MENU } from '../../core/vocabulary/report-types.js';
 import { DEFAULT_RETENTION, RETENTION_MONTHS, retentionLabel } from '../../core/vocabulary/retentions.js';
-import { DEVICE_CLASSES, SLOW_4G } from '../../core/vocabulary/device-classes.js';
+import { DEVICE_CLASSES, deviceClassSpec, isDeviceClass, SLOW_4G } from '../../core/vocabulary/device-classes.js';
 import { requestTest, type TestRow } from '../../core/tests/tests.js';
 import { listTests } from '../../core/pages/pages.js';
 import { TESTS_LIST } from '../../core/vocabulary/lists.js';
@@ -21,7 +21,7 @@ import type { Visitor } from '../session.js';
 import { FormFields } from '../session.js';
 import { checked, csrfField, errorBox, esc, formError, formField, formLines, seeOther, selected, shell, urlLink, type FormError, type WebKit } from '../kit.js';
 import { journeyAttributes, journeyFields } from './analyze-journey.js';
-import { gradeBox, journeyTitle, utcMinute } from './figures.js';
+import { gradeBox, journeyTitle, phoneLabel, utcMinute } from './figures.js';
 import { testStateEvent, testTraits } from './progress.js';
 import { listScans, scanProgress } from '../../core/scans/scans.js';
 import { scanView } from '../../core/scans/scan-export.js';
@@ -182,10 +182,12 @@ async function recentTestRow(kit: WebKit, t: TestRow, reports: ReadonlyMap<strin
   }
   const url = href ? urlLink(href, t.url) : esc(t.url);
   const journey = journeyTitle(kit.ctx.store.box, t.options);
+  const phone = phoneLabel(kit.ctx.store.box, t.options, kit.ctx.catalog.browser(t.browser)?.cpu_throttle ?? false);
   const started = t.started !== null
     ? `Started <time datetime="${new Date(t.started).toISOString()}">${esc(utcMinute(t.started))}</time> UTC`
     : t.state === 'queued' ? 'Not started yet' : 'Never started';
-  return `<tr><td class="url">${url}${journey !== undefined ? ` <span class="recent-when">Journey “${esc(journey)}”</span>` : ''} <span class="recent-when">${started}</span></td><td class="recent-state">${state}</td></tr>`;
+  return `<tr><td class="url">${url}${journey !== undefined ? ` <span class="recent-when">Journey “${esc(journey)}”</span>` : ''}` +
+    `${phone !== undefined ? ` <span class="recent-when">${esc(phone)}</span>` : ''} <span class="recent-when">${started}</span></td><td class="recent-state">${state}</td></tr>`;
 }
 
 /** How many of the account's scans of the last day "Recent tests" shows, each as one line. */
@@ -200,7 +202,8 @@ async function recentScanRows(kit: WebKit, v: Visitor): Promise<{ created: numbe
   return Promise.all(rows.map(async (scan) => {
     const s = scanView(scan, await scanProgress(db, scan.id));
     const at = s.started ?? s.created;
-    return { created: s.created, html: `<tr class="recent-scan"><td class="url"><a href="/scans/${esc(s.id)}">Scan of ${esc(s.url)}</a> <span class="recent-when">` +
+    const phone = isDeviceClass(scan.device_class) && scan.device_class !== 'desktop' ? ` <span class="recent-when">${esc(deviceClassSpec(scan.device_class).label)}</span>` : '';
+    return { created: s.created, html: `<tr class="recent-scan"><td class="url"><a href="/scans/${esc(s.id)}">Scan of ${esc(s.url)}</a>${phone} <span class="recent-when">` +
       `Started <time datetime="${new Date(at).toISOString()}">${esc(utcMinute(at))}</time> UTC</span></td><td class="recent-state">${esc(scanLabel(s))}</td></tr>` };
   }));
 }

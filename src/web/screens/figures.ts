@@ -1,4 +1,5 @@
 /** Small pieces of figures the app's lists and charts share. */
+import { deviceClassOf, deviceClassSpec } from '../../core/vocabulary/device-classes.js';
 import { readOptions, StoredOptionsError } from '../../core/options/stored-options.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { bandsText, figure, formatFigure, headingOf, rate, RATING_WORDS, type FigureName, type RatedFigure } from '../../analysis/figures.js';
@@ -49,6 +50,17 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${n
  * The title of a test's journey (its stored options), or undefined for a test of one URL. Options that cannot be read
  * give no title: a list that names journeys must not fail on one damaged row.
  */
+/** A test's device in words when it is a phone ("Phone (mid-tier)"); undefined for a desktop or options that do not read. */
+export function phoneLabel(box: SecretBox, storedOptions: string, cpuThrottle: boolean): string | undefined {
+  try {
+    const cls = deviceClassOf(readOptions(box, storedOptions), cpuThrottle);
+    return cls === 'desktop' ? undefined : deviceClassSpec(cls).label;
+  } catch (err) {
+    if (err instanceof StoredOptionsError) return undefined;
+    throw err;
+  }
+}
+
 export function journeyTitle(box: SecretBox, storedOptions: string): string | undefined {
   try {
     return readOptions(box, storedOptions).journey?.title;
