@@ -10,7 +10,8 @@ import { formatAgainst, formatFigure } from '../analysis/figures.js';
 import { comparesByAuditSet, higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
 import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
-import { attributesCpuBasis, cpuBasisName } from '../core/vocabulary/device-classes.js';
+import { attributesCpuBasis, cpuBasisName, type DeviceClass } from '../core/vocabulary/device-classes.js';
+import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
 
 export interface Limit {
   min?: number;
@@ -58,8 +59,28 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 /**
  * The budget file: `{"largest_contentful_paint": {"max": 2500}, "performance_score": {"min": 90}}`. Every key a
  * numeric report attribute, every limit a `min` and/or `max` number. A bad file is a GateError naming what to fix.
+ * A key of one device (`"phone-mid:largest_contentful_paint"`) belongs to `webgauge test --device`: parseDeviceBudget.
  */
 export function parseBudget(text: string, file: string): Budget {
+  const parsed = parseDeviceBudget(text, file);
+  const [device] = parsed.byDevice.keys();
+  if (device !== undefined) {
+    throw new GateError(`budget ${file}: "${device}:..." is a budget of one device; it needs --device (e.g. --device desktop,${device})`);
+  }
+  return parsed.all;
+}
+
+/**
+ * A budget file's limits of every device and of each device (`"DEVICE:ATTRIBUTE"`, as `webgauge scan --budget
+ * DEVICE:NAME=VALUE` spells one device's budget; `phone` is a mid-tier phone): a device's limit replaces the limit of the
+ * same attribute without a device (budgetFor).
+ */
+export interface DeviceBudget {
+  all: Budget;
+  byDevice: ReadonlyMap<DeviceClass, Budget>;
+}
+
+export function parseDeviceBudget(text: string, file: string): DeviceBudget {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -69,24 +90,44 @@ export function parseBudget(text: string, file: string): Budget {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new GateError(`budget ${file} must be a JSON object of limits, e.g. {"largest_contentful_paint": {"max": 2500}}`);
   }
-  const budget = new Map<string, Limit>();
-  for (const [attribute, limit] of Object.entries(json)) {
+  const all = new Map<string, Limit>();
+  const byDevice = new Map<DeviceClass, Map<string, Limit>>();
+  for (const [key, limit] of Object.entries(json)) {
+    const colon = key.indexOf(':');
+    const attribute = colon < 0 ? key : key.slice(colon + 1);
+    let into = all;
+    if (colon >= 0) {
+      const device = deviceClassNamed(key.slice(0, colon));
+      if (!device) throw new GateError(`budget ${file}: "${key}": "${key.slice(0, colon)}" is no device; use ${DEVICE_NAME_WORDS}`);
+      into = byDevice.get(device) ?? new Map<string, Limit>();
+      byDevice.set(device, into);
+      if (into.has(attribute)) throw new GateError(`budget ${file}: "${key}": ${device}'s budget of ${attribute} is given twice`);
+    }
     if (!metricSpec(attribute)) {
       throw new GateError(`budget ${file}: "${attribute}" is not a numeric report attribute; use one of ${orList(METRIC_NAMES)}`);
     }
     const l = limit as Record<string, unknown> | null;
     const keys = typeof l === 'object' && l !== null && !Array.isArray(l) ? Object.keys(l) : undefined;
     if (!keys || keys.length === 0 || keys.some((k) => (k !== 'min' && k !== 'max') || !isNumber(l![k]))) {
-      throw new GateError(`budget ${file}: the limit of "${attribute}" must be {"min": number} and/or {"max": number}`);
+      throw new GateError(`budget ${file}: the limit of "${key}" must be {"min": number} and/or {"max": number}`);
     }
     const parsed: Limit = { ...(isNumber(l!.min) ? { min: l!.min } : {}), ...(isNumber(l!.max) ? { max: l!.max } : {}) };
     if (parsed.min !== undefined && parsed.max !== undefined && parsed.min > parsed.max) {
-      throw new GateError(`budget ${file}: the min of "${attribute}" (${parsed.min}) is above its max (${parsed.max})`);
+      throw new GateError(`budget ${file}: the min of "${key}" (${parsed.min}) is above its max (${parsed.max})`);
     }
-    budget.set(attribute, parsed);
+    into.set(attribute, parsed);
   }
-  if (budget.size === 0) throw new GateError(`budget ${file} has no limits`);
-  return budget;
+  if (all.size === 0 && byDevice.size === 0) throw new GateError(`budget ${file} has no limits`);
+  return { all, byDevice };
+}
+
+/** A device's budget: the limits of every device, each replaced by the device's own of the same attribute, then its others. */
+export function budgetFor(budget: DeviceBudget, device: DeviceClass | undefined): Budget {
+  const own = device === undefined ? undefined : budget.byDevice.get(device);
+  if (!own) return budget.all;
+  const merged = new Map(budget.all);
+  for (const [attribute, limit] of own) merged.set(attribute, limit);
+  return merged;
 }
 
 /** A figure as every output prints it (the one table's way for its unit). */

@@ -10,17 +10,26 @@ import { median } from '../analysis/statistics.js';
 import { METRIC_NAMES } from '../core/vocabulary/metrics.js';
 import { plural } from '../lib/words.js';
 import { ApiClient, apiErrorText, GateError, resourceOf, type Reply, type Resource } from './api-client.js';
-import { checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseBudget, type Budget, type Check } from './checks.js';
-import { jsonDocument, junitXml, markdownSummary, textSummary, type GateResult } from './outputs.js';
+import {
+  budgetFor, checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseDeviceBudget, type Check,
+  type DeviceBudget,
+} from './checks.js';
+import { testsJson, testsJunit, testsMarkdown, testsText, worstExit, type GateResult } from './outputs.js';
+import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
+import type { DeviceClass } from '../core/vocabulary/device-classes.js';
 
 export const GATE_USAGE = `Usage: webgauge test URL [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
-         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--budget FILE] [--compare-history]
+         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--device DEVICE[,DEVICE]...] [--budget FILE] [--compare-history]
          [--junit FILE] [--markdown FILE] [--json]
        webgauge test --journey FILE [--secret NAME[=ENV_VAR]]... [--measured-step N] [the options above]
   --server and --key default to WEBGAUGE_SERVER and WEBGAUGE_KEY.
   --journey: a Chrome DevTools Recorder recording (its JSON export); its first navigation is the URL. Each
   --secret fills {{secrets.NAME}} with the value of the environment variable ENV_VAR (default: NAME), never
   one written on the command line.
+  --device: the devices the page is tested as, a test each (${DEVICE_NAME_WORDS}; e.g. --device desktop,phone-mid);
+  default: the server's one device for the options. Every output then gives each device's results. In the budget
+  file, "DEVICE:ATTRIBUTE" is one device's limit (e.g. "phone-mid:largest_contentful_paint"), in place of the
+  attribute's limit without a device; --compare-history compares each device's test with its own page's history.
   Exit codes: 0 all checks passed, 1 a budget or the comparison failed, 2 the test could not be run (a broken
   journey included).`;
 
@@ -35,7 +44,9 @@ interface GateOptions {
   server: string;
   key: string;
   attributes: Record<string, unknown>;
-  budget?: Budget;
+  budget?: DeviceBudget;
+  /** --device: the devices asked, a test each (their results keyed by device); none: the server's one device. */
+  devices?: DeviceClass[];
   compareHistory: boolean;
   junit?: string;
   markdown?: string;
@@ -53,7 +64,7 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
         server: { type: 'string' }, key: { type: 'string' }, location: { type: 'string' }, browser: { type: 'string' },
         runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string' },
         'compare-history': { type: 'boolean' }, junit: { type: 'string' }, markdown: { type: 'string' }, json: { type: 'boolean' },
-        journey: { type: 'string' }, secret: { type: 'string', multiple: true }, 'measured-step': { type: 'string' },
+        device: { type: 'string', multiple: true }, journey: { type: 'string' }, secret: { type: 'string', multiple: true }, 'measured-step': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -77,10 +88,16 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
     throw new GateError('--secret and --measured-step belong to --journey');
   }
   Object.assign(attributes, testOptionAttributes(values));
-  const budget = values.budget === undefined ? undefined : parseBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
+  if (values.device !== undefined && 'device_class' in attributes) throw new GateError('--device: give the devices with --device only');
+  const devices = parseDeviceList(values.device);
+  const budget = values.budget === undefined ? undefined : parseDeviceBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
     throw new GateError(`cannot read the budget file: ${err.message}`);
   }), values.budget);
-  return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget,
+  for (const device of budget?.byDevice.keys() ?? []) {
+    if (!devices) throw new GateError(`budget ${values.budget}: "${device}:..." is a budget of one device; it needs --device (e.g. --device desktop,${device})`);
+    if (!devices.includes(device)) throw new GateError(`budget ${values.budget}: "${device}:...": ${device} is not tested; --device gives ${devices.join(', ')}`);
+  }
+  return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget, ...(devices ? { devices } : {}),
     compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
     pollMs: pollMsOf(env) };
 }
@@ -105,6 +122,19 @@ Record<string, unknown> {
 export function pollMsOf(env: GateIo['env']): number | undefined {
   const pollMs = env.WEBGAUGE_POLL_MS ? Number(env.WEBGAUGE_POLL_MS) : undefined;
   return pollMs !== undefined && Number.isFinite(pollMs) && pollMs > 0 ? pollMs : undefined;
+}
+
+/** `--device`s (each a device or a comma list of them, as `webgauge scan` takes them): in the order given, each once; none: undefined. */
+export function parseDeviceList(given: readonly string[] | undefined): DeviceClass[] | undefined {
+  if (given === undefined) return undefined;
+  const devices: DeviceClass[] = [];
+  for (const name of given.flatMap((g) => g.split(','))) {
+    const d = deviceClassNamed(name);
+    if (!d) throw new GateError(`--device ${JSON.stringify(name.trim())}: give ${DEVICE_NAME_WORDS} (several: --device desktop,phone-mid)`);
+    if (devices.includes(d)) throw new GateError(`--device ${name.trim()}: ${d} is given twice`);
+    devices.push(d);
+  }
+  return devices;
 }
 
 /**
@@ -189,27 +219,75 @@ export function pollPause(reply: Reply, pollMs: number | undefined): Promise<voi
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Starts the test and waits for its report; a test that ends in error is a GateError with its message. */
-async function runTest(api: ApiClient, o: GateOptions, progress: Progress): Promise<{ test: string; report: string }> {
-  const started = await api.expect('POST', '/tests', { data: { type: 'test', attributes: o.attributes } });
-  let test = resourceOf(started.body);
-  progress.update(testState(test));
-  const poll = started.headers.get('location') ?? `/tests/${encodeURIComponent(test.id)}`;
-  for (;;) {
-    const reply = await api.request('GET', poll);
-    if (reply.status >= 400) throw new GateError(`GET /tests/${test.id}: ${apiErrorText(reply)}`);
-    test = resourceOf(reply.body);
-    progress.update(testState(test));
-    if (reply.status === 303 || test.attributes.state === 'completed') {
-      const report = test.attributes.report;
-      if (typeof report !== 'string') throw new GateError(`test ${test.id} completed without a report ID`);
-      return { test: test.id, report };
-    }
-    if (test.attributes.state === 'error') {
-      throw new GateError(`the test failed: ${String(test.attributes.error ?? 'no reason given')}`);
-    }
-    await pollPause(reply, o.pollMs);
+/** One device's test as the gate follows it (device undefined: the one test of a run without --device). */
+interface Followed {
+  device?: DeviceClass;
+  test?: Resource;
+  poll?: string;
+  done?: { test: string; report: string };
+  error?: string;
+}
+
+/** POST /tests (with the device's `device_class`); a refusal is the device's error. */
+async function startTest(api: ApiClient, o: GateOptions, device: DeviceClass | undefined): Promise<Followed> {
+  const attributes = device ? { ...o.attributes, device_class: device } : o.attributes;
+  const started = await api.expect('POST', '/tests', { data: { type: 'test', attributes } });
+  const test = resourceOf(started.body);
+  return { device, test, poll: started.headers.get('location') ?? `/tests/${encodeURIComponent(test.id)}` };
+}
+
+/** Polls one test once; sets its end (a report, or a test ended in error: the device's error). */
+async function pollTest(api: ApiClient, f: Followed): Promise<Reply> {
+  const reply = await api.request('GET', f.poll!);
+  if (reply.status >= 400) throw new GateError(`GET /tests/${f.test!.id}: ${apiErrorText(reply)}`);
+  const test = resourceOf(reply.body);
+  f.test = test;
+  if (reply.status === 303 || test.attributes.state === 'completed') {
+    const report = test.attributes.report;
+    if (typeof report !== 'string') throw new GateError(`test ${test.id} completed without a report ID`);
+    f.done = { test: test.id, report };
+  } else if (test.attributes.state === 'error') {
+    f.error = `the test failed: ${String(test.attributes.error ?? 'no reason given')}`;
   }
+  return reply;
+}
+
+/**
+ * Starts a test per device (one without --device) and polls them together until each has its report or its error.
+ * Without --device an error is the gate's (exit 2); with devices it is that device's, and the others are still judged.
+ */
+async function runTests(api: ApiClient, o: GateOptions, progress: Progress): Promise<Followed[]> {
+  const several = o.devices !== undefined;
+  const guard = async (f: Followed, step: () => Promise<unknown>) => {
+    try {
+      await step();
+    } catch (err) {
+      if (!several) throw err;
+      f.error = failureMessage(err);
+    }
+  };
+  const followed: Followed[] = [];
+  for (const device of o.devices ?? [undefined]) {
+    const f: Followed = { device };
+    await guard(f, async () => Object.assign(f, await startTest(api, o, device)));
+    followed.push(f);
+  }
+  const show = () => progress.update(followed.map((f) => `${several ? `${f.device}: ` : ''}` +
+    `${f.error ? 'error' : f.test ? testState(f.test) : 'not started'}`).join(' · '));
+  show();
+  for (;;) {
+    const open = followed.filter((f) => !f.done && !f.error);
+    if (open.length === 0) break;
+    let last: Reply | undefined;
+    for (const f of open) await guard(f, async () => { last = await pollTest(api, f); });
+    if (!several) {
+      const f = followed[0]!;
+      if (f.error) throw new GateError(f.error);
+    }
+    show();
+    if (followed.some((f) => !f.done && !f.error)) await (last ? pollPause(last, o.pollMs) : new Promise((r) => setTimeout(r, o.pollMs ?? 3000)));
+  }
+  return followed;
 }
 
 const numeric = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -247,6 +325,48 @@ async function history(api: ApiClient, report: Resource): Promise<Record<string,
   return items.filter((r) => r.id !== report.id).slice(0, COMPARISON.historyMax).map((r) => r.attributes ?? {});
 }
 
+/**
+ * One test's verdict: its report's figures (the median of its runs), the budgets (the device's), and with
+ * --compare-history the comparison with its page's history (a device's test is a page of its own: its own history).
+ */
+async function judgeTest(api: ApiClient, o: GateOptions, device: DeviceClass | undefined, done: { test: string; report: string }):
+Promise<GateResult> {
+  const report = resourceOf((await api.expect('GET', `/reports/${encodeURIComponent(done.report)}`)).body);
+  // A server that does not test per device (another of API 2.0 ignores device_class) ran the options' one device.
+  if (device && report.attributes.device_class !== device) {
+    throw new GateError(`asked for ${device}, the report says ${String(report.attributes.device_class ?? 'no device_class')}: ` +
+      'the server does not test per device (docs/ci-gate.md "Devices"); no device\'s budgets could be judged');
+  }
+  const { runs, values } = await runValues(api, report);
+  const figures = Object.fromEntries(Object.entries(values).map(([name, v]) => [name, median(v)]));
+  const budget = o.budget ? budgetFor(o.budget, device) : undefined;
+  const checks: Check[] = budget ? checkBudget(budget, figures) : [];
+  let comparisonNote: string | undefined;
+  if (o.compareHistory) {
+    const earlier = await history(api, report);
+    if (earlier.length < COMPARISON.historyMin) {
+      comparisonNote = `No comparison with history: the page has ${plural(earlier.length, 'earlier report')} ` +
+        `(${COMPARISON.historyMin} needed); budgets only.`;
+    } else {
+      const metrics = budget ? [...budget.keys()] : DEFAULT_COMPARED;
+      for (const m of metrics) {
+        const { values: before, note } = comparableHistory(m, report.attributes, earlier);
+        checks.push(compareWithHistory(m, values[m] ?? [], before, note));
+      }
+    }
+  }
+  return {
+    url: typeof report.attributes.url === 'string' && o.attributes.journey ? `${o.url} (${report.attributes.url})` : o.url,
+    ...(device ? { device } : {}),
+    test: done.test, report: done.report, reportUrl: report.links.report_url,
+    journey: journeySteps(report),
+    // Where the server offers Lighthouse's HTML report (a Webgauge extension), the one next to the report page
+    // opens in a browser without the API key.
+    lighthouseHtml: report.links.lighthouse_html && report.links.report_url ? `${report.links.report_url}/lighthouse.html` : undefined,
+    runs, figures, checks, comparisonNote, exitCode: exitCodeOf(checks),
+  };
+}
+
 /** Writes (or appends to) an output file; a failure is a GateError naming the option and the file. */
 export function writeOutput(what: string, file: string, text: string, append = false): Promise<void> {
   return (append ? appendFile(file, text) : writeFile(file, text)).catch((err: Error) => {
@@ -260,10 +380,10 @@ export async function writeMarkdown(file: string | undefined, summary: string, e
   if (env.GITHUB_STEP_SUMMARY) await writeOutput('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY, summary, true);
 }
 
-async function writeOutputs(o: GateOptions, result: GateResult, io: GateIo): Promise<void> {
-  if (o.junit) await writeOutput('--junit', o.junit, junitXml(result));
-  await writeMarkdown(o.markdown, markdownSummary(result), io.env);
-  io.stdout.write(o.json ? jsonDocument(result) : textSummary(result));
+async function writeOutputs(o: GateOptions, results: readonly GateResult[], io: GateIo): Promise<void> {
+  if (o.junit) await writeOutput('--junit', o.junit, testsJunit(results));
+  await writeMarkdown(o.markdown, testsMarkdown(results), io.env);
+  io.stdout.write(o.json ? testsJson(results) : testsText(results));
 }
 
 /** What a gate says when it reached no verdict: a GateError's message; a fault of the gate's own with its stack. */
@@ -281,39 +401,24 @@ export async function gateMain(args: string[], io: GateIo): Promise<number> {
       return 0;
     }
     const api = new ApiClient(o.server, o.key);
-    io.stderr.write(`Testing ${o.url} on ${api.root}\n`);
+    io.stderr.write(`Testing ${o.url}${o.devices ? ` as ${o.devices.join(', ')}` : ''} on ${api.root}\n`);
     progress = new Progress(io.stderr);
-    const { test, report: reportId } = await runTest(api, o, progress);
+    const followed = await runTests(api, o, progress);
     progress.end();
-    const report = resourceOf((await api.expect('GET', `/reports/${encodeURIComponent(reportId)}`)).body);
-    const { runs, values } = await runValues(api, report);
-    const figures = Object.fromEntries(Object.entries(values).map(([name, v]) => [name, median(v)]));
-    const checks: Check[] = o.budget ? checkBudget(o.budget, figures) : [];
-    let comparisonNote: string | undefined;
-    if (o.compareHistory) {
-      const earlier = await history(api, report);
-      if (earlier.length < COMPARISON.historyMin) {
-        comparisonNote = `No comparison with history: the page has ${plural(earlier.length, 'earlier report')} ` +
-          `(${COMPARISON.historyMin} needed); budgets only.`;
-      } else {
-        const metrics = o.budget ? [...o.budget.keys()] : DEFAULT_COMPARED;
-        for (const m of metrics) {
-          const { values: before, note } = comparableHistory(m, report.attributes, earlier);
-          checks.push(compareWithHistory(m, values[m] ?? [], before, note));
-        }
+    const results: GateResult[] = [];
+    for (const f of followed) {
+      try {
+        if (f.error !== undefined) throw new GateError(f.error);
+        results.push(await judgeTest(api, o, f.device, f.done!));
+      } catch (err) {
+        if (!f.device) throw err;
+        results.push({ url: o.url, device: f.device, test: f.test?.id ?? '', report: '', runs: 0, figures: {}, checks: [],
+          error: failureMessage(err), exitCode: 2 });
       }
     }
-    const result: GateResult = {
-      url: typeof report.attributes.url === 'string' && o.attributes.journey ? `${o.url} (${report.attributes.url})` : o.url,
-      test, report: reportId, reportUrl: report.links.report_url,
-      journey: journeySteps(report),
-      // Where the server offers Lighthouse's HTML report (a Webgauge extension), the one next to the report page
-      // opens in a browser without the API key.
-      lighthouseHtml: report.links.lighthouse_html && report.links.report_url ? `${report.links.report_url}/lighthouse.html` : undefined,
-      runs, figures, checks, comparisonNote, exitCode: exitCodeOf(checks),
-    };
-    await writeOutputs(o, result, io);
-    return result.exitCode;
+    await writeOutputs(o, results, io);
+    for (const r of results) if (r.error) io.stderr.write(`webgauge test: ${r.device}: ${r.error}\n`);
+    return worstExit(results);
   } catch (err) {
     progress?.end();
     // Whatever went wrong, no verdict was reached: exit 2, never the 1 of a failed check. A fault of the gate's

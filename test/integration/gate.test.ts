@@ -6,6 +6,8 @@
  * and the page made slower fails it and its budget (exit 1 naming the metric): the page's history is the store's.
  * Its seven loads are real on the first engine; the second engine's agent is handed those same results in the same
  * order (test/helpers/replayed-loads.ts), so the comparison there is of the same real figures.
+ * On both engines too, `--device desktop,phone` with stub loads (no browser): a test per device, each a page of its own,
+ * judged by its own budget (a `phone-mid:` limit fails the phone only: exit 1), the JSON keyed by device.
  * Once, on the first engine (what they prove is the gate's, a client of the API, and no part of the store): a
  * Lighthouse test within its budget (exit 0, JSON only on standard output, JUnit XML that parses, the Markdown
  * summary and GitHub's step summary); a wrong key, a refused URL, an unreachable server, a bad budget and a JUnit file
@@ -57,7 +59,9 @@ for (const engine of engines()) describe(`webgauge test, the CI gate (${engine})
   let env: Record<string, string>;
   const authorization = () => ({ authorization: `Basic ${Buffer.from(`${server.key}:`).toString('base64')}` });
   const load = loads.runFor(engine);
-  const run = (spec: RunSpec) => (spec.options.url === site.url(STUB_PATH) ? Promise.resolve(stubResult(spec.options.url)) : load(spec));
+  // A stub load runs as the test's device class (a real load says it from its conditions): --device's reports say theirs.
+  const run = (spec: RunSpec) => (spec.options.url === site.url(STUB_PATH)
+    ? Promise.resolve({ ...stubResult(spec.options.url), deviceClass: spec.conditions.device.deviceClass }) : load(spec));
 
   before(async () => {
     server = await startServer({ engine, agentSlots: 1, overrides: { run, launchAhead: loads.loadsOn(engine) } });
@@ -124,6 +128,25 @@ for (const engine of engines()) describe(`webgauge test, the CI gate (${engine})
       assert.deepEqual(cases.map((c) => c.classname), ['webgauge.budget', 'webgauge.comparison']);
       assert.ok(cases.every((c) => /time_to_first_byte/.test(c.failure?.message ?? '')));
     });
+  });
+
+  test('--device desktop,phone: a test per device, each its own page, judged by its own budget (stub loads)', { timeout: 60_000 }, async () => {
+    const budget = join(dir, 'devices.json');
+    // The stub's fully loaded time is 12 ms: the phone's own limit fails, the one of every device passes.
+    await writeFile(budget, JSON.stringify({ fully_loaded_time: { max: 1000 }, 'phone-mid:fully_loaded_time': { max: 5 } }));
+    const ran = await webgauge([site.url(STUB_PATH), '--report', 'none', '--device', 'desktop,phone', '--budget', budget,
+      '--compare-history', '--json'], env);
+    assert.equal(ran.code, 1, `${ran.err}\n${ran.out}`);
+    const doc = JSON.parse(ran.out) as { exitCode: number; devices: Record<string, { exitCode: number; report: string; checks: { outcome: string; message: string }[] }> };
+    assert.deepEqual(Object.keys(doc.devices), ['desktop', 'phone-mid']);
+    assert.equal(doc.devices.desktop!.exitCode, 0);
+    assert.equal(doc.devices['phone-mid']!.exitCode, 1);
+    assert.match(doc.devices['phone-mid']!.checks[0]!.message, /fully_loaded_time 12 ms is over its budget of max 5 ms/);
+    const db = server.app.store.db;
+    const rows = await Promise.all(['desktop', 'phone-mid'].map((d) =>
+      db.selectFrom('reports').select(['page_id', 'device_cpu']).where('id', '=', doc.devices[d]!.report).executeTakeFirstOrThrow()));
+    assert.notEqual(rows[0]!.page_id, rows[1]!.page_id, 'a URL\'s desktop and phone tests are two pages');
+    assert.match(String(rows[1]!.device_cpu), /"device_class":"phone-mid"/);
   });
 
   // The gate's own behaviour, once (on the first engine): its outputs and exit codes are the client's, and what it
