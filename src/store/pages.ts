@@ -79,3 +79,9 @@ export async function countLivePages(db: Db, accountId: string): Promise<number>
     .where('account_id', '=', accountId).where('report_count', '>', 0).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The account's live pages of this URL (with at least one valid report), newest test first: a page's siblings are among them. */
+export function livePagesOfUrl(db: Db, accountId: string, url: string, limit = 50): Promise<PageRow[]> {
+  return db.selectFrom('pages').selectAll().where('account_id', '=', accountId).where('url', '=', url).where('report_count', '>', 0)
+    .orderBy('latest_report_time', 'desc').orderBy('id').limit(limit).execute();
+}

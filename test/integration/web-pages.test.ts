@@ -2,17 +2,33 @@
 /**
  * The Pages screens over HTTP (no browser; the browser suite drives them as a person would): the list's filters,
  * sorts and bad values, the page view's charts and reports, its forms (monitoring, tags, retest, delete) through
- * core with the API's messages, other accounts' pages as 404, and the Viewer role.
+ * core with the API's messages, other accounts' pages as 404, and the Viewer role. A URL's pages on other devices
+ * (issue 49): the page view links its siblings and shows each device's latest figures side by side (never another
+ * account's page, nor a page of other options), monitors a sibling with the page ("Also monitor as"), and starts a
+ * first test as a device the page has no sibling of.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { authenticate } from '../../src/core/accounts/accounts.js';
 import { refreshPage } from '../../src/core/reports/reports.js';
+import { optionsFingerprint } from '../../src/core/options/options.js';
+import type { AnalysisOptions } from '../../src/core/options/analysis-options.js';
+import type { Store } from '../../src/store/db.js';
 import { addReport, accountIdOf, seedPage, type Seeded } from '../helpers/seed.js';
 import { engines, startServer, type TestServer } from '../helpers/server.js';
 import { webSession } from '../helpers/web-session.js';
 
 const HOUR = 3_600_000;
+
+/** A seeded page given other options (a device, an option): its stored options and fingerprint rewritten. */
+async function reshape(store: Store, page: Seeded, change: Partial<AnalysisOptions>): Promise<Seeded> {
+  const options = { ...page.options, ...change } as AnalysisOptions;
+  await store.db.updateTable('pages').set({ options: JSON.stringify(options), fingerprint: optionsFingerprint(options) })
+    .where('id', '=', page.pageId).execute();
+  await store.db.updateTable('reports').set({ largest_contentful_paint: change.device_class ? 3100 : 1200, performance_score: 77 })
+    .where('id', '=', page.reportId).execute();
+  return { ...page, options };
+}
 
 for (const engine of engines()) describe(`web app: Pages and the page view (${engine})`, () => {
   let server: TestServer;
@@ -24,6 +40,10 @@ for (const engine of engines()) describe(`web app: Pages and the page view (${en
   let foreign: Seeded;
   let basicPages: Seeded[];
   let tagId: string;
+  let desktop: Seeded;
+  let phone: Seeded;
+  let otherOptions: Seeded;
+  let foreignPhone: Seeded;
 
   const { signIn, get, post } = webSession({ get base() { return server.base; } });
   let ownerCookie: string;
@@ -164,5 +184,65 @@ for (const engine of engines()) describe(`web app: Pages and the page view (${en
     assert.equal(del.status, 303);
     assert.equal(del.location, '/pages');
     assert.equal((await get(ownerCookie, `/pages/${b.pageId}`)).status, 404);
+  });
+
+  it('links a page\'s siblings on other devices and shows their latest figures side by side; never another account\'s', async () => {
+    // Seeded here, after the lists' tests: one URL's pages of the account, and one of another account.
+    const store = server.app.store;
+    const [accountId, basicId] = [await accountIdOf(store, owner), await accountIdOf(store, basic)];
+    const SIB = 'http://127.0.0.1:9/devices.html';
+    const now = Date.now();
+    // Each seeded with the default options (one fingerprint: one at a time), then given its own.
+    phone = await reshape(store, await seedPage(store, accountId, { url: SIB, created: now - 3 * HOUR }), { device_class: 'phone-mid' });
+    otherOptions = await reshape(store, await seedPage(store, accountId, { url: SIB, created: now - 2 * HOUR }), { device_class: 'phone-low', adblock: 1 });
+    desktop = await reshape(store, await seedPage(store, accountId, { url: SIB, created: now - 4 * HOUR }), {});
+    foreignPhone = await reshape(store, await seedPage(store, basicId, { url: SIB }), { device_class: 'phone-low' });
+    const { html } = await get(ownerCookie, `/pages/${desktop.pageId}`);
+    assert.match(html, new RegExp(`<p>Tested as <b>Desktop</b>\\. Also tested as: <a href="/pages/${phone.pageId}">Phone \\(mid-tier\\)</a>\\.</p>`));
+    const table = /<table class="list pv-device-table">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    assert.match(table, /<th scope="col" class="num">Desktop <span class="muted">\(this page\)<\/span><\/th>/);
+    assert.match(table, new RegExp(`<th scope="col" class="num"><a href="/pages/${phone.pageId}">Phone \\(mid-tier\\)</a></th>`));
+    assert.match(table, /<th scope="row">LCP<\/th><td class="num rated-good"[^>]*>1\.20 s<\/td><td class="num rated-needs_improvement"[^>]*>3\.10 s<\/td>/);
+    assert.match(table, /<th scope="row">Performance<\/th><td class="num">77%?<\/td><td class="num">77%?<\/td>/);
+    // The same URL with other options (adblock) and another account's phone page are no siblings.
+    for (const other of [otherOptions, foreignPhone]) assert.doesNotMatch(html, new RegExp(other.pageId));
+    const back = (await get(ownerCookie, `/pages/${phone.pageId}`)).html;
+    assert.match(back, new RegExp(`<p>Tested as <b>Phone \\(mid-tier\\)</b>\\. Also tested as: <a href="/pages/${desktop.pageId}">Desktop</a>\\.</p>`));
+    // A page without siblings has no Devices part; the other account sees its own page alone.
+    assert.doesNotMatch((await get(ownerCookie, `/pages/${b.pageId}`)).html, /id="pv-devices"/);
+    assert.doesNotMatch((await get(basicCookie, `/pages/${foreignPhone.pageId}`)).html, /id="pv-devices"/);
+    // The untested device is offered as a first test; the tested ones are not.
+    assert.match(html, />Test as Phone \(low-tier\)<\/button>/);
+    assert.doesNotMatch(html, />Test as Phone \(mid-tier\)<\/button>/);
+  });
+
+  it('monitors a sibling with the page ("Also monitor as"), and stops it when unchecked', async () => {
+    const db = server.app.store.db;
+    const monitored = async (id: string) => (await db.selectFrom('pages').select('monitored').where('id', '=', id).executeTakeFirstOrThrow()).monitored;
+    assert.match((await get(ownerCookie, `/pages/${desktop.pageId}`)).html,
+      new RegExp(`<input type="checkbox" id="also-${phone.pageId}" name="also" value="${phone.pageId}"> Also monitor as Phone \\(mid-tier\\)</label>`));
+    const on = await post(ownerCookie, `/pages/${desktop.pageId}/monitoring`, [['frequency', 'weekly'], ['also', phone.pageId], ['also', foreignPhone.pageId]]);
+    assert.equal(on.status, 303);
+    assert.equal(await monitored(desktop.pageId), 'weekly');
+    assert.equal(await monitored(phone.pageId), 'weekly');
+    assert.equal(await monitored(foreignPhone.pageId), 'no', 'another account\'s page is never touched');
+    assert.match((await get(ownerCookie, `/pages/${desktop.pageId}`)).html, new RegExp(`id="also-${phone.pageId}" name="also" value="${phone.pageId}" checked`));
+    assert.equal((await post(ownerCookie, `/pages/${desktop.pageId}/monitoring`, [['frequency', 'weekly']])).status, 303);
+    assert.equal(await monitored(desktop.pageId), 'weekly');
+    assert.equal(await monitored(phone.pageId), 'no');
+    assert.equal((await post(ownerCookie, `/pages/${desktop.pageId}/monitoring`, [['frequency', 'no']])).status, 303);
+  });
+
+  it('starts a first test as a device the page has no sibling of, with that device_class', async () => {
+    const res = await post(ownerCookie, `/pages/${desktop.pageId}/test-as/phone-low`);
+    assert.equal(res.status, 303);
+    const testId = /^\/tests\/([\w-]+)$/.exec(res.location ?? '')![1]!;
+    const row = await server.app.store.db.selectFrom('tests').select('options').where('id', '=', testId).executeTakeFirstOrThrow();
+    const options = JSON.parse(row.options) as AnalysisOptions;
+    assert.equal(options.device_class, 'phone-low');
+    assert.equal(options.url, desktop.options.url);
+    assert.equal((await post(ownerCookie, `/pages/${desktop.pageId}/test-as/tablet`)).status, 400);
+    assert.equal((await post(ownerCookie, `/pages/${foreignPhone.pageId}/test-as/desktop`)).status, 404);
+    assert.equal((await post(viewerCookie, `/pages/${desktop.pageId}/test-as/phone-low`)).status, 403);
   });
 });

@@ -29,6 +29,8 @@ import { FREQUENCIES, type FrequencySpec } from '../../core/vocabulary/frequenci
 import { newestReports } from './report.js';
 import { alertMarkers, alertsPart, loadPageAlerts, registerAlertRoutes, type AlertFormState } from './page-alerts.js';
 import { cpuBasis, cpuBasisName } from '../../core/reports/device-cpu.js';
+import { deviceSiblings, optionsAsDevice, type DevicePage } from '../../core/pages/device-siblings.js';
+import { DEVICE_CLASS_IDS, deviceClassSpec, isDeviceClass, type DeviceClass } from '../../core/vocabulary/device-classes.js';
 
 export const PAGE_SIZE = 50;
 /** Reports a page view charts and lists: the newest. */
@@ -253,7 +255,46 @@ export interface PageNotice {
   alertForm?: AlertFormState;
 }
 
-function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice): string {
+/** The page's device and its siblings' (the same URL and options on other devices), with the latest report of each. */
+interface Devices {
+  device: DeviceClass;
+  siblings: DevicePage[];
+  latest: ReadonlyMap<string, ReportRow>;
+  /** The devices the page has no sibling of that its browser can run (offered as a first test). */
+  untested: DeviceClass[];
+}
+
+const deviceLabel = (d: DeviceClass) => deviceClassSpec(d).label;
+
+/**
+ * "Tested as Desktop; also tested as: Phone (mid-tier)", and the latest figures of each device side by side (grade,
+ * performance, LCP, TBT, CLS × device), each device's column heading linking its page. Nothing without siblings.
+ */
+function devicesPart(page: PageRow, d: Devices): string {
+  if (d.siblings.length === 0) return '';
+  const links = d.siblings.map((s) => `<a href="/pages/${esc(s.page.id)}">${esc(deviceLabel(s.device))}</a>`).join(', ');
+  const columns = [{ device: d.device, page }, ...d.siblings];
+  const report = (p: PageRow) => (p.latest_report_id ? d.latest.get(p.latest_report_id) : undefined);
+  const heads = columns.map((c) => (c.page.id === page.id
+    ? `<th scope="col" class="num">${esc(deviceLabel(c.device))} <span class="muted">(this page)</span></th>`
+    : `<th scope="col" class="num"><a href="/pages/${esc(c.page.id)}">${esc(deviceLabel(c.device))}</a></th>`)).join('');
+  const row = (name: string, cell: (r: ReportRow | undefined) => string) =>
+    `<tr><th scope="row">${esc(name)}</th>${columns.map((c) => cell(report(c.page))).join('')}</tr>`;
+  const rows = [
+    row('Grade', (r) => `<td class="num">${r ? gradeBox(r) : '–'}</td>`),
+    row('Performance', (r) => `<td class="num">${pct(r?.performance_score)}</td>`),
+    row('LCP', (r) => ratedCell('largest_contentful_paint', r?.largest_contentful_paint)),
+    row('TBT', (r) => ratedCell('total_blocking_time', r?.total_blocking_time)),
+    row('CLS', (r) => ratedCell('cumulative_layout_shift', r?.cumulative_layout_shift)),
+    row('Tested (UTC)', (r) => `<td class="num">${timeTag(r?.created ?? null)}</td>`),
+  ].join('');
+  return `<section class="pv-section pv-devices" aria-labelledby="pv-devices"><h2 id="pv-devices">Devices</h2>` +
+    `<p>Tested as <b>${esc(deviceLabel(d.device))}</b>. Also tested as: ${links}.</p>` +
+    `<div class="card tablewrap"><table class="list pv-device-table"><caption class="visually-hidden">The latest figures of each device</caption>` +
+    `<thead><tr><th scope="col">Latest</th>${heads}</tr></thead><tbody>${rows}</tbody></table></div></section>`;
+}
+
+function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice, d?: Devices): string {
   const next = page.monitored !== 'no' && page.monitor_next_run !== null
     ? `<p>Next test: ${timeTag(page.monitor_next_run)} (UTC).</p>` : '';
   const skipped = page.monitored !== 'no' && page.monitor_skipped_at !== null && page.monitor_skip_reason
@@ -274,7 +315,25 @@ function monitoringPart(v: Visitor, page: PageRow, notice: PageNotice): string {
 <div class="field"><label for="f-monitoring">Monitoring</label>
 <select id="f-monitoring" name="frequency" aria-describedby="f-monitoring-hint">${options}</select>
 <span class="hint" id="f-monitoring-hint">Tests the page again at this interval; each test uses credits as any test does.</span></div>
-<button class="btn" type="submit">Save monitoring</button></form>${next}${skipped}</section>`;
+${alsoMonitor(page, d)}<button class="btn" type="submit">Save monitoring</button></form>${next}${skipped}${testAs(v, page, d)}</section>`;
+}
+
+/** "Also monitor as Phone (mid-tier)": each sibling page, monitored at the frequency saved (its own schedule, its own slot). */
+function alsoMonitor(page: PageRow, d: Devices | undefined): string {
+  if (!d || d.siblings.length === 0) return '';
+  const boxes = d.siblings.map((s) => `<label class="check" for="also-${esc(s.page.id)}"><input type="checkbox" id="also-${esc(s.page.id)}" ` +
+    `name="also" value="${esc(s.page.id)}"${s.page.monitored !== 'no' && s.page.monitored === page.monitored ? ' checked' : ''}> ` +
+    `Also monitor as ${esc(deviceLabel(s.device))}${s.page.monitored !== 'no' ? ` <span class="muted">(now ${esc(frequencyName(s.page.monitored))})</span>` : ''}</label>`)
+    .join('');
+  return `<fieldset class="pv-also"><legend class="visually-hidden">Other devices</legend>${boxes}</fieldset>`;
+}
+
+/** "Test as Phone (mid-tier)": a first test of the page's options as a device it has no page of (its page then appears above). */
+function testAs(v: Visitor, page: PageRow, d: Devices | undefined): string {
+  if (!d || d.untested.length === 0) return '';
+  const buttons = d.untested.map((device) => actionButton(v, `/pages/${page.id}/test-as/${device}`, `Test as ${deviceLabel(device)}`, { style: 'secondary' }));
+  return `<div class="actions pv-test-as">${buttons.join('')}</div><p class="muted">A first test as another device makes its page; ` +
+    'it can then be monitored with this one.</p>';
 }
 
 function tagsPart(v: Visitor, page: PageRow, tags: TagRow[], attached: Set<string>, notice: PageNotice): string {
@@ -297,16 +356,34 @@ function tagsPart(v: Visitor, page: PageRow, tags: TagRow[], attached: Set<strin
 <button class="btn" type="submit">Save tags</button></form>${manage}</section>`;
 }
 
+/** The page's devices (device-siblings.ts) with each sibling's latest report; none when its stored options cannot be read. */
+async function loadDevices(kit: WebKit, accountId: string, page: PageRow): Promise<Devices | undefined> {
+  const { ctx } = kit;
+  let found;
+  try {
+    found = await deviceSiblings(ctx.store, ctx.catalog, accountId, page);
+  } catch {
+    return undefined;
+  }
+  const options = readOptions(ctx.store.box, page.options);
+  const ids = [page, ...found.siblings.map((s) => s.page)].map((p) => p.latest_report_id).filter((id): id is string => id !== null);
+  const latest = await reportsByIds(ctx.store.db, accountId, ids);
+  const untested = DEVICE_CLASS_IDS.filter((d) => d !== found.device && !found.siblings.some((s) => s.device === d) &&
+    optionsAsDevice(ctx.catalog, page, options, d) !== undefined);
+  return { ...found, latest, untested };
+}
+
 export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: PageRow, notice: PageNotice = {}): Promise<string> {
   const { ctx } = kit;
   const db = ctx.store.db;
   const accountId = v.principal.accountId;
-  const [history, tags, links, alerts, failed] = await Promise.all([
+  const [history, tags, links, alerts, failed, devices] = await Promise.all([
     listPageReports(db, accountId, page.id, newestReports(HISTORY_SIZE)),
     listTags(db, accountId),
     tagIdsForPages(db, [page.id]),
     loadPageAlerts(db, accountId, page.id),
     failedTestsOfPage(db, accountId, page.id),
+    loadDevices(kit, accountId, page),
   ]);
   const reports = history.rows;
   const attached = new Set(links.get(page.id) ?? []);
@@ -321,7 +398,8 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
       style: 'danger', confirm: `Delete this page and its ${page.report_count} report${page.report_count === 1 ? '' : 's'}? This cannot be undone.`,
     }) : ''}</div>`;
   const body = `<h1 class="pv-url" aria-label="${esc(page.url)}">${urlBreaks(page.url)}</h1>${facts}${actions}
-<div class="pv-settings">${monitoringPart(v, page, notice)}${tagsPart(v, page, tags, attached, notice)}</div>
+${devices ? devicesPart(page, devices) : ''}
+<div class="pv-settings">${monitoringPart(v, page, notice, devices)}${tagsPart(v, page, tags, attached, notice)}</div>
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
 ${latestChange(reports)}${historyCharts(reports, alertMarkers(alerts.triggered, reports))}</section>
@@ -355,6 +433,17 @@ export function registerPageScreens(kit: WebKit): void {
     return seeOther(reply, `/tests/${started.test.id}`);
   });
 
+  kit.action('/pages/:id/test-as/:device', async (req, reply, v) => {
+    const page = await loadPage(v, idOf(req));
+    const device = (req.params as { device: string }).device;
+    const options = isDeviceClass(device) ? optionsAsDevice(ctx.catalog, page, readOptions(ctx.store.box, page.options), device) : undefined;
+    if (!options) {
+      throw new ApiError('E40004', `This page's browser cannot run a test as ${device}: use ${DEVICE_CLASS_IDS.join(', ')} where its browser slows its CPU.`);
+    }
+    const started = await requestTest(ctx.intake, v.principal, options, 'on-demand');
+    return seeOther(reply, `/tests/${started.test.id}`);
+  });
+
   kit.action('/pages/:id/delete', async (req, reply, v) => {
     const page = await loadPage(v, idOf(req));
     await deletePage(ctx.store, ctx.artifacts, v.principal, page);
@@ -374,6 +463,14 @@ export function registerPageScreens(kit: WebKit): void {
     try {
       const frequency = parseFrequency(form.get('frequency'));
       await setMonitoring(ctx.store, ctx.catalog, v.principal, page.id, frequency);
+      // "Also monitor as …": each checked sibling at the same frequency; an unchecked one that was monitored at the
+      // page's former frequency stops with it. Only the page's own siblings (the account's) are touched.
+      const wanted = new Set(form.all('also'));
+      const { siblings } = await deviceSiblings(ctx.store, ctx.catalog, v.principal.accountId, page);
+      for (const s of siblings) {
+        if (wanted.has(s.page.id)) await setMonitoring(ctx.store, ctx.catalog, v.principal, s.page.id, frequency);
+        else if (s.page.monitored !== 'no' && s.page.monitored === page.monitored) await setMonitoring(ctx.store, ctx.catalog, v.principal, s.page.id, 'no');
+      }
     } catch (err) {
       return refuse(reply, v, nonce, page.id, 'monitoring', err);
     }
