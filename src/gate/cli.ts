@@ -88,7 +88,6 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
     throw new GateError('--secret and --measured-step belong to --journey');
   }
   Object.assign(attributes, testOptionAttributes(values));
-  if (values.device !== undefined && 'device_class' in attributes) throw new GateError('--device: give the devices with --device only');
   const devices = parseDeviceList(values.device);
   const budget = values.budget === undefined ? undefined : parseDeviceBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
     throw new GateError(`cannot read the budget file: ${err.message}`);

@@ -466,7 +466,8 @@ export function registerPageScreens(kit: WebKit): void {
       // "Also monitor as …": each checked sibling at the same frequency; an unchecked one that was monitored at the
       // page's former frequency stops with it. Only the page's own siblings (the account's) are touched.
       const wanted = new Set(form.all('also'));
-      const { siblings } = await deviceSiblings(ctx.store, ctx.catalog, v.principal.accountId, page);
+      // A page whose stored options cannot be read has no siblings to monitor (its view shows none).
+      const { siblings } = await deviceSiblings(ctx.store, ctx.catalog, v.principal.accountId, page).catch(() => ({ siblings: [] as DevicePage[] }));
       for (const s of siblings) {
         if (wanted.has(s.page.id)) await setMonitoring(ctx.store, ctx.catalog, v.principal, s.page.id, frequency);
         else if (s.page.monitored !== 'no' && s.page.monitored === page.monitored) await setMonitoring(ctx.store, ctx.catalog, v.principal, s.page.id, 'no');
