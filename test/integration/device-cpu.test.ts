@@ -48,12 +48,15 @@ after(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-/** Lighthouse's BenchmarkIndex in `p` under `rate`, measured now (1 s). */
+/**
+ * Lighthouse's BenchmarkIndex in `p` under `rate`, measured now: the better of two runs (2 s), as another process can
+ * only take time from a run, never give it (a CI machine's own housekeeping).
+ */
 async function benchmarkAt(p: Page, rate: number): Promise<number> {
   const session = await p.createCDPSession();
   try {
     await session.send('Emulation.setCPUThrottlingRate', { rate });
-    return await p.evaluate(pageFunctions.computeBenchmarkIndex);
+    return Math.max(await p.evaluate(pageFunctions.computeBenchmarkIndex), await p.evaluate(pageFunctions.computeBenchmarkIndex));
   } finally {
     await session.send('Emulation.setCPUThrottlingRate', { rate: 1 }).catch(() => undefined);
     await session.detach().catch(() => undefined);
