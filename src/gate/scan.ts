@@ -11,12 +11,12 @@ import { parseArgs } from 'node:util';
 import { plural } from '../lib/words.js';
 import { ApiClient, apiErrorText, GateError, resourceOf, type Reply, type Resource } from './api-client.js';
 import { exitCodeOf, type Budget, type Check } from './checks.js';
-import { failureMessage, pollMsOf, pollPause, Progress, testOptionAttributes, writeMarkdown, writeOutput, type GateIo } from './cli.js';
+import { failureMessage, parseDeviceList, pollMsOf, pollPause, Progress, testOptionAttributes, writeMarkdown, writeOutput, type GateIo } from './cli.js';
 import {
   budgetFor, checkSiteBudgets, parseDeviceBudgets, siteBudgetTable, type DeviceBudgets, type ScanAttributes, type ScanPage,
 } from './scan-budgets.js';
 import { scansJson, scansJunit, scansMarkdown, scansText, type ScanResult } from './scan-outputs.js';
-import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
+import { DEVICE_NAME_WORDS } from '../core/vocabulary/device-names.js';
 import type { DeviceClass } from '../core/vocabulary/device-classes.js';
 import { fetchComparison, parseCompareTo, worsePages } from './scan-regressions.js';
 
@@ -146,7 +146,7 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
   const source = values.crawl ? 'crawl' : values.urls !== undefined ? 'list' : 'sitemap';
   if (values['sitemap-url'] && source !== 'sitemap') throw new GateError('--sitemap-url belongs to --sitemap (the default), not --crawl or --urls');
   if (values['crawl-depth'] !== undefined && source !== 'crawl') throw new GateError('--crawl-depth belongs to --crawl');
-  const devices = parseDevices(values.device);
+  const devices = parseDeviceList(values.device);
   const budget = parseDeviceBudgets(values.budget ?? []);
   for (const device of budget.byDevice.keys()) {
     if (!devices) throw new GateError(`--budget ${device}:...: a budget of one device needs --device (e.g. --device desktop,${device})`);
@@ -177,19 +177,6 @@ export async function parseScanArgs(args: string[], env: GateIo['env']): Promise
   if (devices) attributes.devices = devices;
   return { url: positionals[0]!, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes,
     budget, ...(devices ? { devices } : {}), ...(compareTo === undefined ? {} : { compareTo }), junit: values.junit, markdown: values.markdown, json, pollMs: pollMsOf(env) };
-}
-
-/** `--device`s (each a device or a comma list of them): the devices in the order given, each once; none given: undefined. */
-function parseDevices(given: readonly string[] | undefined): DeviceClass[] | undefined {
-  if (given === undefined) return undefined;
-  const devices: DeviceClass[] = [];
-  for (const name of given.flatMap((g) => g.split(','))) {
-    const d = deviceClassNamed(name);
-    if (!d) throw new GateError(`--device ${JSON.stringify(name.trim())}: give ${DEVICE_NAME_WORDS} (several: --device desktop,phone-mid)`);
-    if (devices.includes(d)) throw new GateError(`--device ${name.trim()}: ${d} is given twice`);
-    devices.push(d);
-  }
-  return devices;
 }
 
 const FINISHED = new Set(['completed', 'cancelled', 'error']);
