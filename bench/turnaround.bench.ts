@@ -8,7 +8,12 @@
  * - tests of `runs=3`, per load;
  * - Chrome tests without Lighthouse (`report=none`, `legacy`), to an idle agent and back to back, each against its own
  *   observation floor (their load ends with the load wait: no TTI window; Lighthouse records the network only);
- * - the median time of each phase of a load.
+ * - the median time of each phase of a load;
+ * - a mid-tier phone's test (device_class phone-mid: the agent's calibrated CPU rate, Lighthouse's mobile screen, the
+ *   slow 4G link) against a desktop test, interleaved, each to an idle agent (3 s after the last) and each against
+ *   its own observation floor: what a phone adds to the service's part of a test (its longer load is the page's on
+ *   that phone, its floor). Goal: the phone's time ÷ its floor at most 1.15× the desktop's. BENCH_PHONE_RUNS (default
+ *   BENCH_RUNS); 0: none.
  *
  *   BENCH_RUNS=5 npm run bench -- turnaround   (the tests after the first; runs=3 tests: BENCH_RUNS3, default 2)
  * BENCH_WITHOUT_LIGHTHOUSE=1: Chrome's tests without Lighthouse alone (no CLI, no Lighthouse tests).
@@ -24,6 +29,9 @@ import { firefoxTurnaround } from './lib/firefox-turnaround.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const multiRunTests = Number(process.env.BENCH_RUNS3 ?? 2);
+const phoneRuns = Number(process.env.BENCH_PHONE_RUNS ?? runs);
+/** A phone test's time over its floor may be this much of a desktop test's. */
+const PHONE_GOAL = 1.15;
 
 async function main() {
   const site = await startFixtureSite();
@@ -49,8 +57,11 @@ async function main() {
   const bare: number[] = [];
   /** Tests without Lighthouse: POST to report, and the observation floor of their one load. */
   const withoutLighthouse: { report: string; idle: boolean; ms: number; floor: number; total: number; reasons: string[] }[] = [];
-  /** Where the loads of the tests without Lighthouse begin in `phases`. */
+  /** Where the loads of the tests without Lighthouse begin in `phases`, and where the phone's comparison's begin. */
   let withoutFrom = 0;
+  let phoneFrom = 0;
+  /** The phone's comparison: tests of each device, interleaved, to an idle agent. */
+  const devices: { device: 'desktop' | 'phone-mid'; ms: number; floor: number; phases: Record<string, number>; reasons: string[] }[] = [];
   let first: Timed | undefined;
   try {
     if (withLighthouse) first = await timedTest(server, { url });
@@ -74,6 +85,15 @@ async function main() {
           withoutLighthouse.push({ report, idle, ms: timed.ms, floor: phases.at(-1)?.observation ?? NaN,
             total: phases.at(-1)?.total ?? NaN, reasons: timed.reasons });
         }
+      }
+    }
+    phoneFrom = phases.length;
+    for (let i = 0; i < phoneRuns && withLighthouse; i++) {
+      for (const device of ['desktop', 'phone-mid'] as const) {
+        await new Promise((r) => setTimeout(r, 3000));
+        const timed = await timedTest(server, device === 'desktop' ? { url } : { url, device_class: device });
+        const load = phases.at(-1) ?? {};
+        devices.push({ device, ms: timed.ms, floor: load.observation ?? NaN, phases: load, reasons: timed.reasons });
       }
     }
   } finally {
@@ -115,7 +135,7 @@ async function main() {
     }
   }
   for (const t of withoutLighthouse) for (const reason of t.reasons) console.log(`  discarded (report=${t.report}): ${reason}`);
-  const withoutPhases = phases.slice(withoutFrom);
+  const withoutPhases = phases.slice(withoutFrom, phoneFrom);
   const aroundWithout = withoutLighthouse.map((t) => t.ms - t.total).filter(Number.isFinite);
   console.log(`the service around those loads (POST to report minus the load's total): median ${median(aroundWithout)} ms`);
   const showPhases = (what: string, loads: Record<string, number>[]) => {
@@ -126,6 +146,26 @@ async function main() {
       console.log(`  ${key.padEnd(30)} ${String(median(values)).padStart(6)}   (${values.length} loads)`);
     }
   };
+  if (devices.length > 0) {
+    console.log('\na phone against a desktop, interleaved, each to an idle agent; medians (ms)');
+    const of = (device: string) => devices.filter((d) => d.device === device);
+    const ratio = (device: string) => median(of(device).map((d) => d.ms / d.floor * 1000)) / 1000;
+    for (const device of ['desktop', 'phone-mid']) {
+      const tests = of(device);
+      console.log(`${`${device} (${tests.length} tests)`.padEnd(44)} ${String(median(tests.map((t) => t.ms))).padStart(7)}` +
+        ` ${ratio(device).toFixed(2).padStart(7)} ÷ its own floor ${median(tests.map((t) => t.floor))} ms; each: ` +
+        `${tests.map((t) => `${t.ms}/${t.floor}`).join(', ')}`);
+      for (const t of tests) for (const reason of t.reasons) console.log(`  discarded (${device}): ${reason}`);
+    }
+    const quotient = ratio('phone-mid') / ratio('desktop');
+    console.log(`the phone's time over its floor is ${quotient.toFixed(3)}× the desktop's (goal <= ${PHONE_GOAL})` +
+      `${quotient > PHONE_GOAL ? ' (!)' : ''}; the service around the load (POST to report minus the load's total): ` +
+      `desktop ${median(of('desktop').map((t) => t.ms - (t.phases.total ?? NaN)))} ms, ` +
+      `phone ${median(of('phone-mid').map((t) => t.ms - (t.phases.total ?? NaN)))} ms`);
+    if (quotient > PHONE_GOAL) process.exitCode = 1;
+    showPhases('the desktop\'s loads beside the phone\'s', of('desktop').map((t) => t.phases));
+    showPhases('the phone\'s loads', of('phone-mid').map((t) => t.phases));
+  }
   showPhases('a Lighthouse load', lighthouseLoads);
   showPhases('a load without Lighthouse', withoutPhases);
   console.log(`  first load's phases: ${JSON.stringify(phases[0])}`);
