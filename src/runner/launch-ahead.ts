@@ -125,7 +125,7 @@ async function warmForLighthouse(g: GuardedBrowser): Promise<GuardedBrowser> {
 
 export class LaunchAhead {
   private next: Promise<GuardedBrowser | undefined> | undefined;
-  /** A reading of the host under way in the browser launched ahead: a load takes that browser only after it. */
+  /** A reading of the host or a calibration under way in the browser launched ahead: a load takes that browser only after it. */
   private reading: Promise<unknown> | undefined;
   /** Browsers of finished loads still closing: the next load does not navigate before they are gone. */
   private readonly closing = new Set<Promise<void>>();
@@ -148,26 +148,11 @@ export class LaunchAhead {
    */
   async calibrate(targets: readonly number[], hostIndex: number | undefined): Promise<CpuCalibration | undefined> {
     if (this.settings.firefoxPath) return undefined;
-    this.prepare();
-    const next = this.next;
     this.wanted = false;
-    const calibrating = (async () => {
-      const ready = await next;
-      const page = ready && ((await ready.browser.pages())[0] ?? (await ready.browser.newPage()));
-      if (!page) return undefined;
-      const work = calibrateCpu(page, targets, { hostIndex, stop: () => this.wanted || this.closed }).catch(() => undefined);
-      const outcome = await within(work, CALIBRATION_MS, 'late' as const);
-      if (outcome !== 'late') return outcome;
-      if (this.next === next) this.next = undefined;
-      this.retire(ready!);
-      return undefined;
-    })();
-    this.reading = calibrating;
-    try {
-      return await calibrating;
-    } finally {
-      if (this.reading === calibrating) this.reading = undefined;
-    }
+    return this.inAheadBrowser(async (browser) => {
+      const page = (await browser.pages())[0] ?? (await browser.newPage());
+      return calibrateCpu(page, targets, { hostIndex, stop: () => this.wanted || this.closed });
+    }, CALIBRATION_MS);
   }
 
   /** Starts launching the next load's browser, unless one is ready or on its way. */
@@ -201,27 +186,35 @@ export class LaunchAhead {
   }
 
   /** A reading of the host in the browser launched ahead (launched now if need be); undefined if it failed. */
-  async readHost(): Promise<HostReading | undefined> {
+  readHost(): Promise<HostReading | undefined> {
+    return this.inAheadBrowser(readHost, HOST_READING_MS);
+  }
+
+  /**
+   * `work` in the browser launched ahead (launched now if need be), while no load takes it: undefined if it failed or
+   * took longer than `ms` (that browser, which did not answer in time, is then not given to a load).
+   */
+  private async inAheadBrowser<T>(work: (browser: Browser) => Promise<T | undefined>, ms: number): Promise<T | undefined> {
     this.prepare();
     const next = this.next;
-    // Set before the launch is awaited: a load that comes meanwhile takes this browser only after the reading.
-    const reading = (async () => {
+    // Set before the launch is awaited: a load that comes meanwhile takes this browser only after the work.
+    const running = (async () => {
       const ready = await next;
       if (!ready) {
         if (this.next === next) this.next = undefined;
         return undefined;
       }
-      const reading = await within(readHost(ready.browser).catch(() => undefined), HOST_READING_MS, 'late' as const);
-      if (reading !== 'late') return reading;
+      const outcome = await within(work(ready.browser).catch(() => undefined), ms, 'late' as const);
+      if (outcome !== 'late') return outcome;
       if (this.next === next) this.next = undefined;
-      this.retire(ready); // a browser that did not answer in time is not given to a load
+      this.retire(ready);
       return undefined;
     })();
-    this.reading = reading;
+    this.reading = running;
     try {
-      return await reading;
+      return await running;
     } finally {
-      if (this.reading === reading) this.reading = undefined;
+      if (this.reading === running) this.reading = undefined;
     }
   }
 
