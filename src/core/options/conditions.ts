@@ -25,7 +25,6 @@ export function loadConditions(o: AnalysisOptions, cpuThrottle = true): LoadCond
   return {
     url: o.url,
     throttle,
-    ...(o.throttle === undefined && throttle ? { throttleByDevice: true as const } : {}),
     device: { deviceClass, ...(spec.cpuTarget ? { cpuTarget: spec.cpuTarget } : {}), phoneScreen: spec.phoneScreen === true },
     cookies: o.cookies.map((raw) => {
       // A Domain attribute is not applied on purpose: test cookies go to the tested host only; expiry

@@ -79,7 +79,7 @@ export function cpuBasis(json: string | null | undefined): number | null {
  */
 export function deviceCpuText(d: DeviceCpu): string {
   const spec = deviceClassSpec(d.device_class);
-  if (d.cpu_benchmark_target === undefined) return spec.cpuTarget === undefined ? 'the test agent\'s own' : `${spec.cpuName}, not measured`;
+  if (d.cpu_benchmark_target === undefined) return spec.cpuTarget === undefined ? 'the test agent\'s own' : `a ${spec.noun}'s CPU, not measured`;
   const host = d.host_benchmark_index?.toLocaleString('en-US');
   if (!d.cpu_target_reached) {
     return `${spec.like} (benchmark ${d.cpu_benchmark_target}): not reachable on this test agent, whose CPU is slower (benchmark ` +

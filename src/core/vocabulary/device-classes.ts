@@ -17,8 +17,8 @@ export interface DeviceClassSpec {
   cpuTarget?: number;
   /** What it is like, for the report: "like a Pixel 5". */
   like?: string;
-  /** Its CPU in words: "a mid-tier phone's CPU". */
-  cpuName?: string;
+  /** The device in a sentence: "desktop", "mid-tier phone" (alert e-mails, comparison notes, a CPU's name). */
+  noun: string;
   /** The link a test gets when it names none (`down/up/latency`, as the `throttle` option). */
   defaultThrottle?: string;
   /** A phone's screen when the test names no device nor a size. */
@@ -29,11 +29,11 @@ export interface DeviceClassSpec {
 export const SLOW_4G = '1600/750/150';
 
 export const DEVICE_CLASSES = [
-  { id: 'desktop', label: 'Desktop' },
-  { id: 'phone-mid', label: 'Phone (mid-tier)', cpuTarget: 1000, like: 'like a Pixel 5', cpuName: 'a mid-tier phone\'s CPU', defaultThrottle: SLOW_4G, phoneScreen: true },
-  { id: 'phone-low', label: 'Phone (low-tier)', cpuTarget: 264, like: 'like a Moto G Power 2022', cpuName: 'a low-tier phone\'s CPU',
-    defaultThrottle: SLOW_4G,
+  { id: 'desktop', label: 'Desktop', noun: 'desktop' },
+  { id: 'phone-mid', label: 'Phone (mid-tier)', noun: 'mid-tier phone', cpuTarget: 1000, like: 'like a Pixel 5', defaultThrottle: SLOW_4G,
     phoneScreen: true },
+  { id: 'phone-low', label: 'Phone (low-tier)', noun: 'low-tier phone', cpuTarget: 264, like: 'like a Moto G Power 2022',
+    defaultThrottle: SLOW_4G, phoneScreen: true },
 ] as const satisfies readonly DeviceClassSpec[];
 
 export type DeviceClass = (typeof DEVICE_CLASSES)[number]['id'];
@@ -73,5 +73,5 @@ export function attributesCpuBasis(a: Readonly<Record<string, unknown>>): number
 export function cpuBasisName(basis: number | null): string {
   if (basis === null) return 'the test agent\'s own CPU';
   const cls = (DEVICE_CLASSES as readonly DeviceClassSpec[]).find((c) => c.cpuTarget === basis);
-  return `${cls?.cpuName ?? 'a CPU'} (benchmark ${basis})`;
+  return `${cls ? `a ${cls.noun}'s CPU` : 'a CPU'} (benchmark ${basis})`;
 }

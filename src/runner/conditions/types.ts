@@ -46,8 +46,6 @@ export interface LoadConditions {
   url: string;
   /** The link: the test's `throttle`, else its device class's default link (vocabulary/device-classes.ts). */
   throttle?: ThrottleFigures;
-  /** The throttle is the device class's default link, not one the test named. */
-  throttleByDevice?: true;
   /** The device class the load runs as (vocabulary/device-classes.ts): its CPU target, and a phone's screen. */
   device: DeviceConditions;
   cookies: TestCookie[];

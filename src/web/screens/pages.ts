@@ -186,8 +186,10 @@ const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => nu
  */
 export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string, ChartMarker[]> = new Map()): string {
   const oldestFirst = [...reports].reverse();
-  return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r) => ({
-    href: `/reports/${r.id}`, time: r.created, value: c.value(r), lighthouse: r.lighthouse_version, cpu: cpuBasis(r.device_cpu),
+  // Each report's CPU read once, not once per chart.
+  const cpus = oldestFirst.map((r) => cpuBasis(r.device_cpu));
+  return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r, i) => ({
+    href: `/reports/${r.id}`, time: r.created, value: c.value(r), lighthouse: r.lighthouse_version, cpu: cpus[i],
   })), markers.get(c.column))).join('')}</div>`;
 }
 

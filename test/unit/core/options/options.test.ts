@@ -486,9 +486,8 @@ describe('device classes (issue 49)', () => {
     const phone = loadConditions(parse({ simulate_device: 'pixel-5' }));
     assert.deepEqual(phone.device, { deviceClass: 'phone-mid', cpuTarget: 1000, phoneScreen: true });
     assert.deepEqual(phone.throttle, { downloadKbps: 1600, uploadKbps: 750, latencyMs: 150 });
-    assert.equal(phone.throttleByDevice, true);
     const own = loadConditions(parse({ device_class: 'phone-low', throttle: '5000/1000/30' }));
-    assert.deepEqual([own.device.cpuTarget, own.throttle?.latencyMs, own.throttleByDevice], [264, 30, undefined]);
+    assert.deepEqual([own.device.cpuTarget, own.throttle], [264, { downloadKbps: 5000, uploadKbps: 1000, latencyMs: 30 }]);
     const desktop = loadConditions(parse({ simulate_device: 'pixel-5', device_class: 'desktop' }));
     assert.deepEqual([desktop.device.cpuTarget, desktop.throttle], [undefined, undefined]);
   });
