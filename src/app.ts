@@ -32,6 +32,11 @@ import { processOwner, ScanDiscoveryJob, ScanFollowJob } from './scheduler/scans
 import { scanNotices } from './scheduler/scan-notices.js';
 import { Links } from './context/links.js';
 import { ScanScheduleJob } from './scheduler/scan-schedules.js';
+import { FieldIngest } from './core/field/ingest.js';
+import { FieldRollupJob } from './core/field/rollup.js';
+
+/** How often the beacons taken are counted into the field rollups: figures are this fresh. */
+const FIELD_ROLLUP_MS = 2_000;
 
 export interface App {
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -48,6 +53,8 @@ export interface App {
   scanFollow: ScanFollowJob;
   /** Starts the scheduled scans (tests stop it to drive `tick()` by hand). */
   scanSchedules: ScanScheduleJob;
+  /** Field data's group commit and rollup job (tests call `rollup.flush()` to read figures at once). */
+  field: AppContext['field'];
   /** Stop taking work, hand running tests back to the queue, close everything. */
   close(): Promise<void>;
 }
@@ -112,6 +119,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     notifyFinished: () => testEvents?.wake(),
     locations,
     metrics,
+    field: {
+      ingest: new FieldIngest(store, { siteRate: config.fieldSiteRate, clientRate: config.fieldClientRate }),
+      rollup: new FieldRollupJob(store, { intervalMs: FIELD_ROLLUP_MS, outages: store.health, log: { error: (obj, msg) => server.log.error(obj, msg) } }),
+    },
   };
   const server = await buildServer(ctx, (app) => registerWebApp(app, ctx), overrides.logStream);
   // An account whose plan left the plans file is warned about in the service's log; so are outages, once each.
@@ -206,6 +217,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   scanDiscovery.start();
   scanFollow.start();
   scanSchedules.start();
+  ctx.field.rollup.start();
   if (agent) {
     // Location 1 offers its browsers from the first request on.
     await agent.announce();
@@ -228,6 +240,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     dispatcher,
     scanFollow,
     scanSchedules,
+    field: ctx.field,
     async close() {
       if (closed) return;
       closed = true;
@@ -247,6 +260,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       const force = setTimeout(() => server.server.closeAllConnections(), 3000);
       await server.close();
       clearTimeout(force);
+      // Beacons answered are committed already; the counts of refusals still waiting are committed now.
+      await ctx.field.ingest.close();
+      await ctx.field.rollup.stop();
       await store.close();
       await settings?.close();
     },

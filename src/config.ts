@@ -81,6 +81,12 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** Alert e-mail (WEBGAUGE_SMTP_URL, e.g. smtp://user:pass@host:587, and WEBGAUGE_SMTP_FROM); none when unset. */
   smtp?: { url: string; from: string };
+  /**
+   * Field beacons taken per second for one site (WEBGAUGE_FIELD_SITE_RATE; bursts of 5 s of it) and per minute from one
+   * client address (WEBGAUGE_FIELD_CLIENT_RATE; bursts of a minute of it): a flood beyond is answered 429 and counted.
+   */
+  fieldSiteRate: number;
+  fieldClientRate: number;
 }
 
 export class ConfigError extends Error {}
@@ -284,6 +290,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     plans: plansVar(env),
     webhookRetryBaseMs: intVar(env, 'WEBGAUGE_WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     smtp: smtpVar(env),
+    fieldSiteRate: intVar(env, 'WEBGAUGE_FIELD_SITE_RATE', 1_000, 1, 10_000_000),
+    fieldClientRate: intVar(env, 'WEBGAUGE_FIELD_CLIENT_RATE', 600, 1, 10_000_000),
   };
   return { ...config, ...overrides };
 }

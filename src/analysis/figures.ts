@@ -245,3 +245,44 @@ export function bandsText(name: RatedFigure): string {
   const f = figure(name);
   return `good ≤ ${formatFigure(f.unit, f.bands!.good)}, poor > ${formatFigure(f.unit, f.bands!.poor)}`;
 }
+
+/**
+ * The field figures: what real visitors experienced, measured by the field snippet (web-vitals) and read from the
+ * hourly rollups (core/field/). Rated by web.dev's thresholds (CrUX's three bins); `max` is the largest value a
+ * beacon may carry (anything above is refused as out of bounds); `lab` names the report figure that is its twin,
+ * where there is one (INP exists only in the field).
+ */
+export interface FieldFigureSpec {
+  name: string;
+  label: string;
+  title: string;
+  short: string;
+  unit: Extract<FigureUnit, 'time' | 'cls'>;
+  better: 'lower';
+  bands: Bands;
+  max: number;
+  lab?: FigureName;
+}
+
+export const FIELD_FIGURES = [
+  { name: 'lcp', label: 'Largest contentful paint', title: 'Largest Contentful Paint', short: 'LCP', unit: 'time', better: 'lower',
+    bands: { good: 2500, poor: 4000 }, max: 600_000, lab: 'largest_contentful_paint' },
+  { name: 'inp', label: 'Interaction to next paint', title: 'Interaction to Next Paint', short: 'INP', unit: 'time', better: 'lower',
+    bands: { good: 200, poor: 500 }, max: 60_000 },
+  { name: 'cls', label: 'Cumulative layout shift', title: 'Cumulative Layout Shift', short: 'CLS', unit: 'cls', better: 'lower',
+    bands: { good: 0.1, poor: 0.25 }, max: 100, lab: 'cumulative_layout_shift' },
+  { name: 'fcp', label: 'First contentful paint', title: 'First Contentful Paint', short: 'FCP', unit: 'time', better: 'lower',
+    bands: { good: 1800, poor: 3000 }, max: 600_000, lab: 'first_contentful_paint' },
+  { name: 'ttfb', label: 'Time to first byte', title: 'Time to First Byte', short: 'TTFB', unit: 'time', better: 'lower',
+    bands: { good: 800, poor: 1800 }, max: 600_000, lab: 'time_to_first_byte' },
+] as const satisfies readonly FieldFigureSpec[];
+
+export type FieldFigureName = (typeof FIELD_FIGURES)[number]['name'];
+export const FIELD_FIGURE_NAMES: readonly FieldFigureName[] = FIELD_FIGURES.map((f) => f.name);
+export const fieldFigure = (name: FieldFigureName): FieldFigureSpec => (FIELD_FIGURES as readonly FieldFigureSpec[]).find((f) => f.name === name)!;
+
+/** The band a field value falls in (good at or below `good`, poor above `poor`, as CrUX bins them). */
+export function rateField(name: FieldFigureName, value: number): Rating {
+  const b = fieldFigure(name).bands;
+  return value <= b.good ? 'good' : value > b.poor ? 'poor' : 'needs_improvement';
+}

@@ -21,6 +21,8 @@ import { registerAgentProtocol } from './routes/agent-protocol.js';
 import { registerMetrics } from './metrics.js';
 import { registerHealth } from './health.js';
 import { compileRequestSchema } from './validation.js';
+import { registerFieldBeacon } from './field-beacon.js';
+import { registerFieldRoutes } from './routes/field.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
@@ -98,8 +100,10 @@ export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyIn
   registerMonitoringRoutes(router, ctx);
   registerAlertRoutes(router, ctx);
   registerWebhookRoutes(router, ctx);
+  registerFieldRoutes(router, ctx);
   errors.errorPage = mountWebApp?.(app);
   registerAgentProtocol(app, ctx);
+  registerFieldBeacon(app, ctx.field.ingest, errors);
   registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
   registerHealth(app, ctx.store.health);
 

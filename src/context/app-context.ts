@@ -10,6 +10,8 @@ import type { ServiceMetrics } from './service-metrics.js';
 import type { RateLimiter } from '../core/accounts/ratelimit.js';
 import type { Store } from '../store/db.js';
 import type { BrowserSandbox } from '../runner/browser.js';
+import type { FieldIngest } from '../core/field/ingest.js';
+import type { FieldRollupJob } from '../core/field/rollup.js';
 
 /** What route handlers work with. Nothing here is Fastify-specific. */
 export interface AppContext {
@@ -36,4 +38,6 @@ export interface AppContext {
   locations: LocationDirectory;
   /** Prometheus metrics (GET /metrics), when WEBGAUGE_METRICS_TOKEN is set. */
   metrics?: ServiceMetrics;
+  /** Field data: the beacons' group commit, and the job that counts them into the rollups. */
+  field: { ingest: FieldIngest; rollup: FieldRollupJob };
 }

@@ -353,4 +353,82 @@ export interface Database {
   scans: ScansTable;
   scan_pages: ScanPagesTable;
   scan_schedules: ScanSchedulesTable;
+  field_sites: FieldSitesTable;
+  field_views: FieldViewsTable;
+  field_rollups: FieldRollupsTable;
+  field_paths: FieldPathsTable;
+  field_counts: FieldCountsTable;
+}
+
+/** A field site (migration 019): `origins` and `templates` are JSON arrays; `sample_rate` a percentage. */
+export interface FieldSitesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  origins: string;
+  sample_rate: number;
+  templates: string;
+  keep_query: number;
+  honour_gpc: number;
+  raw_retention_days: number;
+  created: number;
+}
+
+/** A raw page view: what one beacon said, without its sender's address or user agent. */
+export interface FieldViewsTable {
+  id: string;
+  site_id: string;
+  received: number;
+  path: string;
+  template: string | null;
+  device: string;
+  connection: string;
+  browser: string;
+  browser_major: number | null;
+  os: string;
+  nav: string;
+  lcp: number | null;
+  inp: number | null;
+  cls: number | null;
+  fcp: number | null;
+  ttfb: number | null;
+  rtt: number | null;
+  vw: number | null;
+  vh: number | null;
+  /** JSON: the metrics' attribution (selectors, resource and script URLs, subparts). */
+  attribution: string | null;
+  rolled: Generated<number>;
+}
+
+/** One hour's (or day's) distribution of a cut of a site's views (core/field/sketch.ts encodes `sketch`). */
+export interface FieldRollupsTable {
+  site_id: string;
+  cut: string;
+  grain: string;
+  start: number;
+  device: string;
+  template: string;
+  path: string;
+  connection: string;
+  browser: string;
+  views: number;
+  sketch: Uint8Array;
+}
+
+export interface FieldPathsTable {
+  site_id: string;
+  path: string;
+  views: number;
+}
+
+export interface FieldCountsTable {
+  site_id: string;
+  hour: number;
+  accepted: Generated<number>;
+  foreign_origin: Generated<number>;
+  malformed: Generated<number>;
+  too_large: Generated<number>;
+  out_of_bounds: Generated<number>;
+  rate_limited: Generated<number>;
+  gpc: Generated<number>;
 }

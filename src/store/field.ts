@@ -1,0 +1,225 @@
+/** The field repository (migration 019): sites, raw page views, rollups, tracked paths and beacon counts. */
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Db, Engine, Trx } from './db.js';
+import type { FieldCountsTable, FieldRollupsTable, FieldSitesTable, FieldViewsTable } from './schema.js';
+import { FIELD_COUNT_COLUMNS } from './migrations/019-field.js';
+
+export type FieldSiteRow = Selectable<FieldSitesTable>;
+export type FieldViewInsert = Omit<Insertable<FieldViewsTable>, 'rolled'>;
+export type FieldRollupRow = Selectable<FieldRollupsTable>;
+export type FieldCountColumn = (typeof FIELD_COUNT_COLUMNS)[number];
+export { FIELD_COUNT_COLUMNS };
+
+/** Rows per INSERT: 21 columns a view keeps SQLite and PostgreSQL well under their parameter limits. */
+const VIEW_BATCH = 400;
+const ID_BATCH = 500;
+
+/* Sites */
+
+export function listFieldSites(db: Db, accountId: string): Promise<FieldSiteRow[]> {
+  return db.selectFrom('field_sites').selectAll().where('account_id', '=', accountId).orderBy('created').orderBy('id').execute();
+}
+
+export function getFieldSite(db: Db, accountId: string, id: string): Promise<FieldSiteRow | undefined> {
+  return db.selectFrom('field_sites').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** A site by its ID alone: the beacon endpoint's lookup (the beacon names its site, not its account). */
+export function fieldSiteById(db: Db, id: string): Promise<FieldSiteRow | undefined> {
+  return db.selectFrom('field_sites').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertFieldSite(db: Db, row: FieldSiteRow): Promise<void> {
+  await db.insertInto('field_sites').values(row).execute();
+}
+
+export async function updateFieldSite(db: Db, id: string, fields: Partial<Omit<FieldSiteRow, 'id' | 'account_id' | 'created'>>): Promise<void> {
+  await db.updateTable('field_sites').set(fields).where('id', '=', id).execute();
+}
+
+/** A site and everything collected for it (run it in a transaction). */
+export async function deleteFieldSite(db: Db, id: string): Promise<void> {
+  for (const t of ['field_views', 'field_rollups', 'field_paths', 'field_counts'] as const) await db.deleteFrom(t).where('site_id', '=', id).execute();
+  await db.deleteFrom('field_sites').where('id', '=', id).execute();
+}
+
+export async function countFieldSites(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('field_sites').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/* Ingest: raw views and counts, in the group commit's transaction */
+
+export async function insertFieldViews(db: Db, rows: readonly FieldViewInsert[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += VIEW_BATCH) await db.insertInto('field_views').values(rows.slice(i, i + VIEW_BATCH)).execute();
+}
+
+/** Add to a site's counts of an hour (beacons taken, refusals by reason). */
+export async function addFieldCounts(db: Db, siteId: string, hour: number, deltas: Partial<Record<FieldCountColumn, number>>): Promise<void> {
+  const values: Record<string, number | string> = { site_id: siteId, hour };
+  const set: Record<string, unknown> = {};
+  for (const c of FIELD_COUNT_COLUMNS) {
+    const d = deltas[c];
+    if (!d) continue;
+    values[c] = d;
+    set[c] = sql`field_counts.${sql.ref(c)} + ${d}`;
+  }
+  if (Object.keys(set).length === 0) return;
+  await db.insertInto('field_counts').values(values as Insertable<FieldCountsTable>)
+    .onConflict((oc) => oc.columns(['site_id', 'hour']).doUpdateSet(set)).execute();
+}
+
+export async function sumFieldCounts(db: Db, siteId: string, since: number): Promise<Record<FieldCountColumn, number>> {
+  const row = await db.selectFrom('field_counts')
+    .select(FIELD_COUNT_COLUMNS.map((c) => sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)))
+    .where('site_id', '=', siteId).where('hour', '>=', since).executeTakeFirstOrThrow();
+  return Object.fromEntries(FIELD_COUNT_COLUMNS.map((c) => [c, Number((row as Record<string, unknown>)[c])])) as Record<FieldCountColumn, number>;
+}
+
+export async function countFieldViewsSince(db: Db, siteId: string, since: number): Promise<number> {
+  const r = await db.selectFrom('field_views').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('site_id', '=', siteId).where('received', '>=', since).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/* The rollup job */
+
+/** PostgreSQL: one rollup job at a time across the service's nodes (a transaction-scoped advisory lock). */
+export async function takeRollupLock(trx: Trx, engine: Engine): Promise<boolean> {
+  if (engine !== 'postgres') return true;
+  const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(${ROLLUP_LOCK}) as got`.execute(trx);
+  return rows[0]?.got === true;
+}
+/** The advisory lock's key: "FIELD" in ASCII. */
+const ROLLUP_LOCK = 0x4649454c44;
+
+export type UnrolledView = Pick<Selectable<FieldViewsTable>, 'id' | 'site_id' | 'received' | 'path' | 'device' | 'connection' | 'browser' | 'lcp' | 'inp' | 'cls' | 'fcp' | 'ttfb'>;
+
+/** The oldest views the rollups have not counted yet. */
+export function unrolledViews(db: Db, limit: number): Promise<UnrolledView[]> {
+  return db.selectFrom('field_views')
+    .select(['id', 'site_id', 'received', 'path', 'device', 'connection', 'browser', 'lcp', 'inp', 'cls', 'fcp', 'ttfb'])
+    .where('rolled', '=', 0).orderBy('received').limit(limit).execute();
+}
+
+/** The views counted, each with the template it was counted under. */
+export async function markViewsRolled(db: Db, byTemplate: ReadonlyMap<string, readonly string[]>): Promise<void> {
+  for (const [template, ids] of byTemplate) {
+    for (let i = 0; i < ids.length; i += ID_BATCH) {
+      await db.updateTable('field_views').set({ rolled: 1, template }).where('id', 'in', ids.slice(i, i + ID_BATCH)).execute();
+    }
+  }
+}
+
+export type RollupKey = Omit<FieldRollupRow, 'views' | 'sketch'>;
+
+export async function rollupSketch(db: Db, k: RollupKey): Promise<Uint8Array | undefined> {
+  const row = await db.selectFrom('field_rollups').select('sketch')
+    .where('site_id', '=', k.site_id).where('cut', '=', k.cut).where('grain', '=', k.grain).where('start', '=', k.start)
+    .where('device', '=', k.device).where('template', '=', k.template).where('path', '=', k.path)
+    .where('connection', '=', k.connection).where('browser', '=', k.browser).executeTakeFirst();
+  return row?.sketch;
+}
+
+export async function writeRollup(db: Db, row: FieldRollupRow, exists: boolean): Promise<void> {
+  if (!exists) {
+    await db.insertInto('field_rollups').values(row).execute();
+    return;
+  }
+  await db.updateTable('field_rollups').set({ views: row.views, sketch: row.sketch })
+    .where('site_id', '=', row.site_id).where('cut', '=', row.cut).where('grain', '=', row.grain).where('start', '=', row.start)
+    .where('device', '=', row.device).where('template', '=', row.template).where('path', '=', row.path)
+    .where('connection', '=', row.connection).where('browser', '=', row.browser).execute();
+}
+
+export interface RollupQuery {
+  siteId: string;
+  cut: string;
+  grain: 'hour' | 'day';
+  from: number;
+  to: number;
+  device?: string;
+  template?: string;
+  path?: string;
+  connection?: string;
+  browser?: string;
+}
+
+/** The rollup rows of a cut over [from, to), filtered: what every field figure is read from. */
+export function rollupRows(db: Db, q: RollupQuery): Promise<FieldRollupRow[]> {
+  let query = db.selectFrom('field_rollups').selectAll()
+    .where('site_id', '=', q.siteId).where('cut', '=', q.cut).where('grain', '=', q.grain)
+    .where('start', '>=', q.from).where('start', '<', q.to);
+  for (const k of ['device', 'template', 'path', 'connection', 'browser'] as const) {
+    const v = q[k];
+    if (v !== undefined) query = query.where(k, '=', v);
+  }
+  return query.execute();
+}
+
+/* Tracked paths */
+
+export async function trackedPaths(db: Db, siteId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('field_paths').select('path').where('site_id', '=', siteId).execute();
+  return new Set(rows.map((r) => r.path));
+}
+
+export async function addPathViews(db: Db, siteId: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  for (const [path, n] of counts) {
+    await db.insertInto('field_paths').values({ site_id: siteId, path, views: n })
+      .onConflict((oc) => oc.columns(['site_id', 'path']).doUpdateSet({ views: sql`field_paths.views + ${n}` })).execute();
+  }
+}
+
+/** The site's most viewed paths since a time, from its raw views (the daily re-choice of the tracked paths). */
+export async function topPaths(db: Db, siteId: string, since: number, limit: number): Promise<{ path: string; views: number }[]> {
+  const rows = await db.selectFrom('field_views').select(['path', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('site_id', '=', siteId).where('received', '>=', since).groupBy('path')
+    .orderBy('n', 'desc').orderBy('path').limit(limit).execute();
+  return rows.map((r) => ({ path: r.path, views: Number(r.n) }));
+}
+
+export async function replaceTrackedPaths(db: Db, siteId: string, paths: readonly { path: string; views: number }[]): Promise<void> {
+  await db.deleteFrom('field_paths').where('site_id', '=', siteId).execute();
+  for (let i = 0; i < paths.length; i += ID_BATCH) {
+    await db.insertInto('field_paths').values(paths.slice(i, i + ID_BATCH).map((p) => ({ site_id: siteId, ...p }))).execute();
+  }
+}
+
+/* Drill-down and retention */
+
+export interface ViewQuery {
+  siteId: string;
+  from: number;
+  device?: string;
+  template?: string;
+  path?: string;
+  connection?: string;
+  browser?: string;
+  limit: number;
+}
+
+export type ViewAttribution = Pick<Selectable<FieldViewsTable>, 'lcp' | 'inp' | 'cls' | 'attribution'>;
+
+/** The newest raw views' metrics and attribution (the attribution lists read at most `limit`). */
+export function viewsForAttribution(db: Db, q: ViewQuery): Promise<ViewAttribution[]> {
+  let query = db.selectFrom('field_views').select(['lcp', 'inp', 'cls', 'attribution'])
+    .where('site_id', '=', q.siteId).where('received', '>=', q.from);
+  for (const k of ['device', 'template', 'path', 'connection', 'browser'] as const) {
+    const v = q[k];
+    if (v !== undefined) query = query.where(k, '=', v);
+  }
+  return query.orderBy('received', 'desc').limit(q.limit).execute();
+}
+
+export function allFieldSites(db: Db): Promise<Pick<FieldSiteRow, 'id' | 'raw_retention_days'>[]> {
+  return db.selectFrom('field_sites').select(['id', 'raw_retention_days']).execute();
+}
+
+/** Drop a site's raw views before `viewsBefore`, its hourly rollups before `hoursBefore`, day rollups and counts before `daysBefore`. */
+export async function expireFieldData(db: Db, siteId: string, viewsBefore: number, hoursBefore: number, daysBefore: number): Promise<void> {
+  await db.deleteFrom('field_views').where('site_id', '=', siteId).where('received', '<', viewsBefore).execute();
+  await db.deleteFrom('field_rollups').where('site_id', '=', siteId).where('grain', '=', 'hour').where('start', '<', hoursBefore).execute();
+  await db.deleteFrom('field_rollups').where('site_id', '=', siteId).where('grain', '=', 'day').where('start', '<', daysBefore).execute();
+  await db.deleteFrom('field_counts').where('site_id', '=', siteId).where('hour', '<', daysBefore).execute();
+}
