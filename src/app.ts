@@ -34,6 +34,8 @@ import { Links } from './context/links.js';
 import { ScanScheduleJob } from './scheduler/scan-schedules.js';
 import { FieldIngest } from './core/field/ingest.js';
 import { FieldRollupJob } from './core/field/rollup.js';
+import { BEACON_PATH } from './api/field-beacon.js';
+import { fieldSnippetTag } from './web/field-snippet.js';
 
 /** How often the beacons taken are counted into the field rollups: figures are this fresh. */
 const FIELD_ROLLUP_MS = 2_000;
@@ -122,6 +124,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     field: {
       ingest: new FieldIngest(store, { siteRate: config.fieldSiteRate, clientRate: config.fieldClientRate }),
       rollup: new FieldRollupJob(store, { intervalMs: FIELD_ROLLUP_MS, outages: store.health, log: { error: (obj, msg) => server.log.error(obj, msg) } }),
+      snippetTag: fieldSnippetTag,
+      beaconUrl: (origin, siteId) => `${origin}${BEACON_PATH}/${encodeURIComponent(siteId)}`,
     },
   };
   const server = await buildServer(ctx, (app) => registerWebApp(app, ctx), overrides.logStream);

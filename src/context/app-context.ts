@@ -39,5 +39,11 @@ export interface AppContext {
   /** Prometheus metrics (GET /metrics), when WEBGAUGE_METRICS_TOKEN is set. */
   metrics?: ServiceMetrics;
   /** Field data: the beacons' group commit, and the job that counts them into the rollups. */
-  field: { ingest: FieldIngest; rollup: FieldRollupJob };
+  field: {
+    ingest: FieldIngest;
+    rollup: FieldRollupJob;
+    /** The one tag to paste for a site, and where its beacons go, on this service's origin (web/field-snippet.ts builds the tag). */
+    snippetTag(origin: string, site: { id: string; sampleRate: number; keepQuery: boolean; honourGpc: boolean }): string;
+    beaconUrl(origin: string, siteId: string): string;
+  };
 }

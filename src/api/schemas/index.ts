@@ -12,6 +12,7 @@ import { TAG_ROUTES, TAG_SCHEMAS } from './tags.js';
 import { SCAN_ROUTES, SCAN_SCHEMAS } from './scans.js';
 import { SCAN_SCHEDULE_ROUTES, SCAN_SCHEDULE_SCHEMAS } from './scan-schedules.js';
 import { TEST_ROUTES, TEST_SCHEMAS } from './tests.js';
+import { FIELD_ROUTES, FIELD_SCHEMAS } from './field.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
 export type { BodySpec, JsonSchema, Method, ResponseDoc, RouteKey, RouteSchema } from './types.js';
@@ -25,6 +26,7 @@ export const ROUTE_SCHEMAS: Readonly<Record<string, RouteSchema>> = {
   ...ALERT_ROUTES,
   ...SCAN_ROUTES,
   ...SCAN_SCHEDULE_ROUTES,
+  ...FIELD_ROUTES,
 };
 
 /** `components.schemas` of the document; `$ref`s in route schemas point here. */
@@ -39,6 +41,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...ALERT_SCHEMAS,
   ...SCAN_SCHEMAS,
   ...SCAN_SCHEDULE_SCHEMAS,
+  ...FIELD_SCHEMAS,
 };
 
 export const COMPONENT_HEADERS: Readonly<Record<string, JsonSchema>> = HEADERS;
@@ -50,6 +53,7 @@ export const API_TAGS = [
   { name: 'Pages', description: 'Pages: reports of one URL with the same options (spec 4.3).' },
   { name: 'Tags', description: 'Page tags (spec 4.4).' },
   { name: 'Scans', description: 'Site scans: a site\'s pages from its sitemap, a crawl or a list, each an ordinary test (Webgauge extension, docs/scans.md).' },
+  { name: 'Field data', description: 'Real visitors\' figures collected by the field snippet (Webgauge extension, docs/field.md).' },
   { name: 'Alerts', description: 'Alert conditions and events of a page, webhooks and their deliveries.' },
   { name: 'Reference data', description: 'Locations, browsers and simulated devices (spec 4.5).' },
   { name: 'Account', description: 'Account status and credits.' },

@@ -134,7 +134,13 @@ export class FieldIngest {
   /** Commit what waits and stop taking beacons (the service is stopping). */
   async close(): Promise<void> {
     this.closed = true;
+    await this.settle();
+  }
+
+  /** Wait until every beacon and count waiting now is committed (refusals' counts included, without their 1 s wait). */
+  async settle(): Promise<void> {
     clearTimeout(this.countTimer);
+    this.countTimer = undefined;
     while (this.committing || this.waiting.length > 0 || this.counts.size > 0) {
       if (!this.committing) void this.commit();
       await new Promise((r) => setTimeout(r, 5));

@@ -3,6 +3,7 @@
  * discovery found and skipped, progress, credits, site figures), a page's attributes, and every page as the CSV and
  * JSON downloads. Pure: the callers read the rows.
  */
+import { csvCell } from '../../lib/csv.js';
 import type { SiteFigures } from '../../analysis/site-figures.js';
 import type { ScanPageRow, ScanRow } from '../../store/scans.js';
 import { fromTenths } from '../accounts/accounts.js';
@@ -85,14 +86,6 @@ export function scanPageAttributes(p: ScanPageRow) {
 }
 
 const CSV_COLUMNS = Object.keys(scanPageAttributes({} as ScanPageRow)) as (keyof ReturnType<typeof scanPageAttributes>)[];
-
-/** One CSV cell: quoted when it must be, and never a formula a spreadsheet would run (=, +, -, @ first). */
-function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  let s = String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /** Every page of a scan as CSV: a header row (the page attributes' names), then one row a page. */
 export function scanPagesCsv(pages: readonly ScanPageRow[]): string {
