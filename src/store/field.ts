@@ -111,6 +111,11 @@ export async function markViewsRolled(db: Db, byTemplate: ReadonlyMap<string, re
   }
 }
 
+/** Views taken for a site deleted meanwhile (its settings were still cached by the ingest for a few seconds). */
+export async function deleteViews(db: Db, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += ID_BATCH) await db.deleteFrom('field_views').where('id', 'in', ids.slice(i, i + ID_BATCH)).execute();
+}
+
 export type RollupKey = Omit<FieldRollupRow, 'views' | 'sketch'>;
 
 export async function rollupSketch(db: Db, k: RollupKey): Promise<Uint8Array | undefined> {

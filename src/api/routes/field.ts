@@ -62,12 +62,14 @@ export function registerFieldRoutes(r: Router, ctx: AppContext): void {
     const p = principalOf(req);
     const input = jsonApiBody(req, (body) => parseFieldSiteInput(resourceAttributes(body, 'field_site', SHAPE, true), 'patch'));
     const data = siteResource(await changeFieldSite(store, p, s, input), links);
+    ctx.field.ingest.forget(s.id);
     return reply.type(JSONAPI).send({ data, links: { self: data.links.self } });
   });
 
   r.delete('/field_sites/:id', async (req, reply) => {
     const s = await site(req);
     await removeFieldSite(store, principalOf(req), s);
+    ctx.field.ingest.forget(s.id);
     return reply.type(JSONAPI).send({ data: { type: 'field_site', id: s.id } });
   });
 

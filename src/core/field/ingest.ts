@@ -81,6 +81,7 @@ export class FieldIngest {
   /** Bounded: a flood from many addresses costs at most this many buckets (the oldest are forgotten: a full bucket again). */
   private readonly clients = new LRUCache<string, Bucket>({ max: 100_000 });
   private readonly siteBuckets = new LRUCache<string, Bucket>({ max: 10_000 });
+  private readonly reading = new Map<string, Promise<FieldSite | null>>();
   private waiting: Waiting[] = [];
   private committing = false;
   /** Refusals and acceptances not yet committed, per site and hour. */
@@ -129,6 +130,11 @@ export class FieldIngest {
     const site = this.sites.get(siteId)?.site;
     if (site) this.count(site.id, 'too_large', clock.now());
     return new ApiError('E41300', `A beacon is at most ${MAX_BEACON_BYTES} bytes.`);
+  }
+
+  /** A site changed or deleted here: read it again at its next beacon (other processes read it within SITE_CACHE_MS). */
+  forget(siteId: string): void {
+    this.sites.delete(siteId);
   }
 
   /** Commit what waits and stop taking beacons (the service is stopping). */
@@ -193,11 +199,23 @@ export class FieldIngest {
     };
   }
 
-  private async readSite(id: string): Promise<FieldSite | null> {
-    const row = id.length <= 128 ? await fieldSiteById(this.store.db, id) : undefined;
-    const site = row ? fieldSiteOf(row) : null;
-    this.sites.set(id, { site });
-    return site;
+  /** One read of a site however many beacons for it arrive while it is read (a burst after a start would make one each). */
+  private readSite(id: string): Promise<FieldSite | null> {
+    let reading = this.reading.get(id);
+    if (!reading) {
+      reading = (async () => {
+        try {
+          const row = id.length <= 128 ? await fieldSiteById(this.store.db, id) : undefined;
+          const site = row ? fieldSiteOf(row) : null;
+          this.sites.set(id, { site });
+          return site;
+        } finally {
+          this.reading.delete(id);
+        }
+      })();
+      this.reading.set(id, reading);
+    }
+    return reading;
   }
 
   private clientBucket(address: string, now: number): Bucket {

@@ -20,7 +20,7 @@ import { clock } from '../clock.js';
 import { assignTemplates } from '../../discovery/templates.js';
 import type { Store } from '../../store/db.js';
 import {
-  addPathViews, allFieldSites, expireFieldData, fieldSiteById, markViewsRolled, replaceTrackedPaths, rollupSketch, takeRollupLock,
+  addPathViews, allFieldSites, deleteViews, expireFieldData, fieldSiteById, markViewsRolled, replaceTrackedPaths, rollupSketch, takeRollupLock,
   topPaths, trackedPaths, unrolledViews, writeRollup, type RollupKey, type UnrolledView,
 } from '../../store/field.js';
 import { FieldSketch } from './sketch.js';
@@ -58,8 +58,8 @@ export async function rollUp(store: Store): Promise<number> {
       for (const [siteId, list] of bySite) {
         const row = await fieldSiteById(trx, siteId);
         if (!row) {
-          // The site was deleted meanwhile: its views are gone with it, or about to be.
-          for (const v of list) push(byTemplate, '', v.id);
+          // The site was deleted meanwhile (the ingest kept its settings a few seconds more): its views go with it.
+          await deleteViews(trx, list.map((v) => v.id));
           continue;
         }
         const site = fieldSiteOf(row);
