@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 
 const CANDIDATES = ['./field/snippet.js', '../../dist/web/field/snippet.js'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
@@ -21,11 +22,27 @@ export const FIELD_SNIPPET_FILE = findSnippet();
 const snippet = readFileSync(FIELD_SNIPPET_FILE);
 export const FIELD_SNIPPET_PATH = `/assets/field.${createHash('sha256').update(snippet).digest('hex').slice(0, 12)}.js`;
 
+/** Compressed once, at start: every visitor of every site fetches it (about 5.8 KB brotli, 6.4 KB gzip, 18 KB plain). */
+const encoded = {
+  br: brotliCompressSync(snippet, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+  gzip: gzipSync(snippet, { level: 9 }),
+};
+
+/** The encoding to send for an Accept-Encoding header: brotli, else gzip, else none. */
+export function snippetEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
+  const asked = (accept ?? '').toLowerCase().split(',').map((e) => e.trim().split(';'));
+  const takes = (name: string) => asked.some(([e, q]) => e === name && !/^q=0(\.0*)?$/.test((q ?? '').trim()));
+  return takes('br') ? 'br' : takes('gzip') ? 'gzip' : undefined;
+}
+
 export function registerFieldSnippet(app: FastifyInstance): void {
-  app.get(FIELD_SNIPPET_PATH, async (_req, reply) => reply
-    .header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff')
-    .header('Access-Control-Allow-Origin', '*').header('Cross-Origin-Resource-Policy', 'cross-origin')
-    .type('text/javascript; charset=utf-8').send(snippet));
+  app.get(FIELD_SNIPPET_PATH, async (req, reply) => {
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff')
+      .header('Access-Control-Allow-Origin', '*').header('Cross-Origin-Resource-Policy', 'cross-origin').header('Vary', 'Accept-Encoding')
+      .type('text/javascript; charset=utf-8');
+    const encoding = snippetEncoding(req.headers['accept-encoding']);
+    return encoding ? reply.header('Content-Encoding', encoding).send(encoded[encoding]) : reply.send(snippet);
+  });
 }
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context/app-context.js';
 import { registerAssets } from './assets.js';
+import { registerFieldSnippet } from './field-snippet.js';
 import { errorScreen, WebKit } from './kit.js';
 import { newNonce } from './session.js';
 import type { ApiError } from '../core/errors.js';
@@ -29,6 +30,7 @@ import { registerHelp } from './screens/help.js';
 export function registerWebApp(app: FastifyInstance, ctx: AppContext): (reply: FastifyReply, err: ApiError) => FastifyReply {
   const kit = new WebKit(app, ctx);
   registerAssets(app);
+  registerFieldSnippet(app);
   registerSignIn(kit, async (_req, _reply, v, nonce) => analyzeScreen(kit, v, nonce));
   registerAnalyze(kit);
   registerProgress(kit);
