@@ -53,7 +53,7 @@ describe('the field snippet in Chromium', () => {
   });
 
   /** Load a /field/ page carrying `which` site's tag; `act` runs on it once loaded; then the page is hidden (another tab to the front). */
-  async function view(path: string, o: { which?: string; setup?: (page: Page) => Promise<void>; act?: (page: Page) => Promise<void>;
+  async function view(path: string, o: { which?: string; setup?: (page: Page) => Promise<unknown>; act?: (page: Page) => Promise<void>;
     viewport?: { width: number; height: number }; hides?: number; expectBeacon?: boolean } = {}): Promise<{ beacons: Beacon[]; page: Page }> {
     site.field.snippet = snippets[o.which ?? 'main']!;
     const page = await browser.newPage();
