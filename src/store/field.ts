@@ -191,6 +191,27 @@ export async function replaceTrackedPaths(db: Db, siteId: string, paths: readonl
   }
 }
 
+/**
+ * Which of `paths` have lab tests in the account: a page (with a report) of one of the origins and that path; per
+ * path, the most recently tested such page.
+ */
+export async function labPagesOf(db: Db, accountId: string, origins: readonly string[], paths: readonly string[]): Promise<Map<string, string>> {
+  const byUrl = new Map<string, string>();
+  for (const path of paths) for (const origin of origins) byUrl.set(origin + path, path);
+  const urls = [...byUrl.keys()];
+  const found = new Map<string, { id: string; time: number }>();
+  for (let i = 0; i < urls.length; i += ID_BATCH) {
+    const rows = await db.selectFrom('pages').select(['id', 'url', 'latest_report_time']).where('account_id', '=', accountId)
+      .where('url', 'in', urls.slice(i, i + ID_BATCH)).where('report_count', '>', 0).execute();
+    for (const r of rows) {
+      const path = byUrl.get(r.url)!;
+      const time = r.latest_report_time ?? 0;
+      if ((found.get(path)?.time ?? -1) < time) found.set(path, { id: r.id, time });
+    }
+  }
+  return new Map([...found].map(([path, f]) => [path, f.id]));
+}
+
 /* Drill-down and retention */
 
 export interface ViewQuery {

@@ -207,8 +207,8 @@ function drawVersionChanges(metric: ChartMetric, placed: readonly { x: number }[
  * one of them). Reports without the figure are skipped; with none at all the figure says so.
  */
 export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: ChartMarker[] = [],
-  /** What a point is, as the names say it: a page's report, or a site's scan. */
-  noun: 'report' | 'scan' = 'report'): string {
+  /** What a point is, as the names say it: a page's report, a site's scan, or a day of real visitors' figures. */
+  noun: 'report' | 'scan' | 'day' = 'report'): string {
   const { top, placed } = layout(metric, points);
   const latest = placed[placed.length - 1];
   const caption = `<figcaption><h3>${esc(metric.title)} <span class="chart-latest">${latest ? esc(metric.format(latest.value)) : '–'}</span></h3></figcaption>`;

@@ -13,10 +13,10 @@ import { csrfValid, FormFields, newNonce, sameOrigin, secureHeaders, visitorOf, 
 import { CLIENT_SCRIPT_PATH, STYLESHEET_PATH } from './assets.js';
 
 export { esc };
-export type NavItem = 'analyze' | 'pages' | 'scans' | 'tags' | 'account';
+export type NavItem = 'analyze' | 'pages' | 'scans' | 'field' | 'tags' | 'account';
 
 const NAV: [NavItem, string, string][] = [
-  ['analyze', 'Analyze', '/'], ['pages', 'Pages', '/pages'], ['scans', 'Scans', '/scans'], ['tags', 'Tags', '/tags'], ['account', 'Account', '/account'],
+  ['analyze', 'Analyze', '/'], ['pages', 'Pages', '/pages'], ['scans', 'Scans', '/scans'], ['field', 'Field', '/field'], ['tags', 'Tags', '/tags'], ['account', 'Account', '/account'],
 ];
 
 export interface Shell {

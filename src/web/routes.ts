@@ -1,7 +1,7 @@
 /**
  * The web app, served at `/` by the API's process: a client of the same core as the API (no rule of its own
  * beyond presentation). Screens: sign in, Analyze, a test's progress, the report, Pages, a page's history,
- * Compare, Scans and a scan's site report, Tags, Account.
+ * Compare, Scans and a scan's site report, Field (real visitors' figures), Tags, Account.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context/app-context.js';
@@ -18,6 +18,7 @@ import { registerPageScreens } from './screens/pages.js';
 import { registerCompare } from './screens/compare.js';
 import { registerScanScreens } from './screens/scans.js';
 import { registerTagScreens } from './screens/tags.js';
+import { registerFieldScreens } from './screens/field.js';
 import { registerAccountScreen } from './screens/account.js';
 import { registerReportPage } from './report-page.js';
 import { registerHelp } from './screens/help.js';
@@ -38,6 +39,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): (reply: F
   registerCompare(kit);
   registerScanScreens(kit);
   registerTagScreens(kit);
+  registerFieldScreens(kit);
   registerAccountScreen(kit);
   registerHelp(app, ctx);
   registerReportPage(app, ctx, registerReportScreens(kit));

@@ -294,4 +294,21 @@ table.wh-deliveries td.wh-result{width:50%;overflow-wrap:anywhere}
 .scan-alert-triggered{border-left-color:#b42318}.scan-alert-triggered .scan-alert-state{background:#fdecea;border-color:#f5c2bd;color:#8a1c12}
 .scan-alert-holds{border-left-color:#e6a700}.scan-alert-resolved{border-left-color:var(--good)}
 .scan-alert-resolved .scan-alert-state{background:#e7f6ec;border-color:#b5e2c4;color:#0b5a2c}
+.field-cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,210px),1fr));gap:14px}
+.field-card{margin:0}.field-card h3{font-size:15px;margin:0 0 6px}.field-card abbr{text-decoration:none;color:var(--muted);font-weight:400}
+.field-p75{font-size:28px;font-weight:700;margin:0 0 10px;font-variant-numeric:tabular-nums}.field-p75.few,td.few{color:var(--muted)}
+.field-card .muted{margin:10px 0 0;font-size:13px}
+.field-section{margin:0 0 26px}.field-section h2 .field-csv{font-size:13px;font-weight:400;margin-left:8px}
+.field-live{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 18px;margin:0 0 22px}.field-live p{margin:0}.field-live-count b{font-size:22px}
+.field-controls{display:flex;flex-wrap:wrap;gap:10px 24px;margin:0 0 16px}
+.field-toggle{display:flex;flex-wrap:wrap;align-items:center;gap:4px}.field-toggle-name{font-weight:600;margin-right:6px}
+.field-toggle a{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:var(--card);text-decoration:none}
+.field-toggle a[aria-current=true]{background:#2456d6;border-color:#2456d6;color:#fff}
+.field-filters{margin:0 0 14px}.field-new{margin:26px 0 0}
+.field-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,360px),1fr));gap:14px;margin:0 0 14px}
+.field-attrs{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,340px),1fr));gap:14px}
+.field-attr{margin:0}.field-attr h3{font-size:15px;margin:0 0 8px}.field-what{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:13px}
+.field-table th[scope=row]{font-weight:400;text-transform:none;letter-spacing:0;font-size:inherit;color:inherit;min-width:10em;overflow-wrap:anywhere}
+.field-form textarea,#snippet{width:100%;font-family:ui-monospace,monospace;font-size:13px}
+.field.check{display:grid;grid-template-columns:auto 1fr;align-items:center;gap:2px 8px}.field.check .hint{grid-column:2}
 `;

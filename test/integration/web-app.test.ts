@@ -20,6 +20,7 @@ import { creditsOf } from '../helpers/assertions.js';
 import { accountIdOf, completeSeededScanPage, seedPage, seedScan, type ScanPageSeed, type SeededScan } from '../helpers/seed.js';
 import { stubResult } from '../helpers/stub-result.js';
 import { journeySteps } from './web-app/journeys.js';
+import { fieldSteps } from './web-app/field.js';
 import {
   accessibleNodes, aria, assertErrorInView, assertStrictCsp, checkedScreens, checkScreen, clickAndWait, fieldNames, goto, heading, launchBrowser, newTab,
   PHONE, textOf,
@@ -1540,6 +1541,7 @@ describe('the web app in a real browser (sqlite)', () => {
   });
 
   journeySteps(() => ({ server, site, browser, page, other, ownerKey }));
+  fieldSteps(() => ({ server, site, browser, page, other, ownerKey }));
 
   it('22. every request of the run was answered once: no "Reply was already sent" in the service\'s log', () => {
     const twice = serverLog.filter((line) => line.includes('Reply was already sent'));

@@ -122,9 +122,9 @@ export function fieldWindow(days: number, now = clock.now()): FieldWindow {
 /** The cut whose rows answer these filters (and a breakdown by `by`): the narrowest one that has every key asked. */
 function cutFor(filters: FieldFilters, by?: Breakdown): Cut {
   const keys = new Set(Object.entries(filters).filter(([k, v]) => v !== undefined && k !== 'device').map(([k]) => k));
+  // A path lies in one template: the path cut answers a path asked for, with or without its template.
+  if (filters.path !== undefined) keys.delete('template');
   if (by && by !== 'device') keys.add(by);
-  // A path lies in one template: the path cut answers a path with or without its template.
-  if (keys.has('path') && by !== 'template') keys.delete('template');
   if (keys.size === 0) return 'site';
   if (keys.size === 1) return [...keys][0] as Cut;
   return 'full';

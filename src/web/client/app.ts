@@ -3,7 +3,8 @@
  * a running test live through server-sent events (its phase, the time elapsed), opening its report when it completes
  * (and showing a failed test again, with its error and Retest), follows a running scan the same way (its changing parts
  * fetched again, the site report opened when it is done), reads a chosen recording file into the field it fills
- * (data-fills: the textarea's id), and brings a refused form's error into view.
+ * (data-fills: the textarea's id), copies a field's text (data-copy: its id; the field stays selectable without
+ * script), and brings a refused form's error into view.
  */
 
 document.addEventListener('submit', (e) => {
@@ -273,5 +274,22 @@ document.addEventListener('change', (e) => {
     if (note) note.textContent = `${file.name} was read into the field above.`;
   }, () => {
     if (note) note.textContent = `${file.name} could not be read.`;
+  });
+});
+
+/** A "Copy" button (data-copy: the id of the field whose text it copies): says it copied, or selects the text to copy by hand. */
+document.addEventListener('click', (e) => {
+  const button = (e.target as Element | null)?.closest<HTMLButtonElement>('button[data-copy]');
+  if (!button) return;
+  const field = document.getElementById(button.dataset.copy ?? '') as HTMLTextAreaElement | HTMLInputElement | null;
+  if (!field) return;
+  const label = button.textContent;
+  const said = (text: string) => {
+    button.textContent = text;
+    setTimeout(() => { button.textContent = label; }, 2000);
+  };
+  navigator.clipboard.writeText(field.value).then(() => said('Copied'), () => {
+    field.select();
+    said('Press Ctrl+C to copy');
   });
 });
