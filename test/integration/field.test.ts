@@ -191,8 +191,11 @@ for (const engine of engines()) {
       assert.ok(byPath.body.data.every((r: any) => r.attributes.value.startsWith('/blog/post-')));
       const byBrowser = await call(server, 'GET', `/field_sites/${site.id}/breakdown?by=browser`, { key: server.key });
       assert.deepEqual(byBrowser.body.data.map((r: any) => [r.attributes.value, r.attributes.page_views]), [['Chrome', 160], ['Firefox', 80]]);
-      const inTemplate = await call(server, 'GET', `/field_sites/${site.id}/breakdown?by=path&template=${encodeURIComponent('/blog/:slug')}&browser=Firefox`, { key: server.key });
-      assert.equal(inTemplate.body.data.reduce((n: number, r: any) => n + r.attributes.page_views, 0), 80, 'the paths of a template, for one browser');
+      const inTemplate = await call(server, 'GET', `/field_sites/${site.id}/breakdown?by=path&template=${encodeURIComponent('/blog/:slug')}&device=desktop`, { key: server.key });
+      assert.equal(inTemplate.body.data.reduce((n: number, r: any) => n + r.attributes.page_views, 0), 80, 'the paths of a template, for one device');
+      const crossed = await call(server, 'GET', `/field_sites/${site.id}/breakdown?by=path&browser=Firefox`, { key: server.key });
+      assert.equal(crossed.status, 400);
+      assert.match(errorOf(crossed).detail!, /A path combines with its template and the device only, not with browser/);
       const noneThere = await call(server, 'GET', `/field_sites/${site.id}/breakdown?by=path&template=${encodeURIComponent('/shop/:item')}`, { key: server.key });
       assert.deepEqual(noneThere.body.data, [], 'no path of another template');
       const onePath = await summary('path=/blog/post-3&template=/blog/:slug');

@@ -119,12 +119,18 @@ export function fieldWindow(days: number, now = clock.now()): FieldWindow {
   return { days, from: startOfDay(now) - (days - 1) * DAY, to: now };
 }
 
-/** The cut whose rows answer these filters (and a breakdown by `by`): the narrowest one that has every key asked. */
+/**
+ * The cut whose rows answer these filters (and a breakdown by `by`): the narrowest one that has every key asked. A path
+ * (asked for, or broken down by) combines with its template and the device only: the path cut's keys.
+ */
 function cutFor(filters: FieldFilters, by?: Breakdown): Cut {
   const keys = new Set(Object.entries(filters).filter(([k, v]) => v !== undefined && k !== 'device').map(([k]) => k));
-  // A path lies in one template: the path cut answers a path asked for, with or without its template.
-  if (filters.path !== undefined) keys.delete('template');
   if (by && by !== 'device') keys.add(by);
+  if (keys.has('path')) {
+    const other = [...keys].filter((k) => k !== 'path' && k !== 'template');
+    if (other.length > 0) throw bad(`A path combines with its template and the device only, not with ${other.join(' or ')}: leave ${other.length === 1 ? 'it' : 'them'} out or look at the template.`);
+    return 'path';
+  }
   if (keys.size === 0) return 'site';
   if (keys.size === 1) return [...keys][0] as Cut;
   return 'full';
@@ -132,9 +138,9 @@ function cutFor(filters: FieldFilters, by?: Breakdown): Cut {
 
 function rowsQuery(site: FieldSite, w: FieldWindow, filters: FieldFilters, cut: Cut, grain: 'hour' | 'day' = 'day'): RollupQuery {
   const q: RollupQuery = { siteId: site.id, cut, grain, from: w.from, to: w.to + 1, device: filters.device };
-  // The filters the cut keeps as keys; a template filter with a path is answered by the path (it lies in one template).
-  if (cut === 'template' || cut === 'full') q.template = filters.path !== undefined && cut !== 'full' ? undefined : filters.template;
-  if (cut === 'path' || cut === 'full') q.path = filters.path;
+  // The filters the cut keeps as keys.
+  if (cut === 'template' || cut === 'path' || cut === 'full') q.template = filters.template;
+  if (cut === 'path') q.path = filters.path;
   if (cut === 'connection' || cut === 'full') q.connection = filters.connection;
   if (cut === 'browser' || cut === 'full') q.browser = filters.browser;
   return q;
@@ -176,8 +182,6 @@ export async function readFieldBreakdown(db: Db, site: FieldSite, q: FieldQuery,
   const groups = new Map<string, FieldSketch>();
   for (const r of rows) {
     const value = by === 'device' ? r.device : r[by];
-    // The full key's rows of untracked paths carry no path: they are their template's, not a path's.
-    if (by === 'path' && value === '') continue;
     let s = groups.get(value);
     if (!s) groups.set(value, (s = new FieldSketch()));
     s.mergeEncoded(r.sketch);

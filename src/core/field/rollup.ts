@@ -3,10 +3,11 @@
  * figure is read from, and the daily care of a site's data (retention, the paths kept as themselves).
  *
  * Each view is counted, for its device class, in the hour and the day it was received, under six cuts: the whole site,
- * its template, its path (only a tracked path: see below), its connection class, its browser family, and the full key
- * (template, path or "" when not tracked, connection, browser), which answers any combination of filters. The cuts
- * other than the full key exist so that the common questions (a site, a template, a path, one breakdown) read a few
- * hundred rows for 90 days, whatever the number of combinations.
+ * its template, its path (only a tracked path, with its template: see below), its connection class, its browser family,
+ * and the full key (template, connection, browser), which answers any combination of those filters. The cuts other
+ * than the full key exist so that the common questions (a site, a template, a path, one breakdown) read a few hundred
+ * rows for 90 days, whatever the number of combinations; a path is not crossed with connections and browsers (that
+ * would multiply the rows by the tracked paths).
  *
  * Paths: a site's first TRACKED_PATHS distinct paths are tracked as they come; once a day the tracked set becomes the
  * site's TRACKED_PATHS most viewed paths of its raw views. Any other path is counted as its template only: a site with
@@ -103,8 +104,10 @@ export async function rollUp(store: Store): Promise<number> {
 }
 
 /**
- * The rollup rows a view is counted in: for its hour and its day, each cut, for its device. `path` is "" when the
- * path is not tracked (then it has no row of the path cut, and the full key counts it under its template alone).
+ * The rollup rows a view is counted in: for its hour and its day, each cut, for its device. The path cut carries the
+ * path's template too (a path lies in one); `path` is "" when the path is not tracked (then it has no row of the path
+ * cut and counts under its template alone). The full key is (template, connection, browser): the combinations of
+ * those filters; a path combines with its template and the device only.
  */
 export function rollupKeysOf(siteId: string, v: Pick<UnrolledView, 'received' | 'device' | 'connection' | 'browser'>, template: string, path: string): RollupKey[] {
   const keys: RollupKey[] = [];
@@ -113,8 +116,8 @@ export function rollupKeysOf(siteId: string, v: Pick<UnrolledView, 'received' | 
       if (cut === 'path' && path === '') continue;
       keys.push({
         site_id: siteId, cut, grain, start, device: v.device,
-        template: cut === 'template' || cut === 'full' ? template : '',
-        path: cut === 'path' || cut === 'full' ? path : '',
+        template: cut === 'template' || cut === 'path' || cut === 'full' ? template : '',
+        path: cut === 'path' ? path : '',
         connection: cut === 'connection' || cut === 'full' ? v.connection : '',
         browser: cut === 'browser' || cut === 'full' ? v.browser : '',
       });

@@ -181,10 +181,15 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
 
   async function siteScreen(v: Visitor, nonce: string, site: FieldSite, query: Record<string, unknown>, origin: string): Promise<string> {
     const q = parseFieldQuery(query);
+    // A path is not crossed with connections and browsers (core/field/rollup.ts): a view of a path has no breakdown by
+    // them, and a view of a connection or a browser none by path.
+    const onPath = q.filters.path !== undefined;
+    const crossed = q.filters.connection !== undefined || q.filters.browser !== undefined;
+    const none = { rows: [] as BreakdownRow[] };
     const [summary, series, intake, byTemplate, byPath, byConnection, byBrowser, attribution] = await Promise.all([
       readFieldSummary(store.db, site, q), readFieldSeries(store.db, site, q), readFieldIntake(store.db, site, q.days),
-      readFieldBreakdown(store.db, site, q, 'template', 50), readFieldBreakdown(store.db, site, q, 'path', 50),
-      readFieldBreakdown(store.db, site, q, 'connection', 10), readFieldBreakdown(store.db, site, q, 'browser', 10),
+      onPath ? none : readFieldBreakdown(store.db, site, q, 'template', 50), onPath || crossed ? none : readFieldBreakdown(store.db, site, q, 'path', 50),
+      onPath ? none : readFieldBreakdown(store.db, site, q, 'connection', 10), onPath ? none : readFieldBreakdown(store.db, site, q, 'browser', 10),
       readFieldAttribution(store.db, site, q, 10),
     ]);
     const labPages = await labPagesOf(store.db, v.principal.accountId, site.origins, byPath.rows.map((r) => r.value));
@@ -219,7 +224,8 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
       series.points.map((p) => { const d = new Date(p.day).toISOString().slice(0, 10); return `<tr id="day-${d}"><th scope="row">${d}</th><td class="num">${p.views.toLocaleString('en')}</td>` +
         FIELD_FIGURE_NAMES.map((n) => `<td class="num">${esc(p.p75[n] === null ? '–' : formatFigure(spec(n).unit, p.p75[n]!))}</td>`).join('') + '</tr>'; }).join('') +
       '</tbody></table></div></details></section>';
-    const breakdowns = (q.filters.path === undefined ? breakdownTable(site, q, 'template', byTemplate.rows, labPages) + breakdownTable(site, q, 'path', byPath.rows, labPages) : '') +
+    const breakdowns = onPath ? '' : breakdownTable(site, q, 'template', byTemplate.rows, labPages) +
+      (crossed ? '' : breakdownTable(site, q, 'path', byPath.rows, labPages)) +
       breakdownTable(site, q, 'connection', byConnection.rows, labPages) + breakdownTable(site, q, 'browser', byBrowser.rows, labPages);
     const attr = `<section class="field-section" aria-labelledby="attr-h"><h2 id="attr-h">What slows real visitors</h2>` +
       `<p class="muted">From the ${views(attribution.views)} of the last ${site.rawRetentionDays} days kept whole (the raw retention), each with the p75 of the page views that named it.</p>` +
