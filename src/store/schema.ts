@@ -376,7 +376,7 @@ export interface FieldSitesTable {
 
 /** A raw page view: what one beacon said, without its sender's address or user agent. */
 export interface FieldViewsTable {
-  id: string;
+  id: Generated<number>;
   site_id: string;
   received: number;
   path: string;

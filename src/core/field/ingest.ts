@@ -6,16 +6,15 @@
  * by reason; the address is used for the limit and never stored, nor the user agent (visitor.ts keeps its families).
  *
  * Nothing acknowledged is lost: a beacon is answered 204 only once its row is committed. Rows are committed in
- * batches (group commit): the first beacon to arrive starts a transaction at once, the ones that arrive while it
- * commits wait for the next, which takes them all; so a quiet site pays one short transaction per beacon and a busy
- * one a transaction per few hundred.
+ * batches (group commit): a transaction takes every beacon read in the same turn of the event loop, and the ones that
+ * arrive while it commits wait for the next, which takes them all; so a quiet site pays one short transaction per
+ * beacon and a busy one a transaction per few dozen or hundred.
  */
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.js';
 import { clock } from '../clock.js';
-import { newId } from '../ids.js';
 import type { Store } from '../../store/db.js';
-import { addFieldCounts, fieldSiteById, insertFieldViews, type FieldCountColumn, type FieldViewInsert } from '../../store/field.js';
+import { commitFieldBatch, fieldSiteById, type FieldCountColumn, type FieldViewInsert } from '../../store/field.js';
 import { checkBeacon, MAX_BEACON_BYTES, type Beacon } from './beacon.js';
 import { fieldSiteOf, type FieldSite } from './sites.js';
 import { visitorOf } from './visitor.js';
@@ -46,6 +45,8 @@ export interface IngestLimits {
 /** The most beacons one transaction commits, and the most that may wait for a commit before new ones are turned away (503). */
 const MAX_BATCH = 1000;
 const MAX_WAITING = 20_000;
+/** Batches PostgreSQL commits at once (each on its own pooled connection). */
+const PG_IN_FLIGHT = 3;
 /** A site's settings are read again after this long (a change of origins takes effect within it). */
 const SITE_CACHE_MS = 5_000;
 const HOUR = 3_600_000;
@@ -83,13 +84,17 @@ export class FieldIngest {
   private readonly siteBuckets = new LRUCache<string, Bucket>({ max: 10_000 });
   private readonly reading = new Map<string, Promise<FieldSite | null>>();
   private waiting: Waiting[] = [];
-  private committing = false;
+  private inFlight = 0;
+  private readonly maxInFlight: number;
+  private scheduled = false;
   /** Refusals and acceptances not yet committed, per site and hour. */
   private counts = new Map<string, Partial<Record<FieldCountColumn, number>>>();
   private countTimer?: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly store: Store, private readonly limits: IngestLimits) {}
+  constructor(private readonly store: Store, private readonly limits: IngestLimits) {
+    this.maxInFlight = store.engine === 'postgres' ? PG_IN_FLIGHT : 1;
+  }
 
   /** Take one beacon: resolves once it is committed; throws the ApiError to answer otherwise. */
   async take(req: BeaconRequest): Promise<void> {
@@ -147,8 +152,8 @@ export class FieldIngest {
   async settle(): Promise<void> {
     clearTimeout(this.countTimer);
     this.countTimer = undefined;
-    while (this.committing || this.waiting.length > 0 || this.counts.size > 0) {
-      if (!this.committing) void this.commit();
+    while (this.inFlight > 0 || this.scheduled || this.waiting.length > 0 || this.counts.size > 0) {
+      if (this.inFlight === 0 && !this.scheduled) void this.commit();
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -189,7 +194,7 @@ export class FieldIngest {
       ttfb: b.ttfb && { wait: b.ttfb.wait, cache: b.ttfb.cache, dns: b.ttfb.dns, conn: b.ttfb.conn, req: b.ttfb.req },
     };
     return {
-      id: newId(), site_id: site.id, received: now,
+      site_id: site.id, received: now,
       path: site.keepQuery ? page.pathname + page.search : page.pathname,
       template: null, device: b.dev ?? visitor.device, connection: b.ect ?? 'unknown', browser: visitor.browser,
       browser_major: visitor.browserMajor, os: visitor.os, nav: b.nav ?? 'navigate',
@@ -245,36 +250,45 @@ export class FieldIngest {
     }
   }
 
+  /**
+   * Commit what waits at the end of this turn of the event loop (setImmediate: after the I/O callbacks of the turn), so
+   * that every beacon read in the same turn joins the batch. On SQLite a commit runs without giving the event loop a
+   * turn, so committing at once would commit every beacon alone: measured, 3,400 transactions of one row a second.
+   */
   private commitSoon(): void {
-    if (!this.committing) void this.commit();
+    if (this.inFlight >= this.maxInFlight || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.commit();
+    });
   }
 
-  /** Commit everything that waits, batch after batch, until nothing does. */
+  /**
+   * Commit one batch of what waits (and the counts), then let the next turn's beacons gather for the next batch.
+   * PostgreSQL commits up to PG_IN_FLIGHT batches at once on separate connections: a commit waits on the server's
+   * flush to disk, and the next batch need not wait for it.
+   */
   private async commit(): Promise<void> {
-    this.committing = true;
+    if (this.inFlight >= this.maxInFlight || (this.waiting.length === 0 && this.counts.size === 0)) return;
+    this.inFlight++;
+    const batch = this.waiting.length > MAX_BATCH ? this.waiting.splice(0, MAX_BATCH) : this.waiting.splice(0);
+    for (const w of batch) this.countAccepted(w.row);
+    const counts = [...this.counts].map(([key, deltas]) => {
+      const [siteId, hour] = key.split(' ');
+      return { siteId: siteId!, hour: Number(hour), deltas };
+    });
+    this.counts = new Map();
     try {
-      while (this.waiting.length > 0 || this.counts.size > 0) {
-        const batch = this.waiting.length > MAX_BATCH ? this.waiting.splice(0, MAX_BATCH) : this.waiting.splice(0);
-        for (const w of batch) this.countAccepted(w.row);
-        const counts = this.counts;
-        this.counts = new Map();
-        try {
-          await this.store.db.transaction().execute(async (trx) => {
-            await insertFieldViews(trx, batch.map((w) => w.row));
-            for (const [key, deltas] of counts) {
-              const [siteId, hour] = key.split(' ');
-              await addFieldCounts(trx, siteId!, Number(hour), deltas);
-            }
-          });
-          for (const w of batch) w.resolve();
-        } catch (err) {
-          // Not committed: not acknowledged (the route answers the store's error); the counts of refusals are lost with it.
-          for (const w of batch) w.reject(err);
-        }
-      }
+      await commitFieldBatch(this.store.db, this.store.engine, batch.map((w) => w.row), counts);
+      for (const w of batch) w.resolve();
+    } catch (err) {
+      // Not committed: not acknowledged (the route answers the store's error); the counts of refusals are lost with it.
+      for (const w of batch) w.reject(err);
     } finally {
-      this.committing = false;
+      this.inFlight--;
     }
+    if (this.waiting.length > 0 || this.counts.size > 0) this.commitSoon();
   }
 
   private countAccepted(row: FieldViewInsert): void {

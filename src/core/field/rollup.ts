@@ -55,7 +55,7 @@ export async function rollUp(store: Store): Promise<number> {
         if (!list) bySite.set(v.site_id, (list = []));
         list.push(v);
       }
-      const byTemplate = new Map<string, string[]>();
+      const byTemplate = new Map<string, number[]>();
       for (const [siteId, list] of bySite) {
         const row = await fieldSiteById(trx, siteId);
         if (!row) {
@@ -126,7 +126,7 @@ export function rollupKeysOf(siteId: string, v: Pick<UnrolledView, 'received' | 
   return keys;
 }
 
-function push(m: Map<string, string[]>, k: string, v: string): void {
+function push(m: Map<string, number[]>, k: string, v: number): void {
   let list = m.get(k);
   if (!list) m.set(k, (list = []));
   list.push(v);

@@ -29,8 +29,9 @@ export const m019Field: Migration = {
       .execute();
     await db.schema.createIndex('field_sites_account').on('field_sites').columns(['account_id', 'created']).execute();
 
+    // Raw views are numbered by the engine (appended, never a random place in the index): their IDs are never shown.
     await db.schema.createTable('field_views')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('id', postgres ? 'bigserial' : 'integer', (c) => c.primaryKey())
       .addColumn('site_id', 'text', (c) => c.notNull())
       .addColumn('received', 'bigint', (c) => c.notNull())
       .addColumn('path', 'text', (c) => c.notNull())
@@ -53,7 +54,7 @@ export const m019Field: Migration = {
       .addColumn('rolled', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.schema.createIndex('field_views_site_received').on('field_views').columns(['site_id', 'received']).execute();
-    await db.schema.createIndex('field_views_unrolled').on('field_views').columns(['rolled', 'received']).where(sql.ref('rolled'), '=', 0).execute();
+    await db.schema.createIndex('field_views_unrolled').on('field_views').column('id').where(sql.ref('rolled'), '=', 0).execute();
 
     await db.schema.createTable('field_rollups')
       .addColumn('site_id', 'text', (c) => c.notNull())
