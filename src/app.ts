@@ -38,7 +38,7 @@ import { BEACON_PATH } from './api/field-beacon.js';
 import { fieldSnippetTag } from './web/field-snippet.js';
 
 /** How often the beacons taken are counted into the field rollups: figures are this fresh. */
-const FIELD_ROLLUP_MS = 2_000;
+const FIELD_ROLLUP_MS = 5_000;
 
 export interface App {
   server: Awaited<ReturnType<typeof buildServer>>;

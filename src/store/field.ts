@@ -158,23 +158,33 @@ export async function deleteViews(db: Db, ids: readonly number[]): Promise<void>
 
 export type RollupKey = Omit<FieldRollupRow, 'views' | 'sketch'>;
 
-export async function rollupSketch(db: Db, k: RollupKey): Promise<Uint8Array | undefined> {
-  const row = await db.selectFrom('field_rollups').select('sketch')
-    .where('site_id', '=', k.site_id).where('cut', '=', k.cut).where('grain', '=', k.grain).where('start', '=', k.start)
-    .where('device', '=', k.device).where('template', '=', k.template).where('path', '=', k.path)
-    .where('connection', '=', k.connection).where('browser', '=', k.browser).executeTakeFirst();
-  return row?.sketch;
+/** Every rollup row of a site's hour or day (the rollup job merges what it counted into them). */
+export function rollupRowsAt(db: Db, siteId: string, grain: string, start: number): Promise<FieldRollupRow[]> {
+  return db.selectFrom('field_rollups').selectAll().where('site_id', '=', siteId).where('grain', '=', grain).where('start', '=', start).execute();
 }
 
-export async function writeRollup(db: Db, row: FieldRollupRow, exists: boolean): Promise<void> {
-  if (!exists) {
-    await db.insertInto('field_rollups').values(row).execute();
+const ROLLUP_COLUMNS = ['site_id', 'cut', 'grain', 'start', 'device', 'template', 'path', 'connection', 'browser', 'views', 'sketch'] as const;
+const ROLLUP_KEY = ['site_id', 'cut', 'grain', 'start', 'device', 'template', 'path', 'connection', 'browser'] as const;
+
+/** One rollup row written whole (inserted, or replacing the row of its key), compiled once for SQLite's statement cache. */
+const upsertOneRollup = compiledQuery(ROLLUP_COLUMNS.length, (db: Db, ...values: (string | number)[]) =>
+  db.insertInto('field_rollups').values(Object.fromEntries(ROLLUP_COLUMNS.map((c, i) => [c, values[i]])) as unknown as FieldRollupRow)
+    .onConflict((oc) => oc.columns([...ROLLUP_KEY]).doUpdateSet((eb) => ({ views: eb.ref('excluded.views'), sketch: eb.ref('excluded.sketch') }))));
+
+/** Rollup rows written whole, each inserted or replacing its key's row. PostgreSQL: one statement per thousand rows (unnest). */
+export async function writeRollups(db: Db, engine: Engine, rows: readonly FieldRollupRow[]): Promise<void> {
+  if (engine === 'sqlite') {
+    for (const r of rows) await upsertOneRollup(db, ...(ROLLUP_COLUMNS.map((c) => r[c]) as (string | number)[]));
     return;
   }
-  await db.updateTable('field_rollups').set({ views: row.views, sketch: row.sketch })
-    .where('site_id', '=', row.site_id).where('cut', '=', row.cut).where('grain', '=', row.grain).where('start', '=', row.start)
-    .where('device', '=', row.device).where('template', '=', row.template).where('path', '=', row.path)
-    .where('connection', '=', row.connection).where('browser', '=', row.browser).execute();
+  const types: Record<(typeof ROLLUP_COLUMNS)[number], string> = { site_id: 'text', cut: 'text', grain: 'text', start: 'int8', device: 'text',
+    template: 'text', path: 'text', connection: 'text', browser: 'text', views: 'int4', sketch: 'bytea' };
+  for (let i = 0; i < rows.length; i += 1000) {
+    const chunk = rows.slice(i, i + 1000);
+    const arrays = sql.join(ROLLUP_COLUMNS.map((c) => sql`${chunk.map((r) => (c === 'sketch' ? Buffer.from(r.sketch) : r[c]))}::${sql.raw(types[c])}[]`));
+    await sql`insert into field_rollups (${sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)))}) select * from unnest(${arrays})
+      on conflict (${sql.join(ROLLUP_KEY.map((c) => sql.ref(c)))}) do update set views = excluded.views, sketch = excluded.sketch`.execute(db);
+  }
 }
 
 export interface RollupQuery {
@@ -209,10 +219,11 @@ export async function trackedPaths(db: Db, siteId: string): Promise<Set<string>>
   return new Set(rows.map((r) => r.path));
 }
 
-export async function addPathViews(db: Db, siteId: string, counts: ReadonlyMap<string, number>): Promise<void> {
-  for (const [path, n] of counts) {
-    await db.insertInto('field_paths').values({ site_id: siteId, path, views: n })
-      .onConflict((oc) => oc.columns(['site_id', 'path']).doUpdateSet({ views: sql`field_paths.views + ${n}` })).execute();
+/** Paths the site tracks from now on (their view count is set at the daily re-choice, topPaths). */
+export async function addTrackedPaths(db: Db, siteId: string, paths: readonly string[]): Promise<void> {
+  for (let i = 0; i < paths.length; i += ID_BATCH) {
+    await db.insertInto('field_paths').values(paths.slice(i, i + ID_BATCH).map((path) => ({ site_id: siteId, path, views: 0 })))
+      .onConflict((oc) => oc.columns(['site_id', 'path']).doNothing()).execute();
   }
 }
 

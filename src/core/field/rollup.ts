@@ -21,15 +21,15 @@ import { clock } from '../clock.js';
 import { assignTemplates } from '../../discovery/templates.js';
 import type { Store } from '../../store/db.js';
 import {
-  addPathViews, allFieldSites, deleteViews, expireFieldData, fieldSiteById, markViewsRolled, replaceTrackedPaths, rollupSketch, takeRollupLock,
-  topPaths, trackedPaths, unrolledViews, writeRollup, type RollupKey, type UnrolledView,
+  addTrackedPaths, allFieldSites, deleteViews, expireFieldData, fieldSiteById, markViewsRolled, replaceTrackedPaths, rollupRowsAt, takeRollupLock,
+  topPaths, trackedPaths, unrolledViews, writeRollups, type RollupKey, type UnrolledView,
 } from '../../store/field.js';
-import { FieldSketch } from './sketch.js';
+import { FieldSketch, placeView } from './sketch.js';
 import { fieldSiteOf, MAX_WINDOW_DAYS } from './sites.js';
 
 export const TRACKED_PATHS = 1000;
 /** Views counted per transaction. */
-const BATCH = 5000;
+const BATCH = 20_000;
 const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 /** Hourly rollups are kept this long (the day rollups answer longer windows). */
@@ -79,21 +79,22 @@ export async function rollUp(store: Store): Promise<number> {
           const template = templateOf.get(v.path)!;
           push(byTemplate, template, v.id);
           const path = isTracked(v.path) ? v.path : '';
+          const placed = placeView(v);
           for (const key of rollupKeysOf(siteId, v, template, path)) {
-            const id = JSON.stringify(key);
+            const id = keyString(key);
             let entry = sketches.get(id);
             if (!entry) sketches.set(id, (entry = { key, sketch: new FieldSketch() }));
-            entry.sketch.addView(v);
+            entry.sketch.addPlaced(placed);
           }
         }
-        for (const { key, sketch } of sketches.values()) {
-          const stored = await rollupSketch(trx, key);
-          if (stored) sketch.mergeEncoded(stored);
-          await writeRollup(trx, { ...key, views: sketch.views, sketch: sketch.encode() }, stored !== undefined);
+        // What was counted before: the rows of each hour and day touched, read once each, merged into the new counts.
+        const periods = new Map<string, { grain: string; start: number }>();
+        for (const { key } of sketches.values()) periods.set(`${key.grain} ${key.start}`, { grain: key.grain, start: key.start });
+        for (const { grain, start } of periods.values()) {
+          for (const row of await rollupRowsAt(trx, siteId, grain, start)) sketches.get(keyString(row))?.sketch.mergeEncoded(row.sketch);
         }
-        const pathViews = new Map<string, number>();
-        for (const v of list) if (isTracked(v.path)) pathViews.set(v.path, (pathViews.get(v.path) ?? 0) + 1);
-        await addPathViews(trx, siteId, pathViews);
+        await writeRollups(trx, store.engine, [...sketches.values()].map(({ key, sketch }) => ({ ...key, views: sketch.views, sketch: sketch.encode() })));
+        await addTrackedPaths(trx, siteId, [...newPaths]);
       }
       await markViewsRolled(trx, byTemplate);
       return views.length;
@@ -125,6 +126,9 @@ export function rollupKeysOf(siteId: string, v: Pick<UnrolledView, 'received' | 
   }
   return keys;
 }
+
+/** A rollup row's key as one string (the map of a run's sketches). */
+const keyString = (k: RollupKey): string => `${k.cut}\u0001${k.grain}\u0001${k.start}\u0001${k.device}\u0001${k.template}\u0001${k.path}\u0001${k.connection}\u0001${k.browser}`;
 
 function push(m: Map<string, number[]>, k: string, v: number): void {
   let list = m.get(k);

@@ -34,6 +34,20 @@ function bucketValue(index: number): number {
   return index === 0 ? 0 : (2 * GAMMA ** (index - 1)) / (GAMMA + 1);
 }
 
+/** A view's metrics as (metric, bucket, rating 0 good / 1 needs improvement / 2 poor) triples: its logarithms taken once. */
+export type PlacedView = readonly number[];
+
+export function placeView(values: Partial<Record<FieldFigureName, number | null>>): PlacedView {
+  const out: number[] = [];
+  for (const m of METRICS) {
+    const v = values[m.name];
+    if (v === null || v === undefined) continue;
+    const rating = rateField(m.name, v);
+    out.push(m.i, Math.min(bucketIndex(v * m.scale), m.size - 1), rating === 'good' ? 0 : rating === 'needs_improvement' ? 1 : 2);
+  }
+  return out;
+}
+
 export interface MetricDistribution {
   n: number;
   good: number;
@@ -57,16 +71,19 @@ export class FieldSketch {
 
   /** One page view: its metrics (those it has) and the view itself. */
   addView(values: Partial<Record<FieldFigureName, number | null>>): void {
+    this.addPlaced(placeView(values));
+  }
+
+  /** A view already placed (placeView): what the rollup job adds to a dozen sketches, placed once. */
+  addPlaced(placed: PlacedView): void {
     this.views++;
-    for (const m of METRICS) {
-      const v = values[m.name];
-      if (v === null || v === undefined) continue;
-      const s = this.metrics[m.i]!;
+    for (let i = 0; i < placed.length; i += 3) {
+      const s = this.metrics[placed[i]!]!;
       s.n++;
-      const rating = rateField(m.name, v);
-      if (rating === 'good') s.good++;
-      else if (rating === 'needs_improvement') s.ni++;
-      s.counts[Math.min(bucketIndex(v * m.scale), m.size - 1)]!++;
+      const rating = placed[i + 2]!;
+      if (rating === 0) s.good++;
+      else if (rating === 1) s.ni++;
+      s.counts[placed[i + 1]!]!++;
     }
   }
 
