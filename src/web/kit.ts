@@ -140,6 +140,16 @@ export function errorBox(error: string | FormError | undefined): string {
   return `<div class="error form-error" id="form-error" tabindex="-1" autofocus data-form-error role="alert">${esc(e.message)}${lines}</div>`;
 }
 
+/**
+ * A form's refusal by core (an ApiError with the API's words), to show on the form again with the API's status; anything
+ * else (a bug, the Viewer role, with `notFound`: a 404) is thrown on to the kit's error screen.
+ */
+export function formRefusal(reply: FastifyReply, err: unknown, o: { notFound?: 'screen' } = {}): ApiError {
+  if (!(err instanceof ApiError) || err.code === 'E40301' || (o.notFound === 'screen' && err.status === 404)) throw err;
+  reply.code(err.status);
+  return err;
+}
+
 export type ScreenHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, nonce: string) => Promise<string | FastifyReply>;
 export type ActionHandler = (req: FastifyRequest, reply: FastifyReply, v: Visitor, form: FormFields, nonce: string) => Promise<string | FastifyReply>;
 

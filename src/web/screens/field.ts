@@ -5,7 +5,6 @@
  * the snippet but no form.
  */
 import type { FastifyReply } from 'fastify';
-import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
 import {
@@ -24,7 +23,7 @@ import {
 import { labPagesOf } from '../../store/field.js';
 import type { FormFields, Visitor } from '../session.js';
 import { lineChart, type ChartMetric } from '../charts.js';
-import { actionButton, checked, csrfField, errorBox, esc, formField, formLines, seeOther, shell, type WebKit } from '../kit.js';
+import { actionButton, checked, csrfField, errorBox, esc, formField, formLines, formRefusal, seeOther, shell, type WebKit } from '../kit.js';
 
 /** Below this many page views a figure is shown as what it is: a few visits, not a verdict. */
 export const FEW_VIEWS = 50;
@@ -257,9 +256,8 @@ ${actionButton(v, `/field/${site.id}/delete`, 'Delete field site', { style: 'dan
     try {
       return await run();
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code === 'E40301') throw err;
-      reply.code(err.status);
-      return again(`${err.title}: ${err.detail ?? ''}`);
+      const refused = formRefusal(reply, err);
+      return again(`${refused.title}: ${refused.detail ?? ''}`);
     }
   }
 

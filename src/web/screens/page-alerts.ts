@@ -11,7 +11,6 @@ import {
   parseConditionInput, requireCondition, ALERT_METRICS, type AlertConditionRow, type AlertEventRow, type Operator,
 } from '../../core/alerts/alerts.js';
 import { assertOwnerRole, mayChange } from '../../core/accounts/roles.js';
-import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import type { PageRow } from '../../core/pages/pages.js';
 import type { ReportRow } from '../../core/reports/reports.js';
@@ -20,7 +19,7 @@ import { OPERATOR_SYMBOLS, operatorSymbol } from '../../core/vocabulary/alert-op
 import type { Db } from '../../store/db.js';
 import type { ListQuery } from '../../store/list-query.js';
 import { when, type ChartMarker } from '../charts.js';
-import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, type WebKit } from '../kit.js';
+import { actionButton, csrfField, errorBox, esc, formRefusal, seeOther, selected, shell, type WebKit } from '../kit.js';
 import type { FormFields, Visitor } from '../session.js';
 import { showFigure } from './compare.js';
 import { formatFigure } from '../../analysis/figures.js';
@@ -263,9 +262,8 @@ export function registerAlertRoutes(kit: WebKit, deps: AlertRoutesDeps): void {
 
   /** A refusal with core's words on the form shown again, with the API's status; anything else is an error screen. */
   function refused(reply: FastifyReply, err: unknown): string {
-    if (!(err instanceof ApiError) || err.status === 404 || err.code === 'E40301') throw err;
-    reply.code(err.status);
-    return `${err.title}: ${err.detail ?? ''}`;
+    const e = formRefusal(reply, err, { notFound: 'screen' });
+    return `${e.title}: ${e.detail ?? ''}`;
   }
 
   function editScreen(v: Visitor, nonce: string, page: PageRow, c: AlertConditionRow, values: ConditionFormValues, error?: string): string {

@@ -5,7 +5,6 @@
  * a page's view. The Viewer role sees the list only.
  */
 import type { FastifyReply } from 'fastify';
-import { ApiError } from '../../core/errors.js';
 import { expireDueReports } from '../../core/pages/pages.js';
 import {
   deleteTag, listTags, parseTagInput, requireTag, saveTag, TAG_DESCRIPTION_MAX, TAG_NAME_MAX, taggedPageCounts,
@@ -14,7 +13,7 @@ import {
 import { couldBeId } from '../../core/ids.js';
 import { assertOwnerRole } from '../../core/accounts/roles.js';
 import type { FormFields, Visitor } from '../session.js';
-import { actionButton, csrfField, errorBox, esc, formField, seeOther, shell, type WebKit } from '../kit.js';
+import { actionButton, csrfField, errorBox, esc, formField, formRefusal, seeOther, shell, type WebKit } from '../kit.js';
 
 /** The colour a new tag starts with in the form (the API's own default, white, is there to keep). */
 export const FORM_DEFAULT_COLOR = '2456D6';
@@ -142,9 +141,8 @@ ${actionButton(v, `/tags/${tag.id}/delete`, 'Delete tag', { style: 'danger', con
       return await run();
     } catch (err) {
       // Not allowed at all (the Viewer role): the kit's error screen says so.
-      if (!(err instanceof ApiError) || err.code === 'E40301') throw err;
-      reply.code(err.status);
-      return again(err.detail ?? err.title);
+      const refused = formRefusal(reply, err);
+      return again(refused.detail ?? refused.title);
     }
   }
 

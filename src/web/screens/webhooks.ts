@@ -11,13 +11,12 @@ import {
   createWebhook, deleteWebhook, listDeliveries, listWebhooks, parseWebhookInput, requireWebhook, WEBHOOK_EVENTS, WEBHOOK_URL_MAX,
   webhookEvents, webhookNotFound, type DeliveryRow, type WebhookEvent, type WebhookRow,
 } from '../../core/alerts/webhooks.js';
-import { ApiError } from '../../core/errors.js';
 import { couldBeId } from '../../core/ids.js';
 import type { Attempt } from '../../notify/dispatcher.js';
 import { sendTestEvent } from '../../notify/test-event.js';
 import type { ListQuery } from '../../store/list-query.js';
 import type { FormFields, Visitor } from '../session.js';
-import { actionButton, checked, csrfField, errorBox, esc, seeOther, shell, type WebKit } from '../kit.js';
+import { actionButton, checked, csrfField, errorBox, esc, formRefusal, seeOther, shell, type WebKit } from '../kit.js';
 import { plural, utcMinute } from './figures.js';
 
 /** What each event means, for the form (a new event in core's list must say it here). */
@@ -175,9 +174,8 @@ export function registerWebhookScreens(kit: WebKit, accountAgain: (v: Visitor, n
       const { webhook, secret } = await createWebhook(store, v.principal, input, ctx.config.targetPolicy);
       return secretScreen(v, nonce, webhook, secret);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code === 'E40301') throw err;
-      reply.code(err.status);
-      return accountAgain(v, nonce, { ...formOf(form), error: err.detail ?? err.title });
+      const refused = formRefusal(reply, err);
+      return accountAgain(v, nonce, { ...formOf(form), error: refused.detail ?? refused.title });
     }
   });
 
