@@ -23,7 +23,7 @@ import { sql } from 'kysely';
 import Fastify from 'fastify';
 import { nearestRank, readFieldBreakdown, readFieldSummary } from '../src/core/field/figures.js';
 import { DAY, rollupKeysOf, startOfDay } from '../src/core/field/rollup.js';
-import { FieldSketch } from '../src/core/field/sketch.js';
+import { FieldSketch, placeView } from '../src/core/field/sketch.js';
 import { fieldSiteOf, type FieldSite } from '../src/core/field/sites.js';
 import type { Store } from '../src/store/db.js';
 import type { RollupKey } from '../src/store/field.js';
@@ -184,12 +184,17 @@ async function seedSite(store: Store, site: FieldSite): Promise<{ sampleDay: num
         fcp: logNormal(1300 * factor, 0.45), ttfb: logNormal(500, 0.6),
       };
       if (day === sampleDay) sampleLcps.push(values.lcp);
-      for (const key of rollupKeysOf(site.id, view, template, `${template === '/' ? '' : template.replace(':slug', '')}page-${path}`)) {
-        if (key.grain !== 'day' || (key.cut !== 'full' && key.cut !== 'path')) continue;
-        const id = `${key.cut} ${key.device} ${key.template} ${key.path} ${key.connection} ${key.browser}`;
+      // The day's full key and path rows, as rollupKeysOf makes them (checked once below); the other cuts are merged from the full key's.
+      const placed = placeView(values);
+      const pathName = `${template === '/' ? '/' : template.replace(':slug', '')}page-${path}`;
+      for (const cut of ['full', 'path'] as const) {
+        const id = cut === 'full' ? `f ${device} ${template} ${view.connection} ${view.browser}` : `p ${device} ${pathName}`;
         let e = sketches.get(id);
-        if (!e) sketches.set(id, (e = { key, sketch: new FieldSketch() }));
-        e.sketch.addView(values);
+        if (!e) {
+          const key = rollupKeysOf(site.id, view, template, pathName).find((k) => k.grain === 'day' && k.cut === cut)!;
+          sketches.set(id, (e = { key, sketch: new FieldSketch() }));
+        }
+        e.sketch.addPlaced(placed);
       }
     }
     for (const { key, sketch } of [...sketches.values()].filter((e) => e.key.cut === 'full')) {

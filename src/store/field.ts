@@ -57,9 +57,15 @@ const PG_TYPES: Record<(typeof VIEW_COLUMNS)[number], string> = {
   rtt: 'int4', vw: 'int4', vh: 'int4', attribution: 'text',
 };
 
-/** One view's insert, compiled once: SQLite runs it from its statement cache, a few µs a row (Kysely's builder costs more). */
-const insertOneView = compiledQuery(VIEW_COLUMNS.length, (db: Db, ...values: (string | number)[]) =>
-  db.insertInto('field_views').values(Object.fromEntries(VIEW_COLUMNS.map((c, i) => [c, values[i]])) as unknown as FieldViewInsert));
+/** Views inserted `rows` at a time, compiled once each: SQLite runs them from its statement cache (Kysely's builder costs more). */
+const insertViews = (rows: number) => compiledQuery(VIEW_COLUMNS.length * rows, (db: Db, ...values: (string | number)[]) =>
+  db.insertInto('field_views').values(Array.from({ length: rows }, (_, r) =>
+    Object.fromEntries(VIEW_COLUMNS.map((c, i) => [c, values[r * VIEW_COLUMNS.length + i]])) as unknown as FieldViewInsert)));
+/** A batch's views go in chunks of 32 (under SQLite's 999 parameters of old builds), the rest one by one. */
+const VIEW_CHUNK = 32;
+const insertViewChunk = insertViews(VIEW_CHUNK);
+const insertOneView = insertViews(1);
+const viewValues = (rows: readonly FieldViewInsert[]) => rows.flatMap((r) => VIEW_COLUMNS.map((c) => r[c] ?? null)) as (string | number)[];
 
 export interface CountDelta {
   siteId: string;
@@ -75,7 +81,9 @@ export interface CountDelta {
 export async function commitFieldBatch(db: RootDb, engine: Engine, rows: readonly FieldViewInsert[], counts: readonly CountDelta[]): Promise<void> {
   if (engine === 'sqlite') {
     await db.transaction().execute(async (trx) => {
-      for (const r of rows) await insertOneView(trx, ...(VIEW_COLUMNS.map((c) => r[c] ?? null) as (string | number)[]));
+      let i = 0;
+      for (; i + VIEW_CHUNK <= rows.length; i += VIEW_CHUNK) await insertViewChunk(trx, ...viewValues(rows.slice(i, i + VIEW_CHUNK)));
+      for (; i < rows.length; i++) await insertOneView(trx, ...viewValues([rows[i]!]));
       for (const c of counts) await addFieldCounts(trx, c.siteId, c.hour, c.deltas);
     });
     return;

@@ -102,7 +102,10 @@ export class FieldIngest {
     const cached = this.sites.get(req.siteId);
     const clientWait = this.clientBucket(req.address, now).take(now);
     if (clientWait > 0) {
-      if (cached?.site) this.count(cached.site.id, 'rate_limited', now);
+      // Counted without a read of the site: a site known to this process a moment ago (its cache entry may be stale) is
+      // the one the flood names. A flood of unknown IDs reads nothing and counts nothing.
+      const known = cached ?? this.sites.peek(req.siteId, { allowStale: true });
+      if (known?.site) this.count(known.site.id, 'rate_limited', now);
       throw new ApiError('E42904', `Too many beacons from this address; try again in ${clientWait} s.`, { 'Retry-After': String(clientWait) });
     }
     const site = cached ? cached.site : await this.readSite(req.siteId);
