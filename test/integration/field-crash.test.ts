@@ -1,7 +1,7 @@
-// lane: pairs 95
+// lane: alone
 /**
  * Nothing acknowledged is lost (issue 50, point 3): the service, as an operator runs it, takes a stream of beacons
- * from 32 concurrent senders and is killed with SIGKILL in the middle of it; every beacon it answered 204 is in the
+ * from 16 concurrent senders and is killed with SIGKILL in the middle of it; every beacon it answered 204 is in the
  * database afterwards, and the service started again on the same data counts them into its figures. Both engines.
  */
 import assert from 'node:assert/strict';
@@ -32,7 +32,9 @@ for (const engine of engines()) {
         const acknowledged: string[] = [];
         let sent = 0;
         let killed = false;
-        // 32 senders, each sending beacons one after another (a unique path each) until the service is gone.
+        // 16 senders, each sending beacons one after another (a unique path each) until the service is gone. It runs in
+        // the alone lane: a stream as fast as the service takes it would starve a neighbour's timed load (hostile.test's
+        // 60 s bound was missed beside it once).
         const sender = async () => {
           while (!killed) {
             const path = `/p/${sent++}`;
@@ -46,8 +48,8 @@ for (const engine of engines()) {
             }
           }
         };
-        const senders = Array.from({ length: 32 }, sender);
-        while (acknowledged.length < 1500) await new Promise((r) => setTimeout(r, 5));
+        const senders = Array.from({ length: 16 }, sender);
+        while (acknowledged.length < 800) await new Promise((r) => setTimeout(r, 5));
         service.proc.kill('SIGKILL');
         killed = true;
         await Promise.all(senders);
@@ -58,7 +60,7 @@ for (const engine of engines()) {
         await store.close();
         const lost = acknowledged.filter((p) => !stored.has(p));
         assert.deepEqual(lost.slice(0, 10), [], `${lost.length} of ${acknowledged.length} acknowledged beacons lost (sent ${sent})`);
-        assert.ok(acknowledged.length >= 1500);
+        assert.ok(acknowledged.length >= 800);
 
         service = await startChildService(dataDir, { ...env }, service.key);
         const deadline = Date.now() + 20_000;
