@@ -211,6 +211,9 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   noun: 'report' | 'scan' | 'day' = 'report'): string {
   const { top, placed } = layout(metric, points);
   const latest = placed[placed.length - 1];
+  // A day of real visitors is a day (UTC), not the instant it starts: "5 Dec 2026", and the axis's ends are days.
+  const stamp = noun === 'day' ? (t: number) => `${day(t)} ${new Date(t).getUTCFullYear()}` : when;
+  const ends = (from: number, to: number): [string, string] => (noun === 'day' ? [day(from), day(to)] : axisEnds(from, to));
   const caption = `<figcaption><h3>${esc(metric.title)} <span class="chart-latest">${latest ? esc(metric.format(latest.value)) : '–'}</span></h3></figcaption>`;
   if (!latest) {
     return `<figure class="chart card">${caption}<p class="muted">No ${esc(metric.label)} figures: these ${noun}s did not measure it.</p></figure>`;
@@ -220,7 +223,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   const changes = versionChanges(placed);
   const cpus = cpuChanges(placed);
   const summary = `${metric.title} over ${placed.length} ${noun}${placed.length === 1 ? '' : 's'}` +
-    (placed.length > 1 ? `, from ${when(placed[0].time)} to ${when(latest.time)}` : `, ${when(latest.time)}`) +
+    (placed.length > 1 ? `, from ${stamp(placed[0].time)} to ${stamp(latest.time)}` : `, ${stamp(latest.time)}`) +
     `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
     (metric.bands ? `; good ≤ ${metric.format(metric.bands.good)}, poor > ${metric.format(metric.bands.poor)}` : '') +
     (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '') +
@@ -232,9 +235,9 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
     `<g class="ticks"><text x="${VIEW.left - 6}" y="${VIEW.top + 4}" text-anchor="end">${esc(metric.format(top))}</text>` +
     `<text x="${VIEW.left - 6}" y="${bottomY + 4}" text-anchor="end">${esc(metric.format(0))}</text>` +
     (latest.time > placed[0].time
-      ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${axisEnds(placed[0].time, latest.time)[0]}</text>` +
-        `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${axisEnds(placed[0].time, latest.time)[1]}</text>`
-      : `<text x="${VIEW.left + plotW / 2}" y="${VIEW.height - 6}" text-anchor="middle">${when(latest.time)}</text>`) + '</g>';
+      ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${ends(placed[0].time, latest.time)[0]}</text>` +
+        `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${ends(placed[0].time, latest.time)[1]}</text>`
+      : `<text x="${VIEW.left + plotW / 2}" y="${VIEW.height - 6}" text-anchor="middle">${stamp(latest.time)}</text>`) + '</g>';
   // The rating bands (good at or under the first line, poor over the second), where the axis reaches them.
   const yOf = (v: number) => r1(VIEW.top + plotH - (v / top) * plotH);
   const bands = metric.bands ? ([['good', metric.bands.good], ['poor', metric.bands.poor]] as const)
@@ -252,7 +255,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
       c.to === null ? 'agent CPU' : 'phone CPU')).join('')}</g>` : '');
   const radius = placed.length > 40 ? 2.5 : 3.5;
   const dots = placed.map((p) => {
-    const name = `${when(p.time)}: ${metric.label} ${metric.format(p.value)}`;
+    const name = `${stamp(p.time)}: ${metric.label} ${metric.format(p.value)}`;
     return `<a href="${esc(p.href)}" aria-label="${esc(name)}"><title>${esc(name)}</title><circle cx="${p.x}" cy="${p.y}" r="${radius}"/></a>`;
   }).join('');
   // Two layers of one viewBox: the drawing, an image with its summary; over it the points, a group of links (links

@@ -304,7 +304,7 @@ table.wh-deliveries td.wh-result{width:50%;overflow-wrap:anywhere}
 .field-toggle{display:flex;flex-wrap:wrap;align-items:center;gap:4px}.field-toggle-name{font-weight:600;margin-right:6px}
 .field-toggle a{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:var(--card);text-decoration:none}
 .field-toggle a[aria-current=true]{background:#2456d6;border-color:#2456d6;color:#fff}
-.field-filters{margin:0 0 14px}.field-new{margin:26px 0 0}
+.field-filters{margin:0 0 14px}.field-new,.field-delete{margin:26px 0 0}
 .field-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,360px),1fr));gap:14px;margin:0 0 14px}
 .field-attrs{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,340px),1fr));gap:14px}
 .field-attr{margin:0}.field-attr h3{font-size:15px;margin:0 0 8px}.field-what{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:13px}

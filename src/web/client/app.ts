@@ -4,7 +4,8 @@
  * (and showing a failed test again, with its error and Retest), follows a running scan the same way (its changing parts
  * fetched again, the site report opened when it is done), reads a chosen recording file into the field it fills
  * (data-fills: the textarea's id), copies a field's text (data-copy: its id; the field stays selectable without
- * script), and brings a refused form's error into view.
+ * script), keeps a screen's live parts fresh (data-poll: the Field screen's page views of the last 5 minutes), and
+ * brings a refused form's error into view.
  */
 
 document.addEventListener('submit', (e) => {
@@ -293,3 +294,36 @@ document.addEventListener('click', (e) => {
     said('Press Ctrl+C to copy');
   });
 });
+
+/**
+ * Live parts of a screen (data-poll: the URL of their fresh HTML; the Field screen's page views of the last 5 minutes):
+ * fetched again every 5 s while the tab is shown, and at once when it is shown again (someone who pasted the snippet
+ * loads a page of their site in another tab, then comes back). Each fresh part takes the place of the one of its id,
+ * only when its text changed (a status region says each change once).
+ */
+function pollLive(box: HTMLElement): void {
+  const url = box.dataset.poll;
+  if (!url) return;
+  let fetching = false;
+  const refresh = async (): Promise<void> => {
+    if (fetching || document.hidden) return;
+    fetching = true;
+    try {
+      const res = await fetch(url, { credentials: 'same-origin' });
+      if (!res.ok) return;
+      const fresh = new DOMParser().parseFromString(await res.text(), 'text/html');
+      for (const next of fresh.body.querySelectorAll<HTMLElement>('[id]')) {
+        const part = box.querySelector<HTMLElement>(`#${CSS.escape(next.id)}`);
+        if (part && part.textContent !== next.textContent) part.replaceChildren(...[...next.childNodes].map((n) => document.importNode(n, true)));
+      }
+    } catch {
+      // The next turn tries again.
+    } finally {
+      fetching = false;
+    }
+  };
+  window.setInterval(() => void refresh(), 5000);
+  document.addEventListener('visibilitychange', () => void refresh());
+}
+
+for (const box of document.querySelectorAll<HTMLElement>('[data-poll]')) pollLive(box);

@@ -14,13 +14,13 @@ import { FIELD_DEVICES } from '../../core/field/beacon.js';
 import { breakdownCsv, seriesCsv } from '../../core/field/export.js';
 import {
   parseBreakdown, parseFieldQuery, readFieldAttribution, readFieldBreakdown, readFieldIntake, readFieldSeries, readFieldSummary,
-  type AttributionEntry, type BreakdownRow, type FieldFilters, type FieldQuery, type MetricFigures,
+  type AttributionEntry, type BreakdownRow, type FieldFilters, type FieldIntake, type FieldQuery, type MetricFigures,
 } from '../../core/field/figures.js';
 import {
   changeFieldSite, createFieldSite, DEFAULT_RAW_RETENTION_DAYS, fieldSiteNotFound, listSites, MAX_RAW_RETENTION_DAYS, parseFieldSiteInput,
   removeFieldSite, requireFieldSite, type FieldSite,
 } from '../../core/field/sites.js';
-import { labPagesOf } from '../../store/field.js';
+import { labPagesOfPaths } from '../../core/field/lab-pages.js';
 import type { FormFields, Visitor } from '../session.js';
 import { lineChart, type ChartMetric } from '../charts.js';
 import { actionButton, checked, csrfField, errorBox, esc, formField, formLines, formRefusal, seeOther, shell, type WebKit } from '../kit.js';
@@ -156,6 +156,20 @@ function attributionList(title: string, id: string, entries: AttributionEntry[],
   return `<div class="card field-attr"><h3 id="${id}">${esc(title)}</h3>${rows}</div>`;
 }
 
+/**
+ * The live parts of a site's view (the script fetches them again from /field/:id/live every few seconds and when the
+ * tab is shown again, each by its id): page views received in the last 5 minutes, the first thing to check after
+ * pasting the snippet, and what the window's beacons became: taken, or refused by reason (nothing is cut silently).
+ */
+function liveParts(intake: FieldIntake, days: number): string {
+  const refused = REFUSALS.map(([k, words]) => [intake.refused[k as keyof typeof intake.refused], words] as const).filter(([n]) => n > 0);
+  const span = days === 1 ? 'Today' : `In the last ${days} days`;
+  return `<p class="field-live-count" id="field-live-count" role="status"><b>${intake.lastFiveMinutes.toLocaleString('en')}</b> ` +
+    `page view${intake.lastFiveMinutes === 1 ? '' : 's'} received in the last 5 minutes</p>` +
+    `<p class="muted" id="field-live-intake">${span}: ${intake.accepted.toLocaleString('en')} beacon${intake.accepted === 1 ? '' : 's'} taken; ` +
+    (refused.length === 0 ? 'none refused.' : `refused: ${refused.map(([n, w]) => `${n.toLocaleString('en')} ${w}`).join(', ')}.`) + '</p>';
+}
+
 export function registerFieldScreens(kit: WebKit): void {
   const { ctx } = kit;
   const { store } = ctx;
@@ -191,12 +205,9 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
       onPath ? none : readFieldBreakdown(store.db, site, q, 'connection', 10), onPath ? none : readFieldBreakdown(store.db, site, q, 'browser', 10),
       readFieldAttribution(store.db, site, q, 10),
     ]);
-    const labPages = await labPagesOf(store.db, v.principal.accountId, site.origins, byPath.rows.map((r) => r.value));
+    const labPages = await labPagesOfPaths(store.db, site, byPath.rows.map((r) => r.value));
     const tag = ctx.field.snippetTag(origin, site);
-    const refused = REFUSALS.map(([k, words]) => [intake.refused[k as keyof typeof intake.refused], words] as const).filter(([n]) => n > 0);
-    const live = `<div class="card field-live"><p class="field-live-count" role="status"><b>${intake.lastFiveMinutes.toLocaleString('en')}</b> page view${intake.lastFiveMinutes === 1 ? '' : 's'} received in the last 5 minutes</p>` +
-      `<p class="muted">In the window: ${intake.accepted.toLocaleString('en')} beacon${intake.accepted === 1 ? '' : 's'} taken; ` +
-      (refused.length === 0 ? 'none refused.' : `refused: ${refused.map(([n, w]) => `${n.toLocaleString('en')} ${w}`).join(', ')}.`) + '</p></div>';
+    const live = `<div class="card field-live" data-poll="${esc(`/field/${site.id}/live?days=${q.days}`)}">${liveParts(intake, q.days)}</div>`;
     const snippet = `<section class="field-section" aria-labelledby="snippet-h"><h2 id="snippet-h">Snippet</h2><div class="card">` +
       formField('snippet', 'Snippet', (d) => `<textarea id="snippet" rows="2" readonly${d}>${esc(tag)}</textarea>`,
         'paste it into every page of the site, in &lt;head&gt;; after a change of the sample rate, query strings or GPC, paste it again') +
@@ -234,7 +245,8 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
     const settings = v.principal.role !== 'viewer' ? ` · <a href="/field/${esc(site.id)}/settings">Settings</a>` : '';
     const body = `<p class="tag-back"><a href="/field">All field sites</a>${settings}</p><h1>${esc(site.name)}</h1>` +
       `<p class="muted">${site.origins.map(esc).join(', ')} · ${site.sampleRate}% of page views measured</p>` +
-      `${live}${snippet}<div class="field-controls">${toggle}</div>${filters}${cards}${chart}${breakdowns}${attr}`;
+      // Nothing measured in the window: the empty state (pointing at the snippet) alone, not nine empty tables.
+      `${live}${snippet}<div class="field-controls">${toggle}</div>${filters}${cards}${chart}${total === 0 && attribution.views === 0 ? '' : breakdowns + attr}`;
     return shell(v, nonce, { title: `Field: ${site.name}`, active: 'field', body });
   }
 
@@ -242,7 +254,7 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
     const body = `<p class="tag-back"><a href="/field/${esc(site.id)}">Back to ${esc(site.name)}</a></p><h1>Settings of ${esc(site.name)}</h1>
 <form method="post" action="/field/${esc(site.id)}/settings" class="card field-form">${csrfField(v)}${errorBox(error)}${siteFields('edit', form ?? formOf(site))}
 <button type="submit" class="btn">Save</button></form>
-<section aria-labelledby="delete-site"><h2 id="delete-site">Delete</h2><p class="muted">Deleting the site deletes every page view and figure collected for it; its snippet stops being taken.</p>
+<section class="field-delete" aria-labelledby="delete-site"><h2 id="delete-site">Delete</h2><p class="muted">Deleting the site deletes every page view and figure collected for it; its snippet stops being taken.</p>
 ${actionButton(v, `/field/${site.id}/delete`, 'Delete field site', { style: 'danger', confirm: `Delete the field site “${site.name}” and everything collected for it?` })}</section>`;
     return shell(v, nonce, { title: `Settings of ${site.name}`, active: 'field', body });
   }
@@ -277,6 +289,14 @@ ${actionButton(v, `/field/${site.id}/delete`, 'Delete field site', { style: 'dan
   kit.screen('/field/:id', async (req, _reply, v, nonce) => {
     const site = await ownedSite(v, idOf(req.params));
     return siteScreen(v, nonce, site, req.query as Record<string, unknown>, originOf(req));
+  });
+
+  // The live parts alone (an HTML fragment), for the script to take in place.
+  kit.screen('/field/:id/live', async (req, reply, v) => {
+    const site = await ownedSite(v, idOf(req.params));
+    const q = parseFieldQuery(req.query as Record<string, unknown>);
+    const html = liveParts(await readFieldIntake(store.db, site, q.days), q.days);
+    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff').send(html);
   });
 
   kit.screen('/field/:id/settings', async (req, _reply, v, nonce) => {
