@@ -1,4 +1,4 @@
-// lane: pairs 45
+// lane: alone
 /**
  * The field snippet in a real Chromium (issue 50, points 2 and 6), built from its sources (scripts/build-field-snippet.ts)
  * and served, as the service would, from another origin than the pages carrying its tag (test/fixtures/field/site.ts:
