@@ -17,6 +17,7 @@ import { m016TestPhases } from './016-test-phases.js';
 import { m017ReportDeviceCpu } from './017-report-device-cpu.js';
 import { m018ScanDevices } from './018-scan-devices.js';
 import { m019Field } from './019-field.js';
+import { m020FieldPathIndex } from './020-field-path-index.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -154,4 +155,5 @@ export const migrations: Record<string, Migration> = {
   '017_report_device_cpu': m017ReportDeviceCpu,
   '018_scan_devices': m018ScanDevices,
   '019_field': m019Field,
+  '020_field_path_index': m020FieldPathIndex,
 };
