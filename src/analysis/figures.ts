@@ -262,19 +262,21 @@ export interface FieldFigureSpec {
   bands: Bands;
   max: number;
   lab?: FigureName;
+  /** The smallest difference between a lab figure and this field p75 that is worth a word (core/field/lab-field.ts). */
+  gap: number;
 }
 
 export const FIELD_FIGURES = [
   { name: 'lcp', label: 'Largest contentful paint', title: 'Largest Contentful Paint', short: 'LCP', unit: 'time', better: 'lower',
-    bands: { good: 2500, poor: 4000 }, max: 600_000, lab: 'largest_contentful_paint' },
+    bands: { good: 2500, poor: 4000 }, max: 600_000, gap: 250, lab: 'largest_contentful_paint' },
   { name: 'inp', label: 'Interaction to next paint', title: 'Interaction to Next Paint', short: 'INP', unit: 'time', better: 'lower',
-    bands: { good: 200, poor: 500 }, max: 60_000 },
+    bands: { good: 200, poor: 500 }, max: 60_000, gap: 50 },
   { name: 'cls', label: 'Cumulative layout shift', title: 'Cumulative Layout Shift', short: 'CLS', unit: 'cls', better: 'lower',
-    bands: { good: 0.1, poor: 0.25 }, max: 100, lab: 'cumulative_layout_shift' },
+    bands: { good: 0.1, poor: 0.25 }, max: 100, gap: 0.05, lab: 'cumulative_layout_shift' },
   { name: 'fcp', label: 'First contentful paint', title: 'First Contentful Paint', short: 'FCP', unit: 'time', better: 'lower',
-    bands: { good: 1800, poor: 3000 }, max: 600_000, lab: 'first_contentful_paint' },
+    bands: { good: 1800, poor: 3000 }, max: 600_000, gap: 250, lab: 'first_contentful_paint' },
   { name: 'ttfb', label: 'Time to first byte', title: 'Time to First Byte', short: 'TTFB', unit: 'time', better: 'lower',
-    bands: { good: 800, poor: 1800 }, max: 600_000, lab: 'time_to_first_byte' },
+    bands: { good: 800, poor: 1800 }, max: 600_000, gap: 100, lab: 'time_to_first_byte' },
 ] as const satisfies readonly FieldFigureSpec[];
 
 export type FieldFigureName = (typeof FIELD_FIGURES)[number]['name'];
