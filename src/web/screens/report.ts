@@ -26,6 +26,8 @@ import type { ListQuery } from '../../store/list-query.js';
 import { newNonce, visitorOf, type Visitor } from '../session.js';
 import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
 import { figureHeads, gradeBox, ratedCell, utcMinute } from './figures.js';
+import { fieldDeviceOfClass, readUrlField } from '../../core/field/lab-field.js';
+import { labFieldCard, reportDeviceClass } from './lab-field.js';
 
 /** The report's parts in the app; a journey's report has its steps after Summary. */
 const REPORT_TABS = ['Summary', 'Journey', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
@@ -65,7 +67,11 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
     location: ctx.catalog.location(report.location)?.name ?? report.location,
     browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,
   });
-  const page = await getPage(ctx.store.db, v.principal.accountId, report.page_id);
+  const deviceClass = reportDeviceClass(report);
+  const [page, field] = await Promise.all([
+    getPage(ctx.store.db, v.principal.accountId, report.page_id),
+    readUrlField(ctx.store.db, v.principal.accountId, { url: report.url, device: fieldDeviceOfClass(deviceClass) }),
+  ]);
   const others = page ? (await listPageReports(ctx.store.db, v.principal.accountId, page.id, newestReports(20))).rows : [];
   const previous = others.find((r) => r.created < report.created);
   const owner = v.principal.role === 'owner';
@@ -93,7 +99,7 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
   const structure = p.structure || `<div class="card"><p class="muted">No structure audits: this report did not run Lighthouse.</p></div>`;
   const waterfall = p.waterfall || `<div class="card"><p class="muted">No waterfall: this report has no HAR.</p></div>`;
   const body = `${partOf}${actions}
-${section('Summary', p.summary)}
+${section('Summary', p.summary + labFieldCard({ lab: report, deviceClass, url: report.url, field, cruxSetUp: false, labName: 'this test' }))}
 ${p.journey ? section('Journey', p.journey) : ''}
 ${section('Performance', p.timings + p.runs + p.details + p.filmstrip)}
 ${section('Structure', structure)}
