@@ -86,20 +86,35 @@ const plotW = VIEW.width - VIEW.left - VIEW.right;
 const plotH = VIEW.height - VIEW.top - VIEW.bottom;
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
-/** The points that have a value, oldest first, placed in the viewBox. */
-export function layout(metric: ChartMetric, points: ChartPoint[]): { top: number; placed: (ChartPoint & { value: number; x: number; y: number })[] } {
+/**
+ * Another series drawn beside the points, on the same axes, without points of its own: real visitors' p75 per day
+ * (this site's own, or Google's CrUX per week) beside a page's lab reports.
+ */
+export interface ChartLine {
+  /** As the legend and the summary say it: "This site's visitors (p75 per day)". */
+  name: string;
+  /** `line-field` (dashed), `line-crux` (dotted). */
+  className: string;
+  points: readonly { time: number; value: number }[];
+}
+
+/** The points that have a value, oldest first, placed in the viewBox; the time axis and the top fit the lines too. */
+export function layout(metric: ChartMetric, points: ChartPoint[], lines: readonly ChartLine[] = []): {
+  top: number; placed: (ChartPoint & { value: number; x: number; y: number })[]; placeLine: (l: ChartLine) => { x: number; y: number }[];
+} {
   const valued = points.filter((p): p is ChartPoint & { value: number } => p.value !== null && Number.isFinite(p.value))
     .sort((a, b) => a.time - b.time);
-  const largest = Math.max(0, ...valued.map((p) => p.value));
+  const others = lines.flatMap((l) => l.points).filter((p) => Number.isFinite(p.value));
+  const largest = Math.max(0, ...valued.map((p) => p.value), ...others.map((p) => p.value));
   const top = metric.max ?? roundTop(Math.max(largest, metric.minTop ?? 1), metric.binary === true);
-  const t0 = valued.length ? valued[0].time : 0;
-  const span = valued.length ? valued[valued.length - 1].time - t0 : 0;
-  const placed = valued.map((p) => ({
-    ...p,
-    x: r1(span > 0 ? VIEW.left + ((p.time - t0) / span) * plotW : VIEW.left + plotW / 2),
-    y: r1(VIEW.top + plotH - (Math.min(Math.max(p.value, 0), top) / top) * plotH),
-  }));
-  return { top, placed };
+  const times = [...valued, ...others].map((p) => p.time);
+  const t0 = times.length ? Math.min(...times) : 0;
+  const span = times.length ? Math.max(...times) - t0 : 0;
+  const xOf = (t: number) => r1(span > 0 ? VIEW.left + ((t - t0) / span) * plotW : VIEW.left + plotW / 2);
+  const yOf = (v: number) => r1(VIEW.top + plotH - (Math.min(Math.max(v, 0), top) / top) * plotH);
+  const placed = valued.map((p) => ({ ...p, x: xOf(p.time), y: yOf(p.value) }));
+  const placeLine = (l: ChartLine) => [...l.points].sort((a, b) => a.time - b.time).map((p) => ({ x: xOf(p.time), y: yOf(p.value) }));
+  return { top, placed, placeLine };
 }
 
 /** An alert that triggered on a report of the chart: a flag over that report's point. */
@@ -208,8 +223,9 @@ function drawVersionChanges(metric: ChartMetric, placed: readonly { x: number }[
  */
 export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: ChartMarker[] = [],
   /** What a point is, as the names say it: a page's report, a site's scan, or a day of real visitors' figures. */
-  noun: 'report' | 'scan' | 'day' = 'report'): string {
-  const { top, placed } = layout(metric, points);
+  noun: 'report' | 'scan' | 'day' = 'report', lines: readonly ChartLine[] = []): string {
+  const drawn = lines.filter((l) => l.points.length > 0);
+  const { top, placed, placeLine } = layout(metric, points, drawn);
   const latest = placed[placed.length - 1];
   // A day of real visitors is a day (UTC), not the instant it starts: "5 Dec 2026", and the axis's ends are days.
   const stamp = noun === 'day' ? (t: number) => `${day(t)} ${new Date(t).getUTCFullYear()}` : when;
@@ -227,7 +243,8 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
     `: latest ${metric.format(latest.value)}, lowest ${metric.format(Math.min(...values))}, highest ${metric.format(Math.max(...values))}` +
     (metric.bands ? `; good ≤ ${metric.format(metric.bands.good)}, poor > ${metric.format(metric.bands.poor)}` : '') +
     (flags.count ? `; ${flags.count} alert${flags.count === 1 ? '' : 's'} triggered` : '') +
-    changes.map((c) => `; ${versionChangeName(c, metric)}`).join('') + cpus.map((c) => `; ${cpuChangeName(c)}`).join('');
+    changes.map((c) => `; ${versionChangeName(c, metric)}`).join('') + cpus.map((c) => `; ${cpuChangeName(c)}`).join('') +
+    drawn.map((l) => `; ${l.name}: ${l.points.length} point${l.points.length === 1 ? '' : 's'}, latest ${metric.format(l.points[l.points.length - 1]!.value)}`).join('');
   const bottomY = VIEW.top + plotH;
   const x1 = VIEW.left + plotW;
   const axes = `<g class="axis"><line x1="${VIEW.left}" y1="${VIEW.top}" x2="${x1}" y2="${VIEW.top}"/>` +
@@ -253,6 +270,14 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   const versions = (changes.length ? `<g class="lh-changes">${drawVersionChanges(metric, placed, changes)}</g>` : '') +
     (cpus.length ? `<g class="cpu-changes">${cpus.map((c) => drawChange(placed, c, 'cpu-change', cpuChangeName(c),
       c.to === null ? 'agent CPU' : 'phone CPU')).join('')}</g>` : '');
+  // Each line as a polyline (a lone day as a short dash), under the points.
+  const others = drawn.map((l) => {
+    const at = placeLine(l);
+    const shape = at.length > 1 ? `<polyline points="${at.map((p) => `${p.x},${p.y}`).join(' ')}"/>` : `<line x1="${r1(at[0]!.x - 4)}" y1="${at[0]!.y}" x2="${r1(at[0]!.x + 4)}" y2="${at[0]!.y}"/>`;
+    return `<g class="${esc(l.className)}">${shape}</g>`;
+  }).join('');
+  const legend = drawn.length ? `<p class="chart-legend"><span class="key-lab">${esc(noun === 'report' ? 'Lab reports' : `${noun[0]!.toUpperCase()}${noun.slice(1)}s`)}</span>` +
+    drawn.map((l) => `<span class="key-${esc(l.className)}">${esc(l.name)}</span>`).join('') + '</p>' : '';
   const radius = placed.length > 40 ? 2.5 : 3.5;
   const dots = placed.map((p) => {
     const name = `${stamp(p.time)}: ${metric.label} ${metric.format(p.value)}`;
@@ -262,7 +287,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   // inside role="img" would be presentational children: axe's nested-interactive).
   const box = `viewBox="0 0 ${VIEW.width} ${VIEW.height}"`;
   return `<figure class="chart card">${caption}<div class="chart-plot">` +
-    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${bands}${versions}${line}</svg>` +
+    `<svg role="img" aria-label="${esc(summary)}" ${box}>${axes}${bands}${versions}${others}${line}</svg>` +
     `<svg class="points" role="group" aria-label="${esc(`${metric.title} of each ${noun}`)}" ${box}>` +
-    `${flags.count ? `<g class="markers">${flags.svg}</g>` : ''}${dots}</svg></div></figure>`;
+    `${flags.count ? `<g class="markers">${flags.svg}</g>` : ''}${dots}</svg></div>${legend}</figure>`;
 }

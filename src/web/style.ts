@@ -108,6 +108,11 @@ table.list.pages-list th,table.list.pages-list td.wraps{white-space:normal}.page
 .chart svg .axis line{stroke:#c5ccd8;stroke-width:1}
 .chart svg .ticks text{fill:#5f6b7d;font-size:11px;font-family:inherit}
 .chart svg .line{fill:none;stroke:#2456d6;stroke-width:2;stroke-linejoin:round;stroke-linecap:round}
+.chart svg .line-field polyline,.chart svg .line-field line{fill:none;stroke:#c11574;stroke-width:1.5;stroke-dasharray:5 3}
+.chart svg .line-crux polyline,.chart svg .line-crux line{fill:none;stroke:#0e9384;stroke-width:1.5;stroke-dasharray:1.5 2.5;stroke-linecap:round}
+.chart-legend{margin:4px 0 0;font-size:12px;color:var(--muted);display:flex;flex-wrap:wrap;gap:4px 14px}
+.chart-legend span::before{content:"";display:inline-block;width:18px;margin-right:5px;vertical-align:middle;border-top:2px solid #2456d6}
+.chart-legend .key-line-field::before{border-top:2px dashed #c11574}.chart-legend .key-line-crux::before{border-top:2px dotted #0e9384}
 .chart-plot{position:relative}.chart-plot svg.points{position:absolute;inset:0;width:100%;height:100%;overflow:visible}
 .chart svg.points circle{fill:#fff;stroke:#2456d6;stroke-width:2}
 .chart svg.points a:hover circle{fill:#2456d6}

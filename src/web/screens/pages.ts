@@ -16,7 +16,11 @@ import { failedTestsOfPage, requestTest, type TestRow } from '../../core/tests/t
 import { couldBeId, hasControlCharacter } from '../../core/ids.js';
 import { cls, ms, pct } from '../../report/format.js';
 import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
-import { day, lineChart, when, type ChartMarker, type ChartMetric } from '../charts.js';
+import { day, lineChart, when, type ChartLine, type ChartMarker, type ChartMetric } from '../charts.js';
+import { fieldDeviceOfClass, LAB_TWINS, readUrlField, type UrlField } from '../../core/field/lab-field.js';
+import { labFieldCard } from './lab-field.js';
+import { deviceOfPage } from '../../core/pages/device-siblings.js';
+import { StoredOptionsError } from '../../core/options/stored-options.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, urlBreaks, urlLink, type WebKit } from '../kit.js';
 import type { Visitor } from '../session.js';
 import { figureHeads, gradeBox, inkOn, ratedCell } from './figures.js';
@@ -184,13 +188,32 @@ const CHARTS: { column: string; metric: ChartMetric; value: (r: ReportRow) => nu
  * The eight history charts of reports given newest first (as the list answers), drawn oldest to newest, with the
  * alerts that triggered on them by metric (page-alerts.ts alertMarkers).
  */
-export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string, ChartMarker[]> = new Map()): string {
+export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string, ChartMarker[]> = new Map(),
+  /** Per charted column, real visitors' lines drawn beside the lab points (fieldLines). */
+  lines: ReadonlyMap<string, ChartLine[]> = new Map()): string {
   const oldestFirst = [...reports].reverse();
   // Each report's CPU read once, not once per chart.
   const cpus = oldestFirst.map((r) => cpuBasis(r.device_cpu));
   return `<div class="charts">${CHARTS.map((c) => lineChart(c.metric, oldestFirst.map((r, i) => ({
     href: `/reports/${r.id}`, time: r.created, value: c.value(r), lighthouse: r.lighthouse_version, cpu: cpus[i],
-  })), markers.get(c.column))).join('')}</div>`;
+  })), markers.get(c.column), 'report', lines.get(c.column))).join('')}</div>`;
+}
+
+/**
+ * This site's visitors' daily p75 as a line on the charts of the figures that have a field twin (LCP, CLS), over the
+ * days the charted reports span (at least the last day).
+ */
+export function fieldLines(reports: readonly ReportRow[], field: UrlField | undefined): Map<string, ChartLine[]> {
+  const out = new Map<string, ChartLine[]>();
+  if (!field || reports.length === 0) return out;
+  const from = Math.min(...reports.map((r) => r.created)) - 86_400_000;
+  const days = field.daily.filter((d) => d.day >= from);
+  const whose = field.basis === 'template' ? `template ${field.template}` : 'this URL';
+  for (const twin of LAB_TWINS) {
+    const points = days.flatMap((d) => (d.p75[twin.name] === null ? [] : [{ time: d.day + 43_200_000, value: d.p75[twin.name]! }]));
+    if (points.length) out.set(twin.lab, [{ name: `Visitors' p75 per day (${whose}, ${field.device})`, className: 'line-field', points }]);
+  }
+  return out;
 }
 
 /**
@@ -375,17 +398,29 @@ async function loadDevices(kit: WebKit, accountId: string, page: PageRow): Promi
   return { ...found, latest, untested };
 }
 
+/** The device a page's tests run as; desktop when its stored options do not read (a damaged row must not fail the view). */
+function pageDeviceClass(kit: WebKit, page: PageRow): DeviceClass {
+  try {
+    return deviceOfPage(kit.ctx.catalog, page, readOptions(kit.ctx.store.box, page.options));
+  } catch (err) {
+    if (err instanceof StoredOptionsError) return 'desktop';
+    throw err;
+  }
+}
+
 export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: PageRow, notice: PageNotice = {}): Promise<string> {
   const { ctx } = kit;
   const db = ctx.store.db;
   const accountId = v.principal.accountId;
-  const [history, tags, links, alerts, failed, devices] = await Promise.all([
+  const deviceClass = pageDeviceClass(kit, page);
+  const [history, tags, links, alerts, failed, devices, field] = await Promise.all([
     listPageReports(db, accountId, page.id, newestReports(HISTORY_SIZE)),
     listTags(db, accountId),
     tagIdsForPages(db, [page.id]),
     loadPageAlerts(db, accountId, page.id),
     failedTestsOfPage(db, accountId, page.id),
     loadDevices(kit, accountId, page),
+    readUrlField(db, accountId, { url: page.url, device: fieldDeviceOfClass(deviceClass) }, { dailyDays: 90 }),
   ]);
   const reports = history.rows;
   const attached = new Set(links.get(page.id) ?? []);
@@ -404,7 +439,8 @@ ${devices ? devicesPart(page, devices) : ''}
 <div class="pv-settings">${monitoringPart(v, page, notice, devices)}${tagsPart(v, page, tags, attached, notice)}</div>
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
-${latestChange(reports)}${historyCharts(reports, alertMarkers(alerts.triggered, reports))}</section>
+${latestChange(reports)}${historyCharts(reports, alertMarkers(alerts.triggered, reports), fieldLines(reports, field))}
+${reports[0] ? labFieldCard({ lab: reports[0], deviceClass, url: page.url, field, cruxSetUp: false, labName: 'newest report' }) : ''}</section>
 ${failedTestsPart(failed)}
 ${alertsPart(v, page, alerts, reports, notice)}
 <section class="pv-section" aria-labelledby="pv-reports"><h2 id="pv-reports">Reports</h2>${reportsTable(reports, page.report_count)}</section>`;
