@@ -186,3 +186,9 @@ export async function reservedTenthsOf(db: Db, accountId: string): Promise<numbe
     .where('account_id', '=', accountId).where('reserved_tenths', '>', 0).executeTakeFirstOrThrow();
   return Number(row.held ?? 0);
 }
+
+/** The completed pages' lab figures a scan's lab-against-field groups read (core/scans/scan-field.ts). */
+export function scanPagesLabFigures(db: Db, scanId: string) {
+  return db.selectFrom('scan_pages').select(['url', 'template', 'report_id', 'largest_contentful_paint', 'cumulative_layout_shift', 'total_blocking_time'])
+    .where('scan_id', '=', scanId).where('state', '=', 'completed').orderBy('position').execute();
+}

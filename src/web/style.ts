@@ -60,7 +60,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 .lab-field h3{margin-top:0}table.list.lf-table{max-width:44rem}table.list.lf-table th{white-space:normal}table.list.lf-table th.lf-name{text-transform:none;font-size:14px;color:var(--ink);letter-spacing:0;font-weight:600}
 table.list.lf-table .lf-verdict td{white-space:normal}
 .lf-table .lf-metric+.lf-metric{border-top:1px solid var(--line)}.lf-table .lf-metric td,.lf-table .lf-metric th{border-bottom:0}
-.lf-n{display:block;font-size:.8em;color:var(--muted)}.lf-verdict td{padding-top:0;font-size:.92em}
+.lf-n{display:block;font-size:.8em;color:var(--muted)}table.list td .lf-n{white-space:normal;min-width:7em}.lf-verdict td{padding-top:0;font-size:.92em}
 .lf-flag.lf-lab-better,.lf-flag.lf-lab-worse{display:block;border-left:3px solid var(--ok);padding-left:.5rem}.lf-flag.lf-lab-worse{border-left-color:var(--poor)}
 .lf-flag.lf-alike{color:var(--muted)}
 .rated-good{color:var(--good)}.rated-needs_improvement{color:var(--ok)}.rated-poor{color:var(--poor);font-weight:600}

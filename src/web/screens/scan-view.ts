@@ -21,6 +21,8 @@ import { figureHeads, inkOn, plural, ratedCell, utcMinute } from './figures.js';
 import { leftText, rateText } from '../../core/scans/scan-pace.js';
 import { aboutText } from '../../core/tests/phases.js';
 import { deviceClassSpec, isDeviceClass } from '../../core/vocabulary/device-classes.js';
+import type { ScanField, ScanFieldPage } from '../../core/scans/scan-field.js';
+import { pageFieldCell, scanFieldPart } from './scan-field.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -177,14 +179,15 @@ function filterForm(s: ScanView, view: PagesView, templates: readonly string[], 
     '<div class="field pages-apply"><button class="btn" type="submit">Apply</button></div></div></form>';
 }
 
-function pageCells(site: string, p: ScanPageRow): string {
+function pageCells(site: string, p: ScanPageRow, field: ReadonlyMap<string, ScanFieldPage> | undefined): string {
   const href = p.report_id ? `/reports/${p.report_id}` : p.state === 'queued' || p.state === 'started' ? `/tests/${p.id}` : undefined;
   const url = href ? urlLink(href, pathOnSite(site, p.url)) : esc(pathOnSite(site, p.url));
   const state = esc(PAGE_STATE_NAMES[p.state] ?? p.state) + (p.error ? `<span class="scan-page-error">${esc(p.error)}</span>` : '');
   return `<td class="num">${p.position + 1}</td><td class="url">${url}</td><td class="scan-template">${esc(p.template)}</td>` +
     `<td class="scan-page-state">${state}</td><td>${gradeLetter(p.grade)}</td><td class="num">${pct(p.performance_score)}</td>` +
     `<td class="num">${pct(p.structure_score)}</td>${ratedCell('largest_contentful_paint', p.largest_contentful_paint)}` +
-    `${ratedCell('total_blocking_time', p.total_blocking_time)}${ratedCell('cumulative_layout_shift', p.cumulative_layout_shift)}<td class="num">${ms(p.fully_loaded_time)}</td>`;
+    `${ratedCell('total_blocking_time', p.total_blocking_time)}${ratedCell('cumulative_layout_shift', p.cumulative_layout_shift)}<td class="num">${ms(p.fully_loaded_time)}</td>` +
+    (field ? pageFieldCell(field, p.url) : '');
 }
 
 /** What the filtered list shows: how many pages of the scan match, and the filters in words. */
@@ -201,7 +204,10 @@ export interface PagesMatch {
  * The pages part: the filter form, then the list (data-live: it follows the scan, the form keeps what is chosen in it):
  * a header link per column sorts by it (again: the other way), a pager past 100 pages; filtered, the count of matches.
  */
-export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, view: PagesView, match: PagesMatch): string {
+export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, view: PagesView, match: PagesMatch,
+  /** Real visitors beside the scan: a column of each page's visitors' LCP p75 (not sortable: the API's list has no such attribute). */
+  field?: ScanField): string {
+  const byUrl = field ? new Map(field.pages.map((p) => [p.url, p])) : undefined;
   const isFiltered = filtered(view.filter) && !match.error;
   const shown = isFiltered ? view : { ...view, filter: { state: '', template: '', grade: '' } };
   let content: string;
@@ -220,11 +226,11 @@ export function pagesPart(s: ScanView, rows: ScanPageRow[], hasNext: boolean, vi
       const arrow = current ? `<span aria-hidden="true">${view.sort.desc ? ' ▼' : ' ▲'}</span>` : '';
       return `<th scope="col"${c.num ? ' class="num"' : ''}${current ? ` aria-sort="${view.sort.desc ? 'descending' : 'ascending'}"` : ''}>` +
         `<a class="sort" href="${esc(pagesHref(s.id, { sort: next, filter: shown.filter }))}">${c.label}</a>${arrow}</th>`;
-    }).join('');
+    }).join('') + (field ? '<th scope="col" class="num">Visitors\' LCP</th>' : '');
     const from = (view.page - 1) * PAGES_PAGE_SIZE + 1;
     const of = isFiltered ? `${match.count} matching` : String(s.pages.total);
     content = `<div class="card tablewrap"><table class="list scan-pages"><caption class="visually-hidden">Pages ${from} to ${from + rows.length - 1} of ${of}</caption>` +
-      `<thead><tr>${head}</tr></thead><tbody>${rows.map((p) => `<tr>${pageCells(scanSite(s), p)}</tr>`).join('')}</tbody></table></div>`;
+      `<thead><tr>${head}</tr></thead><tbody>${rows.map((p) => `<tr>${pageCells(scanSite(s), p, byUrl)}</tr>`).join('')}</tbody></table></div>`;
   }
   const pager = view.page > 1 || hasNext
     ? `<nav class="pager" aria-label="Pages of the list">` +
@@ -380,7 +386,7 @@ function thirdPartiesPart(f: SiteFigures): string {
 const section = (id: string, title: string, content: string, note = '') =>
   `<section class="scan-section" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${note ? `<p class="muted">${note}</p>` : ''}${content}</section>`;
 
-export function siteReport(s: ScanView, f: SiteFigures): string {
+export function siteReport(s: ScanView, f: SiteFigures, field?: ScanField | null): string {
   const keys = `<div class="card scan-keys"><dl class="facts"><dt>Pages measured</dt><dd>${f.pages_measured}</dd>` +
     `<dt>Performance score</dt><dd>${f.performance_score.median === null ? '– <span class="muted">(no page ran Lighthouse)</span>'
       : `median ${pct(f.performance_score.median)}; three in four pages score at least ${pct(f.performance_score.p75)}`}</dd>` +
@@ -389,6 +395,7 @@ export function siteReport(s: ScanView, f: SiteFigures): string {
   return section('sr-vitals', 'Core Web Vitals',
     `${keys}<div class="scan-vitals">${VITAL_PARTS.map((p) => vitalCard(p, f[p.key])).join('')}</div>`,
     `Of the pages measured (${f.pages_measured}): how many are good, need improvement or are poor, as web.dev rates them (TBT stands in for INP, as in Lighthouse).${partial}`) +
+    (field !== null ? scanFieldPart(s, field) : '') +
     section('sr-grades', 'Grades', gradesCard(f.grades)) +
     section('sr-worst', 'Worst pages', worstPages(scanSite(s), f), 'The lowest performance scores, then the slowest LCP; each opens its report.') +
     section('sr-templates', 'Worst templates', worstTemplates(f), 'Pages grouped by the shape of their URL, the lowest median performance first.') +

@@ -6,6 +6,7 @@
  * pages download as CSV and JSON. A finished scan compares with another of its site (scan-comparison.ts). "Repeat" makes a
  * schedule instead, listed with the account's others (scan-schedules.ts).
  */
+import { readScanField } from '../../core/scans/scan-field.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromTenths, refilledCredits } from '../../core/accounts/accounts.js';
 import { mayChange } from '../../core/accounts/roles.js';
@@ -179,8 +180,10 @@ async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow,
   const history = await siteHistory(kit.ctx.store.db, v.principal.accountId, scan.id);
   const scheduled = scan.schedule_id ? '<p class="muted scan-scheduled">Started by a <a href="/scans#schedules">scheduled scan</a> of the site.</p>' : '';
   const siblings = await Promise.all((await siblingScans(db, scan)).map(async (row) => ({ row, pages: await scanProgress(db, row.id) })));
+  // Real visitors beside the site report, once there is one.
+  const field = s.figures ? await readScanField(db, v.principal.accountId, scan) : undefined;
   const body = `${scanHead(kit, v, s)}${scheduled}${siblingsPart(s, siblings)}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
-    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view, match)}`;
+    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures, field) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view, match, field)}`;
   return shell(v, nonce, { title: `Scan of ${s.url}`, active: 'scans', body,
     head: isFollowed(s) ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
 }
