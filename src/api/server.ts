@@ -23,6 +23,7 @@ import { registerHealth } from './health.js';
 import { compileRequestSchema } from './validation.js';
 import { registerFieldBeacon } from './field-beacon.js';
 import { registerFieldRoutes } from './routes/field.js';
+import { registerLabFieldRoutes } from './routes/lab-field.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
@@ -101,6 +102,7 @@ export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyIn
   registerAlertRoutes(router, ctx);
   registerWebhookRoutes(router, ctx);
   registerFieldRoutes(router, ctx);
+  registerLabFieldRoutes(router, ctx);
   errors.errorPage = mountWebApp?.(app);
   registerAgentProtocol(app, ctx);
   registerFieldBeacon(app, ctx.field.ingest, errors);

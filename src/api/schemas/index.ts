@@ -13,6 +13,7 @@ import { SCAN_ROUTES, SCAN_SCHEMAS } from './scans.js';
 import { SCAN_SCHEDULE_ROUTES, SCAN_SCHEDULE_SCHEMAS } from './scan-schedules.js';
 import { TEST_ROUTES, TEST_SCHEMAS } from './tests.js';
 import { FIELD_ROUTES, FIELD_SCHEMAS } from './field.js';
+import { LAB_FIELD_ROUTES, LAB_FIELD_SCHEMAS } from './lab-field.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
 export type { BodySpec, JsonSchema, Method, ResponseDoc, RouteKey, RouteSchema } from './types.js';
@@ -27,6 +28,7 @@ export const ROUTE_SCHEMAS: Readonly<Record<string, RouteSchema>> = {
   ...SCAN_ROUTES,
   ...SCAN_SCHEDULE_ROUTES,
   ...FIELD_ROUTES,
+  ...LAB_FIELD_ROUTES,
 };
 
 /** `components.schemas` of the document; `$ref`s in route schemas point here. */
@@ -42,6 +44,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...SCAN_SCHEMAS,
   ...SCAN_SCHEDULE_SCHEMAS,
   ...FIELD_SCHEMAS,
+  ...LAB_FIELD_SCHEMAS,
 };
 
 export const COMPONENT_HEADERS: Readonly<Record<string, JsonSchema>> = HEADERS;

@@ -19,6 +19,9 @@ import { fieldWindow, figuresOf, type FieldFigures, type FieldWindow } from './f
 import { DAY } from './rollup.js';
 import { fieldSiteOf, type FieldSite } from './sites.js';
 import { FieldSketch } from './sketch.js';
+import { readDeviceCpu } from '../reports/device-cpu.js';
+import { deviceClassOf } from '../vocabulary/device-classes.js';
+import { readFieldSummary } from './figures.js';
 
 /** Fewer page views than this and a figure is too few to judge: a path's then comes from its template. */
 export const FIELD_MIN_VIEWS = 50;
@@ -271,3 +274,46 @@ export function labFieldGroup(lab: LabVerdictFigures, field: UrlField | undefine
 
 /** The lab twins of the field figures, in the table's order (INP has none). */
 export const LAB_TWINS = FIELD_FIGURES.filter((f): f is (typeof FIELD_FIGURES)[number] & { lab: string } => 'lab' in f);
+
+/* A report's and a scan's field figures (the API's /reports/{id}/field and /scans/{id}/field, the gate's field budgets) */
+
+/**
+ * The device class a report's load ran as: the one its load stored (reports.device_cpu), else its options' (a simulated
+ * device in a browser that can slow its CPU is a mid-tier phone, anything else a desktop: the rule of a page's devices).
+ */
+export function reportDeviceClass(deviceCpu: string | null, options: { simulate_device?: string; device_class?: DeviceClass }, cpuThrottle: boolean):
+  DeviceClass {
+  return readDeviceCpu(deviceCpu)?.device_class ?? deviceClassOf(options, cpuThrottle);
+}
+
+/** What to do when no field site collects an origin's page views (the API's `detail`, the gate's skipped check). */
+export function noFieldSiteDetail(origin: string): string {
+  return `No field site of this account collects page views from ${origin}: create one for that origin (the Field screen's ` +
+    `New field site, or POST /api/2.0/field_sites with "origins": ["${origin}"]) and paste its snippet into the site's pages (docs/field.md).`;
+}
+
+export interface OriginField {
+  site: Pick<FieldSite, 'id' | 'name'>;
+  origin: string;
+  device: FieldDevice;
+  window: FieldWindow;
+  /** The whole site's views for the device: enough (site) or fewer than FIELD_MIN_VIEWS (too-few). */
+  basis: 'site' | 'too-few';
+  figures: FieldFigures;
+  href: string;
+}
+
+/**
+ * The whole field site of an origin for a device over the last LAB_FIELD_DAYS days (a scan's site, beside its site
+ * figures); undefined when no field site of the account has the origin (the first made, when two do).
+ */
+export async function readOriginField(db: Db, accountId: string, origin: string, device: FieldDevice, options: { now?: number } = {}):
+  Promise<OriginField | undefined> {
+  const site = (await listFieldSites(db, accountId)).map(fieldSiteOf).find((s) => s.origins.includes(origin));
+  if (!site) return undefined;
+  const { window, figures } = await readFieldSummary(db, site, { days: LAB_FIELD_DAYS, filters: { device } }, options.now ?? clock.now());
+  return {
+    site: { id: site.id, name: site.name }, origin, device, window, basis: figures.views >= FIELD_MIN_VIEWS ? 'site' : 'too-few', figures,
+    href: fieldHref(site.id, device, window.days, {}),
+  };
+}
