@@ -10,6 +10,7 @@ import { formatAgainst, formatFigure } from '../analysis/figures.js';
 import { comparesByAuditSet, higherIsBetter, METRIC_NAMES, metricSpec } from '../core/vocabulary/metrics.js';
 import { orList, plural } from '../lib/words.js';
 import { GateError } from './api-client.js';
+import { fieldLimitKind, fitsFieldLimit, NAMED_FIELD_FIGURE_NAMES, namedFieldFigure } from '../analysis/named-field-figures.js';
 import { attributesCpuBasis, cpuBasisName, type DeviceClass } from '../core/vocabulary/device-classes.js';
 import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
 
@@ -103,8 +104,10 @@ export function parseDeviceBudget(text: string, file: string): DeviceBudget {
       byDevice.set(device, into);
       if (into.has(attribute)) throw new GateError(`budget ${file}: "${key}": ${device}'s budget of ${attribute} is given twice`);
     }
-    if (!metricSpec(attribute)) {
-      throw new GateError(`budget ${file}: "${attribute}" is not a numeric report attribute; use one of ${orList(METRIC_NAMES)}`);
+    const field = namedFieldFigure(attribute);
+    if (!metricSpec(attribute) && !field) {
+      throw new GateError(`budget ${file}: "${attribute}" is not a numeric report attribute; use one of ${orList(METRIC_NAMES)}, ` +
+        `or a field budget (${orList(NAMED_FIELD_FIGURE_NAMES)})`);
     }
     const l = limit as Record<string, unknown> | null;
     const keys = typeof l === 'object' && l !== null && !Array.isArray(l) ? Object.keys(l) : undefined;
@@ -114,6 +117,10 @@ export function parseDeviceBudget(text: string, file: string): DeviceBudget {
     const parsed: Limit = { ...(isNumber(l!.min) ? { min: l!.min } : {}), ...(isNumber(l!.max) ? { max: l!.max } : {}) };
     if (parsed.min !== undefined && parsed.max !== undefined && parsed.min > parsed.max) {
       throw new GateError(`budget ${file}: the min of "${key}" (${parsed.min}) is above its max (${parsed.max})`);
+    }
+    // A field budget (field_lcp_p75...) is a max of the figure's kind.
+    if (field && (parsed.min !== undefined || parsed.max === undefined || !fitsFieldLimit(field, parsed.max))) {
+      throw new GateError(`budget ${file}: "${key}" is a field budget (${field.about}): give {"max": ${fieldLimitKind(field)}}`);
     }
     into.set(attribute, parsed);
   }

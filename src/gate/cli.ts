@@ -14,12 +14,14 @@ import {
   budgetFor, checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseDeviceBudget, type Check,
   type DeviceBudget,
 } from './checks.js';
+import { checkFieldBudgets, fetchField, fieldBudgetTable, isInlineBudget, parseInlineBudget, splitFieldBudget } from './field-budgets.js';
 import { testsJson, testsJunit, testsMarkdown, testsText, worstExit, type GateResult } from './outputs.js';
 import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
 import type { DeviceClass } from '../core/vocabulary/device-classes.js';
 
 export const GATE_USAGE = `Usage: webgauge test URL [--server URL] [--key KEY] [--location ID] [--browser ID] [--runs N]
-         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--device DEVICE[,DEVICE]...] [--budget FILE] [--compare-history]
+         [--throttle DOWN/UP/LATENCY] [--report TYPE] [--device DEVICE[,DEVICE]...] [--budget FILE]
+         [--budget [DEVICE:]FIELD_BUDGET=VALUE]... [--compare-history]
          [--junit FILE] [--markdown FILE] [--json]
        webgauge test --journey FILE [--secret NAME[=ENV_VAR]]... [--measured-step N] [the options above]
   --server and --key default to WEBGAUGE_SERVER and WEBGAUGE_KEY.
@@ -30,6 +32,12 @@ export const GATE_USAGE = `Usage: webgauge test URL [--server URL] [--key KEY] [
   default: the server's one device for the options. Every output then gives each device's results. In the budget
   file, "DEVICE:ATTRIBUTE" is one device's limit (e.g. "phone-mid:largest_contentful_paint"), in place of the
   attribute's limit without a device; --compare-history compares each device's test with its own page's history.
+  Field budgets hold this site's real visitors of the URL (its field site, last 28 days, the test's device: desktop ↔
+  desktop, phone ↔ mobile) to a max, in the budget file ({"field_lcp_p75": {"max": 2500}}) or inline:
+${fieldBudgetTable('    ')}
+  A --budget of the form [DEVICE:]NAME=VALUE is inline, anything else a budget file (a file named like that: ./NAME=VALUE).
+  Too few page views (under 50 of the URL and of its template), no field site for the origin, or a server without
+  field figures: the check is skipped, saying why; it neither passes nor fails.
   Exit codes: 0 all checks passed, 1 a budget or the comparison failed, 2 the test could not be run (a broken
   journey included).`;
 
@@ -62,7 +70,7 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
       args, allowPositionals: true,
       options: {
         server: { type: 'string' }, key: { type: 'string' }, location: { type: 'string' }, browser: { type: 'string' },
-        runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string' },
+        runs: { type: 'string' }, throttle: { type: 'string' }, report: { type: 'string' }, budget: { type: 'string', multiple: true },
         'compare-history': { type: 'boolean' }, junit: { type: 'string' }, markdown: { type: 'string' }, json: { type: 'boolean' },
         device: { type: 'string', multiple: true }, journey: { type: 'string' }, secret: { type: 'string', multiple: true }, 'measured-step': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -89,16 +97,41 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
   }
   Object.assign(attributes, testOptionAttributes(values));
   const devices = parseDeviceList(values.device);
-  const budget = values.budget === undefined ? undefined : parseDeviceBudget(await readFile(values.budget, 'utf8').catch((err: Error) => {
-    throw new GateError(`cannot read the budget file: ${err.message}`);
-  }), values.budget);
+  const { budget, where } = await readBudgets(values.budget ?? []);
   for (const device of budget?.byDevice.keys() ?? []) {
-    if (!devices) throw new GateError(`budget ${values.budget}: "${device}:..." is a budget of one device; it needs --device (e.g. --device desktop,${device})`);
-    if (!devices.includes(device)) throw new GateError(`budget ${values.budget}: "${device}:...": ${device} is not tested; --device gives ${devices.join(', ')}`);
+    if (!devices) throw new GateError(`${where}: "${device}:..." is a budget of one device; it needs --device (e.g. --device desktop,${device})`);
+    if (!devices.includes(device)) throw new GateError(`${where}: "${device}:...": ${device} is not tested; --device gives ${devices.join(', ')}`);
   }
   return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget, ...(devices ? { devices } : {}),
     compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
     pollMs: pollMsOf(env) };
+}
+
+/**
+ * The `--budget`s of `webgauge test`: at most one budget file, and inline field budgets (`[DEVICE:]NAME=VALUE`, told
+ * from a file by their shape: field-budgets.ts isInlineBudget), merged into one budget; a name given twice for one
+ * device (in the file and inline, or inline twice) is refused. `where` names them in messages.
+ */
+async function readBudgets(specs: readonly string[]): Promise<{ budget?: DeviceBudget; where: string }> {
+  const files = specs.filter((s) => !isInlineBudget(s));
+  if (files.length > 1) throw new GateError(`--budget: give one budget file, not ${files.length} (${files.join(', ')}); inline budgets beside it as NAME=VALUE`);
+  const file = files[0];
+  const parsed = file === undefined ? undefined : parseDeviceBudget(await readFile(file, 'utf8').catch((err: Error) => {
+    throw new GateError(`cannot read the budget file: ${err.message}`);
+  }), file);
+  const inline = specs.filter(isInlineBudget);
+  const where = file === undefined ? '--budget' : `budget ${file}`;
+  if (inline.length === 0) return { budget: parsed, where };
+  const all = new Map(parsed?.all ?? []);
+  const byDevice = new Map([...(parsed?.byDevice ?? [])].map(([d, b]) => [d, new Map(b)]));
+  for (const spec of inline) {
+    const { device, name, limit } = parseInlineBudget(spec);
+    const into = device === undefined ? all : byDevice.get(device) ?? new Map();
+    if (device !== undefined) byDevice.set(device, into);
+    if (into.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice${device ? ` for ${device}` : ''}`);
+    into.set(name, limit);
+  }
+  return { budget: { all, byDevice }, where };
 }
 
 /** The test options both gates pass on (`webgauge scan` applies them to each page's test), as API attributes. */
@@ -338,8 +371,10 @@ Promise<GateResult> {
   }
   const { runs, values } = await runValues(api, report);
   const figures = Object.fromEntries(Object.entries(values).map(([name, v]) => [name, median(v)]));
-  const budget = o.budget ? budgetFor(o.budget, device) : undefined;
-  const checks: Check[] = budget ? checkBudget(budget, figures) : [];
+  const budget = o.budget ? splitFieldBudget(budgetFor(o.budget, device)) : undefined;
+  const checks: Check[] = budget ? checkBudget(budget.report, figures) : [];
+  // Field budgets: this site's real visitors of the URL on the report's device (a server without them: skipped, said).
+  if (budget && budget.field.size > 0) checks.push(...checkFieldBudgets(budget.field, await fetchField(api, `/reports/${encodeURIComponent(report.id)}/field`)));
   let comparisonNote: string | undefined;
   if (o.compareHistory) {
     const earlier = await history(api, report);
@@ -347,7 +382,7 @@ Promise<GateResult> {
       comparisonNote = `No comparison with history: the page has ${plural(earlier.length, 'earlier report')} ` +
         `(${COMPARISON.historyMin} needed); budgets only.`;
     } else {
-      const metrics = budget ? [...budget.keys()] : DEFAULT_COMPARED;
+      const metrics = budget && budget.report.size > 0 ? [...budget.report.keys()] : DEFAULT_COMPARED;
       for (const m of metrics) {
         const { values: before, note } = comparableHistory(m, report.attributes, earlier);
         checks.push(compareWithHistory(m, values[m] ?? [], before, note));

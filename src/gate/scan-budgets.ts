@@ -11,6 +11,7 @@ import type { Vital, VitalFigures } from '../analysis/site-figures.js';
 import {
   fitsLimit, formatSite, formatSiteAgainst, limitKind, siteBudget, SITE_BUDGET_NAMES, SITE_BUDGETS, type SiteUnit,
 } from '../analysis/named-site-figures.js';
+import { fieldLimitKind, fitsFieldLimit, NAMED_FIELD_FIGURE_NAMES, namedFieldFigure } from '../analysis/named-field-figures.js';
 
 export type { VitalFigures, SiteUnit };
 export { formatSite, SITE_BUDGET_NAMES };
@@ -95,14 +96,25 @@ export function parseSiteBudgets(specs: readonly string[]): Budget {
 /** Each `--budget` as given (`spec`, which errors quote) and its NAME=VALUE. */
 function budgetOf(entries: readonly { spec: string; budget: string }[]): Budget {
   const budget = new Map<string, Limit>();
-  const names = `${orList(SITE_BUDGET_NAMES)} (NAME=VALUE, e.g. lcp_p75=2500)`;
+  const names = `${orList(SITE_BUDGET_NAMES)} (NAME=VALUE, e.g. lcp_p75=2500), or on real visitors ${orList(NAMED_FIELD_FIGURE_NAMES)}`;
   for (const { spec, budget: given } of entries) {
     const eq = given.indexOf('=');
     const name = eq < 0 ? given : given.slice(0, eq).trim();
     const b = siteBudget(name);
-    if (eq < 0 || !b) throw new GateError(`--budget ${spec}: ${eq < 0 ? 'give NAME=VALUE' : `"${name}" is no site budget`}; use one of ${names}`);
+    // A field budget (field_lcp_p75...): the site's real visitors, a max (analysis/named-field-figures.ts).
+    const field = namedFieldFigure(name);
+    if (eq < 0 || (!b && !field)) throw new GateError(`--budget ${spec}: ${eq < 0 ? 'give NAME=VALUE' : `"${name}" is no site budget`}; use one of ${names}`);
     const text = given.slice(eq + 1).trim();
     const value = Number(text);
+    if (field) {
+      if (text === '' || !fitsFieldLimit(field, value)) {
+        throw new GateError(`--budget ${spec}: the max of ${name} (${field.about}) must be ${fieldLimitKind(field)}; budgets are ${names}`);
+      }
+      if (budget.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice${spec === given ? '' : ' for this device'}`);
+      budget.set(name, { max: value });
+      continue;
+    }
+    if (!b) continue;
     if (text === '' || !fitsLimit(b, value)) {
       throw new GateError(`--budget ${spec}: the ${b.direction} of ${name} (${b.about}) must be ${limitKind(b)}; budgets are ${names}`);
     }
@@ -156,7 +168,8 @@ export function budgetFor(b: DeviceBudgets, device: string | undefined): Budget 
 
 /** Each site budget against the completed scan's figures (a figure the scan has not is a failure, saying so). */
 export function checkSiteBudgets(budget: Budget, scan: ScanAttributes): Check[] {
-  return [...budget].map(([name, limit]) => {
+  // Field budgets are the site's real visitors', judged from the server's field figures (scan.ts, field-budgets.ts).
+  return [...budget].filter(([name]) => siteBudget(name) !== undefined).map(([name, limit]) => {
     const b = siteBudget(name)!;
     const bound = b.direction === 'max' ? limit.max! : limit.min!;
     const shownLimit = `${b.direction} ${formatSite(b.unit, bound)}`;

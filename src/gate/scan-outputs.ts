@@ -220,7 +220,7 @@ function pageCase(r: ScanResult, p: ScanPage): Case {
 function junitSuites(r: ScanResult): { cases: Case[]; xml: string } {
   const pages = r.pages.map((p) => pageCase(r, p)).map((c) => (r.device ? { ...c, classname: `${r.device} ${c.classname}` } : c));
   const site: Case[] = r.checks.map((c) => ({ classname: 'webgauge.budget', name: c.attribute,
-    ...(c.outcome === 'fail' ? { failure: c.message } : { out: c.message }) }));
+    ...(c.outcome === 'fail' ? { failure: c.message } : c.outcome === 'skipped' ? { skipped: c.message } : { out: c.message }) }));
   const c = r.comparison;
   if (c) {
     const name = `compared with ${c.against ? `scan ${c.against}` : `--compare-to ${c.to}`}`;

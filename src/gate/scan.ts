@@ -15,6 +15,7 @@ import { failureMessage, parseDeviceList, pollMsOf, pollPause, Progress, testOpt
 import {
   budgetFor, checkSiteBudgets, parseDeviceBudgets, siteBudgetTable, type DeviceBudgets, type ScanAttributes, type ScanPage,
 } from './scan-budgets.js';
+import { checkFieldBudgets, fetchField, fieldBudgetTable, splitFieldBudget } from './field-budgets.js';
 import { scansJson, scansJunit, scansMarkdown, scansText, type ScanResult } from './scan-outputs.js';
 import { DEVICE_NAME_WORDS } from '../core/vocabulary/device-names.js';
 import type { DeviceClass } from '../core/vocabulary/device-classes.js';
@@ -39,6 +40,9 @@ export const SCAN_USAGE = `Usage: webgauge scan URL [--sitemap | --crawl | --url
   Budgets on the site's figures (--budget NAME=VALUE, checked when the scan completed; --budget DEVICE:NAME=VALUE for
   one device's scan, in place of a budget of the same name without a device):
 ${siteBudgetTable('    ')}
+  and on the site's real visitors (its field site, last 28 days, the scan's device: desktop ↔ desktop, phone ↔ mobile;
+  under 50 page views, no field site or a server without field figures: skipped, saying why):
+${fieldBudgetTable('    ')}
   --compare-to last|SCAN_ID: once the scan completed, compare it with the site's previous completed scan (last; none
   yet: nothing is compared; of each device, with its own device's) or with that scan (one device only); pages that got significantly worse fail the gate, each listed with
   what got worse and on what basis (a test over the runs, or a threshold: docs/scans.md "Compare two scans").
@@ -310,7 +314,13 @@ export async function runScanGate(args: string[], io: GateIo): Promise<number> {
       const attributes = scan.attributes as ScanAttributes;
       const device = deviceOf(scan);
       const pages = await scanPages(api, scan.id);
-      const judged = judge(budgetFor(o.budget, device), attributes);
+      const budget = splitFieldBudget(budgetFor(o.budget, device));
+      const judged = judge(budget.report, attributes);
+      // Field budgets: the site's real visitors on the scan's device (a server without them: skipped, said).
+      if (judged.exitCode !== 2 && budget.field.size > 0) {
+        judged.checks.push(...checkFieldBudgets(budget.field, await fetchField(api, `/scans/${encodeURIComponent(scan.id)}/field`)));
+        judged.exitCode = exitCodeOf(judged.checks);
+      }
       // The comparison is made of a completed scan only (a cancelled one, or one with no page measured, has no verdict).
       const comparison = o.compareTo !== undefined && judged.exitCode !== 2 ? await fetchComparison(api, scan.id, o.compareTo) : undefined;
       const exitCode = judged.exitCode === 0 && worsePages(comparison).length > 0 ? 1 : judged.exitCode;
