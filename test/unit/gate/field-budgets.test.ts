@@ -3,7 +3,8 @@
  * one table of field figures, an inline `--budget NAME=VALUE` told from a budget file's path, the limits in a budget file
  * (checks.ts) and beside `webgauge scan`'s site budgets (scan-budgets.ts), the checks against the server's field
  * figures (too few views, no field site and a server without the endpoint skipped, saying why), and how the outputs
- * (outputs.ts, scan-outputs.ts) show a skipped field check.
+ * (outputs.ts, scan-outputs.ts) show a skipped field check; `webgauge scan` whole (scan.ts) against a small stub of the
+ * scans API, its field route answering or missing.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -20,7 +21,7 @@ import {
 import { testsJunit, testsText, type GateResult } from '../../../src/gate/outputs.js';
 import { parseSiteBudgets } from '../../../src/gate/scan-budgets.js';
 import { scansJunit, type ScanResult } from '../../../src/gate/scan-outputs.js';
-import { SCAN_USAGE } from '../../../src/gate/scan.js';
+import { runScanGate, SCAN_USAGE } from '../../../src/gate/scan.js';
 import { capturedIo } from '../../helpers/gate-process.js';
 
 const metric = (page_views: number, p75: number | null, poor: number | null) => ({ page_views, p75, poor });
@@ -159,5 +160,48 @@ describe('field checks in the outputs', () => {
     assert.deepEqual(cases.map((c) => c.name), ['field_lcp_p75', 'field_inp_p75']);
     assert.ok(cases[0]!.failure);
     assert.match(cases[1]!.skipped!.message, /too few page views/);
+  });
+});
+
+describe('webgauge scan with field budgets, against a stub of the scans API', () => {
+  /** A scan completed at once with one measured page; GET /scans/s1/field answers `field` (undefined: 404, an older server). */
+  async function stubServer(t: { after(fn: () => void): void }, field: FieldAnswer | undefined): Promise<string> {
+    const scan = { type: 'scan', id: 's1', attributes: { url: 'https://shop.example/', site: 'https://shop.example', state: 'completed',
+      pages: { total: 1, completed: 1 }, figures: { pages_measured: 1, largest_contentful_paint: { good: 1, needs_improvement: 0, poor: 0, median: 1200, p75: 1200 } } },
+    links: { self: '/api/2.0/scans/s1' } };
+    const server = createServer((req, res) => {
+      const path = req.url!.split('?')[0];
+      const send = (status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/vnd.api+json' }); res.end(JSON.stringify(body)); };
+      if (req.method === 'POST' && path === '/api/2.0/scans') return send(202, { data: scan });
+      if (path === '/api/2.0/scans/s1') return send(200, { data: scan });
+      if (path === '/api/2.0/scans/s1/pages') return send(200, { data: [{ id: 'p1', type: 'scan-page', attributes: { url: 'https://shop.example/', state: 'completed', largest_contentful_paint: 1200 } }] });
+      if (path === '/api/2.0/scans/s1/field' && field) return send(200, { data: { type: 'scan_field', id: 's1', attributes: field } });
+      return send(404, { errors: [{ status: '404', code: 'E40000', title: 'Not found', detail: `Unknown request: GET ${path}.` }] });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => server.close());
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  const scanGate = async (base: string, budgets: string[]) => {
+    const io = capturedIo({ WEBGAUGE_SERVER: base, WEBGAUGE_KEY: 'k', WEBGAUGE_POLL_MS: '10' });
+    const code = await runScanGate(['https://shop.example/', ...budgets.flatMap((b) => ['--budget', b]), '--json'], io);
+    return { code, doc: JSON.parse(io.out()) as { checks: { attribute: string; outcome: string; message: string }[] }, err: io.err() };
+  };
+  const site = answer({ basis: 'site', path: undefined, template: undefined, device: 'desktop' });
+
+  test('a field budget over the site\'s p75 exits 1 beside a site budget that passes; under it, 0', async (t) => {
+    const base = await stubServer(t, site);
+    const over = await scanGate(base, ['lcp_p75=2500', 'field_lcp_p75=2500']);
+    assert.equal(over.code, 1, over.err);
+    assert.deepEqual(over.doc.checks.map((c) => [c.attribute, c.outcome]), [['lcp_p75', 'pass'], ['field_lcp_p75', 'fail']]);
+    assert.match(over.doc.checks[1]!.message, /^field_lcp_p75 3\.10 s is over its budget of max 2\.50 s \(real visitors on desktop, last 28 days: 120 page views of the site\)$/);
+    assert.equal((await scanGate(base, ['field_lcp_p75=4000'])).code, 0);
+  });
+
+  test('a server without field figures: the field budget is skipped, saying so, and the gate passes', async (t) => {
+    const ran = await scanGate(await stubServer(t, undefined), ['field_lcp_p75=2500']);
+    assert.equal(ran.code, 0, ran.err);
+    assert.equal(ran.doc.checks[0]!.outcome, 'skipped');
+    assert.match(ran.doc.checks[0]!.message, /not judged: the server has no field figures \(GET \/scans\/s1\/field: 404 E40000/);
   });
 });
