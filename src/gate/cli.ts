@@ -11,10 +11,10 @@ import { METRIC_NAMES } from '../core/vocabulary/metrics.js';
 import { plural } from '../lib/words.js';
 import { ApiClient, apiErrorText, GateError, resourceOf, type Reply, type Resource } from './api-client.js';
 import {
-  budgetFor, checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, parseDeviceBudget, type Check,
+  budgetFor, checkBudget, comparableHistory, compareWithHistory, COMPARISON, DEFAULT_COMPARED, exitCodeOf, type Check,
   type DeviceBudget,
 } from './checks.js';
-import { checkFieldBudgets, fetchField, fieldBudgetTable, isInlineBudget, parseInlineBudget, splitFieldBudget } from './field-budgets.js';
+import { checkFieldBudgets, fetchField, fieldBudgetTable, readBudgets, splitFieldBudget } from './field-budgets.js';
 import { testsJson, testsJunit, testsMarkdown, testsText, worstExit, type GateResult } from './outputs.js';
 import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
 import type { DeviceClass } from '../core/vocabulary/device-classes.js';
@@ -105,33 +105,6 @@ async function parseGateArgs(args: string[], env: GateIo['env']): Promise<GateOp
   return { url, server, key: values.key ?? env.WEBGAUGE_KEY ?? '', attributes, budget, ...(devices ? { devices } : {}),
     compareHistory: values['compare-history'] === true, junit: values.junit, markdown: values.markdown, json: values.json === true,
     pollMs: pollMsOf(env) };
-}
-
-/**
- * The `--budget`s of `webgauge test`: at most one budget file, and inline field budgets (`[DEVICE:]NAME=VALUE`, told
- * from a file by their shape: field-budgets.ts isInlineBudget), merged into one budget; a name given twice for one
- * device (in the file and inline, or inline twice) is refused. `where` names them in messages.
- */
-async function readBudgets(specs: readonly string[]): Promise<{ budget?: DeviceBudget; where: string }> {
-  const files = specs.filter((s) => !isInlineBudget(s));
-  if (files.length > 1) throw new GateError(`--budget: give one budget file, not ${files.length} (${files.join(', ')}); inline budgets beside it as NAME=VALUE`);
-  const file = files[0];
-  const parsed = file === undefined ? undefined : parseDeviceBudget(await readFile(file, 'utf8').catch((err: Error) => {
-    throw new GateError(`cannot read the budget file: ${err.message}`);
-  }), file);
-  const inline = specs.filter(isInlineBudget);
-  const where = file === undefined ? '--budget' : `budget ${file}`;
-  if (inline.length === 0) return { budget: parsed, where };
-  const all = new Map(parsed?.all ?? []);
-  const byDevice = new Map([...(parsed?.byDevice ?? [])].map(([d, b]) => [d, new Map(b)]));
-  for (const spec of inline) {
-    const { device, name, limit } = parseInlineBudget(spec);
-    const into = device === undefined ? all : byDevice.get(device) ?? new Map();
-    if (device !== undefined) byDevice.set(device, into);
-    if (into.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice${device ? ` for ${device}` : ''}`);
-    into.set(name, limit);
-  }
-  return { budget: { all, byDevice }, where };
 }
 
 /** The test options both gates pass on (`webgauge scan` applies them to each page's test), as API attributes. */

@@ -7,6 +7,7 @@
  * A figure judged on too few page views is no verdict: the check is skipped, saying so (and whose views were read when
  * they were the URL's template's), as it is when no field site collects the origin or the server has no field figures.
  */
+import { readFile } from 'node:fs/promises';
 import {
   fieldLimitKind, fitsFieldLimit, formatNamedField, formatNamedFieldAgainst, NAMED_FIELD_FIGURE_NAMES, NAMED_FIELD_FIGURES, namedFieldFigure,
   type NamedFieldFigure,
@@ -15,7 +16,7 @@ import { orList, plural } from '../lib/words.js';
 import { DEVICE_NAME_WORDS, deviceClassNamed } from '../core/vocabulary/device-names.js';
 import type { DeviceClass } from '../core/vocabulary/device-classes.js';
 import { apiErrorText, GateError, type ApiClient } from './api-client.js';
-import type { Budget, Check, Limit } from './checks.js';
+import { parseDeviceBudget, type Budget, type Check, type DeviceBudget, type Limit } from './checks.js';
 
 /** The field budgets: the named field figures (analysis/named-field-figures.ts), each a max. */
 export const FIELD_BUDGETS = NAMED_FIELD_FIGURES;
@@ -58,6 +59,33 @@ export function parseInlineBudget(spec: string): InlineBudget {
     throw new GateError(`--budget ${spec}: the max of ${name} (${b.about}) must be ${fieldLimitKind(b)}`);
   }
   return { ...(device ? { device } : {}), name, limit: { max: value } };
+}
+
+/**
+ * The `--budget`s of `webgauge test`: at most one budget file, and inline field budgets (`[DEVICE:]NAME=VALUE`, told
+ * from a file by their shape: field-budgets.ts isInlineBudget), merged into one budget; a name given twice for one
+ * device (in the file and inline, or inline twice) is refused. `where` names them in messages.
+ */
+export async function readBudgets(specs: readonly string[]): Promise<{ budget?: DeviceBudget; where: string }> {
+  const files = specs.filter((s) => !isInlineBudget(s));
+  if (files.length > 1) throw new GateError(`--budget: give one budget file, not ${files.length} (${files.join(', ')}); inline budgets beside it as NAME=VALUE`);
+  const file = files[0];
+  const parsed = file === undefined ? undefined : parseDeviceBudget(await readFile(file, 'utf8').catch((err: Error) => {
+    throw new GateError(`cannot read the budget file: ${err.message}`);
+  }), file);
+  const inline = specs.filter(isInlineBudget);
+  const where = file === undefined ? '--budget' : `budget ${file}`;
+  if (inline.length === 0) return { budget: parsed, where };
+  const all = new Map(parsed?.all ?? []);
+  const byDevice = new Map([...(parsed?.byDevice ?? [])].map(([d, b]) => [d, new Map(b)]));
+  for (const spec of inline) {
+    const { device, name, limit } = parseInlineBudget(spec);
+    const into = device === undefined ? all : byDevice.get(device) ?? new Map();
+    if (device !== undefined) byDevice.set(device, into);
+    if (into.has(name)) throw new GateError(`--budget ${spec}: ${name} is given twice${device ? ` for ${device}` : ''}`);
+    into.set(name, limit);
+  }
+  return { budget: { all, byDevice }, where };
 }
 
 /** A budget's report limits and its field limits, each in the order given. */
