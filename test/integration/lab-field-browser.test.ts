@@ -1,4 +1,4 @@
-// lane: pairs
+// lane: pairs 45
 /**
  * Lab beside field with real parts (issue 51), on both engines: Chromium loads a page of the field fixture site that
  * carries the service's own snippet (its beacons go to the real beacon endpoint), more views of it come through the
