@@ -9,11 +9,8 @@ import { toSeconds } from '../../core/clock.js';
 import { figuresAttributes } from '../../core/field/export.js';
 import type { FieldWindow } from '../../core/field/figures.js';
 import {
-  FIELD_MIN_VIEWS, fieldDeviceOfClass, LAB_FIELD_DAYS, noFieldSiteDetail, readOriginField, readUrlField, reportDeviceClass,
+  FIELD_MIN_VIEWS, fieldDeviceOfClass, LAB_FIELD_DAYS, noFieldSiteDetail, readOriginField, readUrlField, deviceClassOfReport,
 } from '../../core/field/lab-field.js';
-import { readOptions } from '../../core/options/stored-options.js';
-import type { AnalysisOptions } from '../../core/options/analysis-options.js';
-import { cpuThrottleOf } from '../../core/pages/device-siblings.js';
 import { requireReport } from '../../core/reports/reports.js';
 import { getScan } from '../../core/scans/scans.js';
 import { isDeviceClass, type DeviceClass } from '../../core/vocabulary/device-classes.js';
@@ -39,13 +36,7 @@ export function registerLabFieldRoutes(r: Router, ctx: AppContext): void {
   r.get('/reports/:id/field', async (req, reply, links) => {
     const accountId = principalOf(req).accountId;
     const report = await requireReport(store.db, accountId, idOf(req));
-    let options: Partial<AnalysisOptions> = {};
-    try {
-      options = readOptions(store.box, report.options);
-    } catch {
-      // Options that cannot be read (a key rotated away): the device its load stored decides, else a desktop.
-    }
-    const deviceClass = reportDeviceClass(report.device_cpu, options, cpuThrottleOf(ctx.catalog, report.browser));
+    const deviceClass = deviceClassOfReport(store.box, ctx.catalog, report);
     const device = fieldDeviceOfClass(deviceClass);
     const field = await readUrlField(store.db, accountId, { url: report.url, device });
     const self = `${links.report(report.id)}/field`;

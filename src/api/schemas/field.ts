@@ -23,7 +23,7 @@ const metricFigures = obj({
   page_views: int('views that measured this metric'),
   p50: num('ms (CLS: unitless); null without views'), p75: num('the figure CrUX and Google judge by'), p90: num(),
   good: num('share 0-1 of views in the good band'), needs_improvement: num(), poor: num(),
-  rating: str('the p75\'s band', { enum: ['good', 'needs_improvement', 'poor'], nullable: true }),
+  rating: str('the p75\'s band', { enum: ['good', 'needs_improvement', 'poor', null], nullable: true }),
 });
 const metrics = obj(Object.fromEntries(FIELD_FIGURE_NAMES.map((m) => [m, metricFigures])));
 const windowSchema = obj({ days: int(), from: int('Unix seconds: the first day\'s start (UTC)'), to: int('Unix seconds: now') });

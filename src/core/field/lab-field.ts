@@ -22,6 +22,10 @@ import { FieldSketch } from './sketch.js';
 import { readDeviceCpu } from '../reports/device-cpu.js';
 import { deviceClassOf } from '../vocabulary/device-classes.js';
 import { readFieldSummary } from './figures.js';
+import { readOptions, StoredOptionsError } from '../options/stored-options.js';
+import { cpuThrottleOf } from '../pages/device-siblings.js';
+import type { SecretBox } from '../../store/secret-box.js';
+import type { Catalog } from '../catalog/catalog.js';
 
 /** Fewer page views than this and a figure is too few to judge: a path's then comes from its template. */
 export const FIELD_MIN_VIEWS = 50;
@@ -284,6 +288,18 @@ export const LAB_TWINS = FIELD_FIGURES.filter((f): f is (typeof FIELD_FIGURES)[n
 export function reportDeviceClass(deviceCpu: string | null, options: { simulate_device?: string; device_class?: DeviceClass }, cpuThrottle: boolean):
   DeviceClass {
   return readDeviceCpu(deviceCpu)?.device_class ?? deviceClassOf(options, cpuThrottle);
+}
+
+/** The device class of a stored report (its options read with the store's key; options that do not read: its load's class, else desktop). */
+export function deviceClassOfReport(box: SecretBox, catalog: Catalog, report: { device_cpu: string | null; options: string; browser: string }): DeviceClass {
+  let options: { simulate_device?: string; device_class?: DeviceClass } = {};
+  try {
+    options = readOptions(box, report.options);
+  } catch (err) {
+    // A key rotated away: the device its load stored decides, else a desktop.
+    if (!(err instanceof StoredOptionsError)) throw err;
+  }
+  return reportDeviceClass(report.device_cpu, options, cpuThrottleOf(catalog, report.browser));
 }
 
 /** What to do when no field site collects an origin's page views (the API's `detail`, the gate's skipped check). */

@@ -6,7 +6,6 @@
  */
 import { fieldFigure, figure, formatFigure, rateField, RATING_WORDS, type FieldFigureName, type FigureName } from '../../analysis/figures.js';
 import { compareLabField, FIELD_MIN_VIEWS, LAB_FIELD_DAYS, type UrlField } from '../../core/field/lab-field.js';
-import { readDeviceCpu } from '../../core/reports/device-cpu.js';
 import type { DeviceClass } from '../../core/vocabulary/device-classes.js';
 import { esc } from '../kit.js';
 import { plural } from './figures.js';
@@ -30,11 +29,6 @@ const ROWS: { field?: FieldFigureName; lab?: FigureName; note?: string }[] = [
   { field: 'ttfb', lab: 'time_to_first_byte' },
   { lab: 'total_blocking_time', note: 'Lab only: visitors\' pages measure no TBT (INP, above, is what they live).' },
 ];
-
-/** The device class a report's load ran as (reports before device classes: desktop). */
-export function reportDeviceClass(r: { device_cpu: string | null }): DeviceClass {
-  return readDeviceCpu(r.device_cpu)?.device_class ?? 'desktop';
-}
 
 /** What the figures are of: "this URL's 1,234 page views", or its template's, said. */
 function basisWords(f: UrlField): string {

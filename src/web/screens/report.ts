@@ -26,8 +26,8 @@ import type { ListQuery } from '../../store/list-query.js';
 import { newNonce, visitorOf, type Visitor } from '../session.js';
 import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../kit.js';
 import { figureHeads, gradeBox, ratedCell, utcMinute } from './figures.js';
-import { fieldDeviceOfClass, readUrlField } from '../../core/field/lab-field.js';
-import { labFieldCard, reportDeviceClass } from './lab-field.js';
+import { deviceClassOfReport, fieldDeviceOfClass, readUrlField } from '../../core/field/lab-field.js';
+import { labFieldCard } from './lab-field.js';
 
 /** The report's parts in the app; a journey's report has its steps after Summary. */
 const REPORT_TABS = ['Summary', 'Journey', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
@@ -67,7 +67,7 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
     location: ctx.catalog.location(report.location)?.name ?? report.location,
     browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,
   });
-  const deviceClass = reportDeviceClass(report);
+  const deviceClass = deviceClassOfReport(ctx.store.box, ctx.catalog, report);
   const [page, field] = await Promise.all([
     getPage(ctx.store.db, v.principal.accountId, report.page_id),
     readUrlField(ctx.store.db, v.principal.accountId, { url: report.url, device: fieldDeviceOfClass(deviceClass) }),
