@@ -17,7 +17,9 @@ import { REPORT_CSS } from '../src/report/style.js';
 import { APP_CSS } from '../src/web/style.js';
 import { readFileSync } from 'node:fs';
 import { engines, startServer, type EngineName } from '../test/helpers/server.js';
-import { seedReports } from './lib/seed-reports.js';
+import { pageUrl, seedReports } from './lib/seed-reports.js';
+import { seedFieldSite } from './lib/seed-field.js';
+import { seedPage } from '../test/helpers/seed.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 10_000);
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 50_000);
@@ -57,7 +59,8 @@ async function floor(bytes: number): Promise<{ p50: number; p95: number }> {
 }
 
 async function benchEngine(engine: EngineName): Promise<string[]> {
-  const server = await startServer({ engine, agentSlots: 0 });
+  // Every beacon of the seeding comes from this one address: no per-address limit.
+  const server = await startServer({ engine, agentSlots: 0, env: { WEBGAUGE_FIELD_CLIENT_RATE: '10000000', WEBGAUGE_FIELD_SITE_RATE: '10000000' } });
   try {
     const accountId = (await authenticate(server.app.store.db, server.config.plans, server.key))!.accountId;
     const t0 = Date.now();
@@ -69,7 +72,17 @@ async function benchEngine(engine: EngineName): Promise<string[]> {
     });
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
     if (!cookie) throw new Error(`sign-in gave no cookie (${signIn.status})`);
+    // A report and its page as the app shows them, before and after its site has real visitors (issue 51): 100 views of
+    // each of the 200 pages of its origin over 28 days.
+    // The seeded reports carry no stored options a report screen could read: the measured report is one a test stores.
+    const origin = new URL(pageUrl(0)).origin;
+    const report = `/reports/${(await seedPage(server.app.store, accountId, { url: pageUrl(0) })).reportId}`;
     const screens: [string, string][] = [
+      ['report (no field site)', report],
+      ['page view (no field site)', `/pages/${pageIds[0]}`],
+      ['field: seed', ''],
+      ['report, lab beside field', report],
+      ['page view, lab beside field', `/pages/${pageIds[0]}`],
       ['pages (first 50, newest test first)', '/pages'],
       ['pages, URL filter "item-12"', '/pages?url=item-12'],
       ['pages, page 150 of 200', '/pages?page=150'],
@@ -79,6 +92,13 @@ async function benchEngine(engine: EngineName): Promise<string[]> {
     ];
     const rows: string[] = [];
     for (const [name, path] of screens) {
+      if (path === '') {
+        const paths = Array.from({ length: PAGES }, (_, i) => pageUrl(i)).filter((u) => u.startsWith(`${origin}/`)).map((u) => new URL(u).pathname);
+        const t1 = Date.now();
+        await seedFieldSite(server, origin, paths, 100);
+        console.log(`[${engine}] ${paths.length * 100} page views of ${paths.length} paths of ${origin} over 28 days seeded in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+        continue;
+      }
       const r = await timeGets(`${server.base}${path}`, { cookie });
       if (r.status !== 200) throw new Error(`${path} answered ${r.status}`);
       const html = Buffer.from(await (await fetch(`${server.base}${path}`, { headers: { cookie } })).arrayBuffer());

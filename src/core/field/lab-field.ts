@@ -119,14 +119,33 @@ function dailyOf(rows: readonly FieldRollupRow[]): UrlField['daily'] {
   });
 }
 
+/** A site's rows by path (the path cut) and by template (the template cut): each URL reads its own without a scan of them all. */
+interface RowsIndex {
+  byPath: Map<string, FieldRollupRow[]>;
+  byTemplate: Map<string, FieldRollupRow[]>;
+  /** A template's window merged once, however many of its URLs ask. */
+  templateSketches: Map<string, FieldSketch>;
+}
+
+function indexRows(rows: readonly FieldRollupRow[]): RowsIndex {
+  const index: RowsIndex = { byPath: new Map(), byTemplate: new Map(), templateSketches: new Map() };
+  for (const r of rows) {
+    const [m, key] = r.cut === 'path' ? [index.byPath, r.path] : [index.byTemplate, r.template];
+    let list = m.get(key);
+    if (!list) m.set(key, (list = []));
+    list.push(r);
+  }
+  return index;
+}
+
 /** One URL's field figures from its site's rows (the path's and its candidate templates'). */
-function urlFieldOf(site: FieldSite, t: UrlFieldTarget, path: string, rows: readonly FieldRollupRow[], w: FieldWindow, dailyFrom: number): UrlField {
+function urlFieldOf(site: FieldSite, t: UrlFieldTarget, path: string, rows: RowsIndex, w: FieldWindow, dailyFrom: number): UrlField {
   const inWindow = (r: FieldRollupRow) => r.start >= w.from;
-  const pathRows = rows.filter((r) => r.cut === 'path' && r.path === path);
+  const pathRows = rows.byPath.get(path) ?? [];
   // The template the path was counted under: its newest path row's; else the candidate with the most views.
   const candidates = templateCandidates(site, path);
   let template: string | null = pathRows.length ? pathRows.reduce((a, b) => (b.start > a.start ? b : a)).template : null;
-  const templateRowsOf = (name: string) => rows.filter((r) => r.cut === 'template' && r.template === name);
+  const templateRowsOf = (name: string) => rows.byTemplate.get(name) ?? [];
   if (template === null) {
     let best = 0;
     for (const c of candidates) {
@@ -136,7 +155,8 @@ function urlFieldOf(site: FieldSite, t: UrlFieldTarget, path: string, rows: read
   }
   const templateRows = template === null ? [] : templateRowsOf(template);
   const pathSketch = merged(pathRows.filter(inWindow));
-  const templateSketch = merged(templateRows.filter(inWindow));
+  let templateSketch = template === null ? new FieldSketch() : rows.templateSketches.get(template);
+  if (!templateSketch) rows.templateSketches.set(template!, (templateSketch = merged(templateRows.filter(inWindow))));
   const basis: FieldBasis = pathSketch.views >= FIELD_MIN_VIEWS ? 'path' : templateSketch.views >= FIELD_MIN_VIEWS ? 'template' : 'too-few';
   const chosen = basis === 'path' ? pathSketch : basis === 'template' ? templateSketch : pathSketch.views >= templateSketch.views ? pathSketch : templateSketch;
   const scope = basis === 'template' ? { template } : { path, template };
@@ -189,7 +209,7 @@ export async function readUrlsField(db: Db, accountId: string, targets: readonly
     const rows = await labFieldRows(db, { siteId: g.site.id, device: g.device, from, paths, templates });
     // The path rows name the templates their paths were counted under: those are read too when not among the candidates.
     const named = [...new Set(rows.filter((r) => r.cut === 'path').map((r) => r.template))].filter((t) => !templates.includes(t));
-    const all = named.length ? [...rows, ...(await labFieldRows(db, { siteId: g.site.id, device: g.device, from, paths: [], templates: named }))] : rows;
+    const all = indexRows(named.length ? [...rows, ...(await labFieldRows(db, { siteId: g.site.id, device: g.device, from, paths: [], templates: named }))] : rows);
     for (const { t, path } of g.items) out.set(`${t.device} ${t.url}`, urlFieldOf(g.site, t, path, all, w, dailyFrom));
   }
   return out;
