@@ -1,3 +1,4 @@
+import { CruxClient } from './core/field/crux.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/in-process-transport.js';
@@ -127,6 +128,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       snippetTag: fieldSnippetTag,
       beaconUrl: (origin, siteId) => `${origin}${BEACON_PATH}/${encodeURIComponent(siteId)}`,
     },
+    crux: config.crux ? new CruxClient(config.crux, store.db, { warn: (obj, msg) => server.log.warn(obj, msg) }) : undefined,
   };
   const server = await buildServer(ctx, (app) => registerWebApp(app, ctx), overrides.logStream);
   // An account whose plan left the plans file is warned about in the service's log; so are outages, once each.

@@ -87,6 +87,11 @@ export interface Config {
    */
   fieldSiteRate: number;
   fieldClientRate: number;
+  /**
+   * Google's CrUX API (WEBGAUGE_CRUX_API_KEY; unset: nothing is ever asked) at WEBGAUGE_CRUX_BASE_URL (default Google's
+   * own; a setting so that tests answer from a local server). Reports, pages and scans then show CrUX's p75 beside ours.
+   */
+  crux?: { apiKey: string; baseUrl: string };
 }
 
 export class ConfigError extends Error {}
@@ -126,6 +131,24 @@ function metricsTokenVar(env: NodeJS.ProcessEnv): string | undefined {
   if (token === undefined || token === '') return undefined;
   if (token.length < 16 || /\s/.test(token)) throw new ConfigError('WEBGAUGE_METRICS_TOKEN must be at least 16 characters without spaces (openssl rand -hex 16)');
   return token;
+}
+
+export const CRUX_DEFAULT_BASE_URL = 'https://chromeuxreport.googleapis.com/v1';
+
+function cruxVar(env: NodeJS.ProcessEnv): Config['crux'] {
+  const apiKey = env.WEBGAUGE_CRUX_API_KEY;
+  const base = env.WEBGAUGE_CRUX_BASE_URL || CRUX_DEFAULT_BASE_URL;
+  let parsed: URL;
+  try {
+    parsed = new URL(base);
+  } catch {
+    throw new ConfigError(`WEBGAUGE_CRUX_BASE_URL must be an http(s) URL such as ${CRUX_DEFAULT_BASE_URL}, got "${base}"`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`WEBGAUGE_CRUX_BASE_URL must be an http(s) URL, got "${base}"`);
+  if (apiKey === undefined || apiKey === '') return undefined;
+  // Never echo the key: an error names the variable only.
+  if (!/^[A-Za-z0-9_-]{8,200}$/.test(apiKey)) throw new ConfigError('WEBGAUGE_CRUX_API_KEY must be a Google API key (letters, digits, "-" and "_")');
+  return { apiKey, baseUrl: base.replace(/\/+$/, '') };
 }
 
 function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -292,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtp: smtpVar(env),
     fieldSiteRate: intVar(env, 'WEBGAUGE_FIELD_SITE_RATE', 1_000, 1, 10_000_000),
     fieldClientRate: intVar(env, 'WEBGAUGE_FIELD_CLIENT_RATE', 600, 1, 10_000_000),
+    crux: cruxVar(env),
   };
   return { ...config, ...overrides };
 }

@@ -1,3 +1,4 @@
+import type { CruxClient } from '../core/field/crux.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Config } from '../config.js';
 import type { Principal } from '../core/accounts/accounts.js';
@@ -46,4 +47,6 @@ export interface AppContext {
     snippetTag(origin: string, site: { id: string; sampleRate: number; keepQuery: boolean; honourGpc: boolean }): string;
     beaconUrl(origin: string, siteId: string): string;
   };
+  /** Google's CrUX, when the operator set a key (config.crux); undefined: nothing is asked. */
+  crux?: CruxClient;
 }

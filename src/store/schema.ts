@@ -358,6 +358,7 @@ export interface Database {
   field_rollups: FieldRollupsTable;
   field_paths: FieldPathsTable;
   field_counts: FieldCountsTable;
+  crux_cache: CruxCacheTable;
 }
 
 /** A field site (migration 019): `origins` and `templates` are JSON arrays; `sample_rate` a percentage. */
@@ -431,4 +432,18 @@ export interface FieldCountsTable {
   out_of_bounds: Generated<number>;
   rate_limited: Generated<number>;
   gpc: Generated<number>;
+}
+
+/** Google's CrUX answers, one a day per URL or origin and form factor (migration 021; core/field/crux.ts). */
+export interface CruxCacheTable {
+  /** `record` (queryRecord) or `history` (queryHistoryRecord). */
+  kind: string;
+  /** The URL or origin asked about. */
+  key: string;
+  form_factor: string;
+  /** The UTC day (its start, ms) the answer was asked on. */
+  day: number;
+  /** The answer's record as JSON; null: CrUX has no record of the URL nor its origin. */
+  body: string | null;
+  fetched: number;
 }

@@ -18,6 +18,7 @@ import { m017ReportDeviceCpu } from './017-report-device-cpu.js';
 import { m018ScanDevices } from './018-scan-devices.js';
 import { m019Field } from './019-field.js';
 import { m020FieldPathIndex } from './020-field-path-index.js';
+import { m021CruxCache } from './021-crux-cache.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -156,4 +157,5 @@ export const migrations: Record<string, Migration> = {
   '018_scan_devices': m018ScanDevices,
   '019_field': m019Field,
   '020_field_path_index': m020FieldPathIndex,
+  '021_crux_cache': m021CruxCache,
 };

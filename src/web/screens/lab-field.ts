@@ -7,18 +7,11 @@
 import { fieldFigure, figure, formatFigure, rateField, RATING_WORDS, type FieldFigureName, type FigureName } from '../../analysis/figures.js';
 import { compareLabField, FIELD_MIN_VIEWS, LAB_FIELD_DAYS, type UrlField } from '../../core/field/lab-field.js';
 import type { DeviceClass } from '../../core/vocabulary/device-classes.js';
+import type { CruxRecord } from '../../core/field/crux.js';
 import { esc } from '../kit.js';
 import { plural } from './figures.js';
 
-/** Google's CrUX record as this card reads it (core/field/crux.ts CruxRecord). */
-export interface CruxView {
-  scope: 'url' | 'origin';
-  key: string;
-  formFactor: 'PHONE' | 'DESKTOP';
-  collectionPeriod: { first: string; last: string };
-  metrics: Partial<Record<FieldFigureName, { p75: number }>>;
-}
-type CruxRecord = CruxView;
+
 
 /** The rows: the field figures in the table's order with their lab twins, then TBT, the lab's alone. */
 const ROWS: { field?: FieldFigureName; lab?: FigureName; note?: string }[] = [
@@ -92,37 +85,44 @@ export interface LabFieldInput {
 /** The "Lab and field" card. */
 export function labFieldCard(i: LabFieldInput): string {
   const heading = '<h3 id="lab-field">Lab and field</h3>';
-  if (!i.field) {
+  const f = i.field;
+  let intro: string;
+  if (f) {
+    intro = `<p>${basisWords(f)}</p>`;
+  } else {
     let origin = i.url;
     try {
       origin = new URL(i.url).origin;
     } catch { /* the URL as given */ }
-    return `<div class="card lab-field" role="region" aria-labelledby="lab-field">${heading}<p>No field figures: no field site of this account collects ` +
-      `page views from ${esc(origin)}. <a href="/field">Set one up on the Field screen</a> and paste its snippet into the site's pages to see ` +
-      `real visitors' figures beside the lab's.</p>${cruxWords(i.crux, i.cruxSetUp)}</div>`;
+    intro = `<p>No figures of this site's own visitors: no field site of this account collects page views from ${esc(origin)}. ` +
+      `<a href="/field">Set one up on the Field screen</a> and paste its snippet into the site's pages to see them beside the lab's.</p>`;
   }
-  const f = i.field;
-  const judged = f.basis !== 'too-few';
-  const showCrux = i.cruxSetUp && i.crux;
+  const showCrux = Boolean(i.cruxSetUp && i.crux);
+  // Without ours nor Google's there is nothing to set beside the lab.
+  if (!f && !showCrux) return `<div class="card lab-field" role="region" aria-labelledby="lab-field">${heading}${intro}${cruxWords(i.crux, i.cruxSetUp)}</div>`;
+  const judged = f !== undefined && f.basis !== 'too-few';
+  const columns = 2 + (f ? 1 : 0) + (showCrux ? 1 : 0);
   const rows = ROWS.map((row) => {
     const spec = row.lab ? figure(row.lab) : undefined;
     const name = row.field ? fieldFigure(row.field).short : spec!.short ?? spec!.label;
     const labValue = row.lab ? i.lab[row.lab] : undefined;
-    const labCell = row.lab && labValue !== null && labValue !== undefined && Number.isFinite(labValue)
-      ? `<td class="num">${esc(formatFigure(spec!.unit, labValue))}</td>` : '<td class="num">–</td>';
+    const hasLab = labValue !== null && labValue !== undefined && Number.isFinite(labValue);
+    const labCell = row.lab && hasLab ? `<td class="num">${esc(formatFigure(spec!.unit, labValue!))}</td>` : '<td class="num">–</td>';
     let verdict = row.note ? `<span class="muted">${esc(row.note)}</span>` : '';
-    const m = row.field ? f.figures.metrics[row.field] : undefined;
-    if (row.field && row.lab && judged && m && m.p75 !== null && m.n >= FIELD_MIN_VIEWS && labValue !== null && labValue !== undefined && Number.isFinite(labValue)) {
-      const gap = compareLabField(row.field, labValue, m.p75);
+    // The flag holds the lab against this site's own visitors only (Google's figures are shown, never judged with ours).
+    const m = f && row.field ? f.figures.metrics[row.field] : undefined;
+    if (row.field && row.lab && judged && m && m.p75 !== null && m.n >= FIELD_MIN_VIEWS && hasLab) {
+      const gap = compareLabField(row.field, labValue!, m.p75);
       verdict = `<span class="lf-flag lf-${gap.direction}">${gap.direction === 'alike' ? '' : `<strong>${gap.direction === 'lab-better' ? 'Lab more optimistic' : 'Lab more pessimistic'}:</strong> `}${esc(gap.words)}</span>`;
     }
+    const ours = f ? (row.field ? fieldCell(f, row.field) : '<td class="num">–</td>') : '';
     // The verdict on a row of its own under the figures: three narrow columns fit a phone, a sentence beside them does not.
-    return `<tbody class="lf-metric"><tr><th scope="row" class="lf-name">${esc(name)}</th>${labCell}${row.field ? fieldCell(f, row.field) : '<td class="num">–</td>'}` +
+    return `<tbody class="lf-metric"><tr><th scope="row" class="lf-name">${esc(name)}</th>${labCell}${ours}` +
       `${showCrux ? cruxCell(i.crux, row.field) : ''}</tr>` +
-      (verdict ? `<tr class="lf-verdict"><td colspan="${showCrux ? 4 : 3}">${verdict}</td></tr>` : '') + '</tbody>';
+      (verdict ? `<tr class="lf-verdict"><td colspan="${columns}">${verdict}</td></tr>` : '') + '</tbody>';
   }).join('');
-  return `<div class="card lab-field" role="region" aria-labelledby="lab-field">${heading}<p>${basisWords(f)}</p>` +
+  return `<div class="card lab-field" role="region" aria-labelledby="lab-field">${heading}${intro}` +
     `<div class="tablewrap"><table class="list lf-table"><thead><tr><th scope="col">Figure</th><th scope="col" class="num">Lab (${esc(i.labName)})</th>` +
-    `<th scope="col" class="num">This site's visitors (p75)</th>${showCrux ? '<th scope="col" class="num">Google\'s CrUX (p75)</th>' : ''}` +
+    `${f ? '<th scope="col" class="num">This site\'s visitors (p75)</th>' : ''}${showCrux ? '<th scope="col" class="num">Google\'s CrUX (p75)</th>' : ''}` +
     `</tr></thead>${rows}</table></div>${cruxWords(i.crux, i.cruxSetUp)}</div>`;
 }

@@ -19,6 +19,7 @@ import type { FilterTerm, ListQuery, SortKey } from '../../store/list-query.js';
 import { day, lineChart, when, type ChartLine, type ChartMarker, type ChartMetric } from '../charts.js';
 import { fieldDeviceOfClass, LAB_TWINS, readUrlField, type UrlField } from '../../core/field/lab-field.js';
 import { labFieldCard } from './lab-field.js';
+import { cruxFormFactorOf, type CruxHistory } from '../../core/field/crux.js';
 import { deviceOfPage } from '../../core/pages/device-siblings.js';
 import { StoredOptionsError } from '../../core/options/stored-options.js';
 import { actionButton, csrfField, errorBox, esc, seeOther, selected, shell, urlBreaks, urlLink, type WebKit } from '../kit.js';
@@ -203,15 +204,29 @@ export function historyCharts(reports: ReportRow[], markers: ReadonlyMap<string,
  * This site's visitors' daily p75 as a line on the charts of the figures that have a field twin (LCP, CLS), over the
  * days the charted reports span (at least the last day).
  */
-export function fieldLines(reports: readonly ReportRow[], field: UrlField | undefined): Map<string, ChartLine[]> {
+export function fieldLines(reports: readonly ReportRow[], field: UrlField | undefined, crux?: CruxHistory | null): Map<string, ChartLine[]> {
   const out = new Map<string, ChartLine[]>();
-  if (!field || reports.length === 0) return out;
+  if (reports.length === 0) return out;
   const from = Math.min(...reports.map((r) => r.created)) - 86_400_000;
-  const days = field.daily.filter((d) => d.day >= from);
-  const whose = field.basis === 'template' ? `template ${field.template}` : 'this URL';
-  for (const twin of LAB_TWINS) {
-    const points = days.flatMap((d) => (d.p75[twin.name] === null ? [] : [{ time: d.day + 43_200_000, value: d.p75[twin.name]! }]));
-    if (points.length) out.set(twin.lab, [{ name: `Visitors' p75 per day (${whose}, ${field.device})`, className: 'line-field', points }]);
+  const add = (column: string, line: ChartLine) => {
+    if (line.points.length) out.set(column, [...(out.get(column) ?? []), line]);
+  };
+  if (field) {
+    const days = field.daily.filter((d) => d.day >= from);
+    const whose = field.basis === 'template' ? `template ${field.template}` : 'this URL';
+    for (const twin of LAB_TWINS) {
+      add(twin.lab, { name: `Visitors' p75 per day (${whose}, ${field.device})`, className: 'line-field',
+        points: days.flatMap((d) => (d.p75[twin.name] === null ? [] : [{ time: d.day + 43_200_000, value: d.p75[twin.name]! }])) });
+    }
+  }
+  if (crux) {
+    // Each weekly period drawn at its last day; Google's, said in its name.
+    const weeks = crux.points.map((p) => ({ time: Date.parse(`${p.last}T12:00:00Z`), p75: p.p75 })).filter((p) => p.time >= from - 7 * 86_400_000);
+    const whose = crux.scope === 'url' ? 'this URL' : `the origin ${crux.key}`;
+    for (const twin of LAB_TWINS) {
+      add(twin.lab, { name: `Google's CrUX p75 per week (${whose}, ${crux.formFactor === 'PHONE' ? 'phones' : 'desktops'})`, className: 'line-crux',
+        points: weeks.flatMap((w) => (w.p75[twin.name] === undefined ? [] : [{ time: w.time, value: w.p75[twin.name]! }])) });
+    }
   }
   return out;
 }
@@ -413,7 +428,7 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
   const db = ctx.store.db;
   const accountId = v.principal.accountId;
   const deviceClass = pageDeviceClass(kit, page);
-  const [history, tags, links, alerts, failed, devices, field] = await Promise.all([
+  const [history, tags, links, alerts, failed, devices, field, crux, cruxHistory] = await Promise.all([
     listPageReports(db, accountId, page.id, newestReports(HISTORY_SIZE)),
     listTags(db, accountId),
     tagIdsForPages(db, [page.id]),
@@ -421,6 +436,8 @@ export async function pageScreen(kit: WebKit, v: Visitor, nonce: string, page: P
     failedTestsOfPage(db, accountId, page.id),
     loadDevices(kit, accountId, page),
     readUrlField(db, accountId, { url: page.url, device: fieldDeviceOfClass(deviceClass) }, { dailyDays: 90 }),
+    ctx.crux?.record(page.url, cruxFormFactorOf(deviceClass)),
+    ctx.crux?.history(page.url, cruxFormFactorOf(deviceClass)),
   ]);
   const reports = history.rows;
   const attached = new Set(links.get(page.id) ?? []);
@@ -439,8 +456,8 @@ ${devices ? devicesPart(page, devices) : ''}
 <div class="pv-settings">${monitoringPart(v, page, notice, devices)}${tagsPart(v, page, tags, attached, notice)}</div>
 <section class="pv-section" aria-labelledby="pv-history"><h2 id="pv-history">History</h2>
 <p class="muted">${reports.length === 1 ? 'One report so far; its point opens it.' : `The ${reports.length} newest reports, oldest to newest; each point opens its report.`}</p>
-${latestChange(reports)}${historyCharts(reports, alertMarkers(alerts.triggered, reports), fieldLines(reports, field))}
-${reports[0] ? labFieldCard({ lab: reports[0], deviceClass, url: page.url, field, cruxSetUp: false, labName: 'newest report' }) : ''}</section>
+${latestChange(reports)}${historyCharts(reports, alertMarkers(alerts.triggered, reports), fieldLines(reports, field, cruxHistory))}
+${reports[0] ? labFieldCard({ lab: reports[0], deviceClass, url: page.url, field, crux, cruxSetUp: ctx.crux !== undefined, labName: 'newest report' }) : ''}</section>
 ${failedTestsPart(failed)}
 ${alertsPart(v, page, alerts, reports, notice)}
 <section class="pv-section" aria-labelledby="pv-reports"><h2 id="pv-reports">Reports</h2>${reportsTable(reports, page.report_count)}</section>`;

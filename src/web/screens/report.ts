@@ -28,6 +28,7 @@ import { actionButton, esc, seeOther, sendHtml, shell, type WebKit } from '../ki
 import { figureHeads, gradeBox, ratedCell, utcMinute } from './figures.js';
 import { deviceClassOfReport, fieldDeviceOfClass, readUrlField } from '../../core/field/lab-field.js';
 import { labFieldCard } from './lab-field.js';
+import { cruxFormFactorOf } from '../../core/field/crux.js';
 
 /** The report's parts in the app; a journey's report has its steps after Summary. */
 const REPORT_TABS = ['Summary', 'Journey', 'Performance', 'Structure', 'Waterfall', 'Video', 'History'] as const;
@@ -68,9 +69,10 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
     browser: ctx.catalog.browser(report.browser)?.name ?? report.browser,
   });
   const deviceClass = deviceClassOfReport(ctx.store.box, ctx.catalog, report);
-  const [page, field] = await Promise.all([
+  const [page, field, crux] = await Promise.all([
     getPage(ctx.store.db, v.principal.accountId, report.page_id),
     readUrlField(ctx.store.db, v.principal.accountId, { url: report.url, device: fieldDeviceOfClass(deviceClass) }),
+    ctx.crux?.record(report.url, cruxFormFactorOf(deviceClass)),
   ]);
   const others = page ? (await listPageReports(ctx.store.db, v.principal.accountId, page.id, newestReports(20))).rows : [];
   const previous = others.find((r) => r.created < report.created);
@@ -99,7 +101,7 @@ export async function ownerReportScreen(kit: WebKit, v: Visitor, nonce: string, 
   const structure = p.structure || `<div class="card"><p class="muted">No structure audits: this report did not run Lighthouse.</p></div>`;
   const waterfall = p.waterfall || `<div class="card"><p class="muted">No waterfall: this report has no HAR.</p></div>`;
   const body = `${partOf}${actions}
-${section('Summary', p.summary + labFieldCard({ lab: report, deviceClass, url: report.url, field, cruxSetUp: false, labName: 'this test' }))}
+${section('Summary', p.summary + labFieldCard({ lab: report, deviceClass, url: report.url, field, crux, cruxSetUp: ctx.crux !== undefined, labName: 'this test' }))}
 ${p.journey ? section('Journey', p.journey) : ''}
 ${section('Performance', p.timings + p.runs + p.details + p.filmstrip)}
 ${section('Structure', structure)}

@@ -2,7 +2,8 @@
  * The scan's site report beside real visitors (issue 51, point 2): the field site's templates with their p75s and
  * shares, and the pages sorted into good lab / poor field, poor lab / good field and aligned (core/scans/scan-field.ts).
  */
-import { fieldFigure, formatFigure, RATING_WORDS, type FieldFigureName } from '../../analysis/figures.js';
+import { fieldFigure, formatFigure, rateField, RATING_WORDS, type FieldFigureName } from '../../analysis/figures.js';
+import type { CruxRecord } from '../../core/field/crux.js';
 import { pathOnSite, scanSite } from '../../analysis/site-figures.js';
 import type { ScanView } from '../../core/scans/scan-export.js';
 import type { ScanField, ScanFieldPage } from '../../core/scans/scan-field.js';
@@ -63,12 +64,40 @@ function groupsPart(s: ScanView, f: ScanField): string {
   }).join('');
 }
 
+/** Google's CrUX record of the scan's origin, when the operator set CrUX up. */
+export interface ScanCrux {
+  setUp: boolean;
+  record: CruxRecord | null;
+}
+
+/** Google's figures for the origin: a card of their own, labelled as Google's, beside (never mixed into) ours. */
+function cruxPart(crux: ScanCrux | undefined): string {
+  if (!crux?.setUp) {
+    return '<p class="muted lf-crux-note">Google\'s CrUX figures are not shown: the operator sets <code>WEBGAUGE_CRUX_API_KEY</code> to show the ' +
+      'origin\'s beside these (docs/field.md, "Google\'s CrUX").</p>';
+  }
+  const c = crux.record;
+  if (!c) return '<div class="card"><h3>Google\'s CrUX</h3><p class="muted">Google\'s CrUX has no record of this origin for this device.</p></div>';
+  const cells = VITALS.map((n) => {
+    const m = c.metrics[n];
+    if (!m) return `<td class="num">–</td>`;
+    const rating = rateField(n, m.p75);
+    return `<td class="num"><span class="rated-${rating}">${esc(formatFigure(fieldFigure(n).unit, m.p75))}</span><span class="lf-n">` +
+      `${esc(`${share(m.good)} good · ${share(m.needsImprovement)} NI · ${share(m.poor)} poor`)}</span></td>`;
+  }).join('');
+  return `<div class="card lf-crux"><h3>Google's CrUX</h3><p class="muted">Chrome users of ${esc(c.key)} ${c.formFactor === 'PHONE' ? 'on phones' : 'on desktops'}, ` +
+    `${esc(c.collectionPeriod.first)} to ${esc(c.collectionPeriod.last)}: Google's figures for the whole origin, not this site's own visitors.</p>` +
+    `<div class="tablewrap"><table class="list"><caption class="visually-hidden">Google's CrUX p75s of the origin</caption><thead><tr>${vitalHeads}</tr></thead>` +
+    `<tbody><tr>${cells}</tr></tbody></table></div></div>`;
+}
+
 /** The "Real visitors" section of the site report. */
-export function scanFieldPart(s: ScanView, f: ScanField | undefined): string {
+export function scanFieldPart(s: ScanView, f: ScanField | undefined, crux?: ScanCrux): string {
   const title = '<h2 id="sr-field">Real visitors</h2>';
   if (!f) {
-    return `<section class="scan-section" aria-labelledby="sr-field">${title}<div class="card"><p>No field figures: no field site of this account collects ` +
-      `page views from ${esc(scanSite(s))}. <a href="/field">Set one up on the Field screen</a> to see real visitors beside each page's lab test.</p></div></section>`;
+    return `<section class="scan-section" aria-labelledby="sr-field">${title}<div class="card"><p>No figures of this site's own visitors: no field site of this account collects ` +
+      `page views from ${esc(scanSite(s))}. <a href="/field">Set one up on the Field screen</a> to see real visitors beside each page's lab test.</p></div>` +
+      `${cruxPart(crux)}</section>`;
   }
   const intro = `<p class="muted">This site's own visitors on ${esc(f.device)} over the last ${f.days} days (field site ` +
     `<a href="/field/${esc(encodeURIComponent(f.site.id))}">${esc(f.site.name)}</a>), beside the lab. A page's figures are its own ` +
@@ -76,7 +105,7 @@ export function scanFieldPart(s: ScanView, f: ScanField | undefined): string {
     `the field when the p75s of LCP, INP and CLS are.</p>`;
   return `<section class="scan-section" aria-labelledby="sr-field">${title}${intro}` +
     `<div class="card"><h3>Per template</h3>${templatesTable(f)}</div>` +
-    `<div class="card lf-groups"><h3 class="visually-hidden">Lab against field</h3>${groupsPart(s, f)}</div></section>`;
+    `<div class="card lf-groups"><h3 class="visually-hidden">Lab against field</h3>${groupsPart(s, f)}</div>${cruxPart(crux)}</section>`;
 }
 
 /** The pages list's field cell: the page's visitors' LCP p75 (its template's when the page has too few views). */

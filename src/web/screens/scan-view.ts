@@ -22,7 +22,7 @@ import { leftText, rateText } from '../../core/scans/scan-pace.js';
 import { aboutText } from '../../core/tests/phases.js';
 import { deviceClassSpec, isDeviceClass } from '../../core/vocabulary/device-classes.js';
 import type { ScanField, ScanFieldPage } from '../../core/scans/scan-field.js';
-import { pageFieldCell, scanFieldPart } from './scan-field.js';
+import { pageFieldCell, scanFieldPart, type ScanCrux } from './scan-field.js';
 
 export const SOURCE_NAMES: Record<string, string> = { sitemap: 'Sitemap', crawl: 'Crawl', list: 'List of URLs' };
 export const STATE_NAMES: Record<string, string> = {
@@ -386,7 +386,7 @@ function thirdPartiesPart(f: SiteFigures): string {
 const section = (id: string, title: string, content: string, note = '') =>
   `<section class="scan-section" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${note ? `<p class="muted">${note}</p>` : ''}${content}</section>`;
 
-export function siteReport(s: ScanView, f: SiteFigures, field?: ScanField | null): string {
+export function siteReport(s: ScanView, f: SiteFigures, field?: ScanField | null, crux?: ScanCrux): string {
   const keys = `<div class="card scan-keys"><dl class="facts"><dt>Pages measured</dt><dd>${f.pages_measured}</dd>` +
     `<dt>Performance score</dt><dd>${f.performance_score.median === null ? '– <span class="muted">(no page ran Lighthouse)</span>'
       : `median ${pct(f.performance_score.median)}; three in four pages score at least ${pct(f.performance_score.p75)}`}</dd>` +
@@ -395,7 +395,7 @@ export function siteReport(s: ScanView, f: SiteFigures, field?: ScanField | null
   return section('sr-vitals', 'Core Web Vitals',
     `${keys}<div class="scan-vitals">${VITAL_PARTS.map((p) => vitalCard(p, f[p.key])).join('')}</div>`,
     `Of the pages measured (${f.pages_measured}): how many are good, need improvement or are poor, as web.dev rates them (TBT stands in for INP, as in Lighthouse).${partial}`) +
-    (field !== null ? scanFieldPart(s, field) : '') +
+    (field !== null ? scanFieldPart(s, field, crux) : '') +
     section('sr-grades', 'Grades', gradesCard(f.grades)) +
     section('sr-worst', 'Worst pages', worstPages(scanSite(s), f), 'The lowest performance scores, then the slowest LCP; each opens its report.') +
     section('sr-templates', 'Worst templates', worstTemplates(f), 'Pages grouped by the shape of their URL, the lowest median performance first.') +

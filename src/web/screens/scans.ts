@@ -7,6 +7,8 @@
  * schedule instead, listed with the account's others (scan-schedules.ts).
  */
 import { readScanField } from '../../core/scans/scan-field.js';
+import { isDeviceClass } from '../../core/vocabulary/device-classes.js';
+import { askableOrigin, cruxFormFactorOf } from '../../core/field/crux.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromTenths, refilledCredits } from '../../core/accounts/accounts.js';
 import { mayChange } from '../../core/accounts/roles.js';
@@ -182,8 +184,12 @@ async function scanScreen(kit: WebKit, v: Visitor, nonce: string, scan: ScanRow,
   const siblings = await Promise.all((await siblingScans(db, scan)).map(async (row) => ({ row, pages: await scanProgress(db, row.id) })));
   // Real visitors beside the site report, once there is one.
   const field = s.figures ? await readScanField(db, v.principal.accountId, scan) : undefined;
+  const origin = scan.site ?? askableOrigin(scan.url);
+  const crux = s.figures && kit.ctx.crux && origin
+    ? { setUp: true, record: await kit.ctx.crux.originRecord(origin, cruxFormFactorOf(isDeviceClass(scan.device_class) ? scan.device_class : 'desktop')) }
+    : { setUp: kit.ctx.crux !== undefined, record: null };
   const body = `${scanHead(kit, v, s)}${scheduled}${siblingsPart(s, siblings)}${comparePart(scan, compare.previous, compare.others)}${progressPart(s)}` +
-    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures, field) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view, match, field)}`;
+    `${alertsPart(s)}${s.figures ? siteReport(s, s.figures, field, crux) : ''}${siteOverTime(history)}${pagesPart(s, list.rows, list.hasNext, view, match, field)}`;
   return shell(v, nonce, { title: `Scan of ${s.url}`, active: 'scans', body,
     head: isFollowed(s) ? '<noscript><meta http-equiv="refresh" content="5"></noscript>' : undefined });
 }
