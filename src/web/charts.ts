@@ -101,6 +101,8 @@ export interface ChartLine {
 /** The points that have a value, oldest first, placed in the viewBox; the time axis and the top fit the lines too. */
 export function layout(metric: ChartMetric, points: ChartPoint[], lines: readonly ChartLine[] = []): {
   top: number; placed: (ChartPoint & { value: number; x: number; y: number })[]; placeLine: (l: ChartLine) => { x: number; y: number }[];
+  /** The time axis's ends (the points' and the lines'). */
+  from: number; to: number;
 } {
   const valued = points.filter((p): p is ChartPoint & { value: number } => p.value !== null && Number.isFinite(p.value))
     .sort((a, b) => a.time - b.time);
@@ -114,7 +116,7 @@ export function layout(metric: ChartMetric, points: ChartPoint[], lines: readonl
   const yOf = (v: number) => r1(VIEW.top + plotH - (Math.min(Math.max(v, 0), top) / top) * plotH);
   const placed = valued.map((p) => ({ ...p, x: xOf(p.time), y: yOf(p.value) }));
   const placeLine = (l: ChartLine) => [...l.points].sort((a, b) => a.time - b.time).map((p) => ({ x: xOf(p.time), y: yOf(p.value) }));
-  return { top, placed, placeLine };
+  return { top, placed, placeLine, from: t0, to: t0 + span };
 }
 
 /** An alert that triggered on a report of the chart: a flag over that report's point. */
@@ -225,7 +227,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
   /** What a point is, as the names say it: a page's report, a site's scan, or a day of real visitors' figures. */
   noun: 'report' | 'scan' | 'day' = 'report', lines: readonly ChartLine[] = []): string {
   const drawn = lines.filter((l) => l.points.length > 0);
-  const { top, placed, placeLine } = layout(metric, points, drawn);
+  const { top, placed, placeLine, from, to } = layout(metric, points, drawn);
   const latest = placed[placed.length - 1];
   // A day of real visitors is a day (UTC), not the instant it starts: "5 Dec 2026", and the axis's ends are days.
   const stamp = noun === 'day' ? (t: number) => `${day(t)} ${new Date(t).getUTCFullYear()}` : when;
@@ -235,7 +237,7 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
     return `<figure class="chart card">${caption}<p class="muted">No ${esc(metric.label)} figures: these ${noun}s did not measure it.</p></figure>`;
   }
   const values = placed.map((p) => p.value);
-  const flags = drawMarkers(metric, markers, placed[0].time, latest.time);
+  const flags = drawMarkers(metric, markers, from, to);
   const changes = versionChanges(placed);
   const cpus = cpuChanges(placed);
   const summary = `${metric.title} over ${placed.length} ${noun}${placed.length === 1 ? '' : 's'}` +
@@ -251,9 +253,9 @@ export function lineChart(metric: ChartMetric, points: ChartPoint[], markers: Ch
     `<line x1="${VIEW.left}" y1="${bottomY}" x2="${x1}" y2="${bottomY}"/></g>` +
     `<g class="ticks"><text x="${VIEW.left - 6}" y="${VIEW.top + 4}" text-anchor="end">${esc(metric.format(top))}</text>` +
     `<text x="${VIEW.left - 6}" y="${bottomY + 4}" text-anchor="end">${esc(metric.format(0))}</text>` +
-    (latest.time > placed[0].time
-      ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${ends(placed[0].time, latest.time)[0]}</text>` +
-        `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${ends(placed[0].time, latest.time)[1]}</text>`
+    (to > from
+      ? `<text x="${VIEW.left}" y="${VIEW.height - 6}" text-anchor="start">${ends(from, to)[0]}</text>` +
+        `<text x="${x1}" y="${VIEW.height - 6}" text-anchor="end">${ends(from, to)[1]}</text>`
       : `<text x="${VIEW.left + plotW / 2}" y="${VIEW.height - 6}" text-anchor="middle">${stamp(latest.time)}</text>`) + '</g>';
   // The rating bands (good at or under the first line, poor over the second), where the axis reaches them.
   const yOf = (v: number) => r1(VIEW.top + plotH - (v / top) * plotH);

@@ -176,5 +176,21 @@ describe('web charts', () => {
     assert.doesNotMatch(html, /<b>|"x"|a"b/);
     assert.match(html, /aria-label="Alert triggered: &lt;b&gt; 1%/);
   });
+
+  it('a line beside the points (visitors\' p75 per day) shares the axes: it widens the time axis and the top, is named and keyed', () => {
+    const points = [{ href: '/r/1', time: T, value: 1200 }, { href: '/r/2', time: T + 24 * H, value: 1300 }];
+    const line = { name: "Visitors' p75 per day (this URL, desktop)", className: 'line-field', points: [{ time: T - 48 * H, value: 3600 }, { time: T + 24 * H, value: 3400 }] };
+    const { top, placed, placeLine, from, to } = layout(timing, points, [line]);
+    assert.equal(top, 5000, 'the top fits the line');
+    assert.equal(from, T - 48 * H);
+    assert.equal(to, T + 24 * H);
+    assert.equal(placeLine(line)[0]!.x, VIEW.left, 'the line starts the axis');
+    assert.ok(placed[0]!.x > VIEW.left, 'the first report is placed after it');
+    const svg = lineChart(timing, points, [], 'report', [line]);
+    assert.match(svg, /<g class="line-field"><polyline points="/);
+    assert.match(svg, /Visitors&#39; p75 per day \(this URL, desktop\): 2 points, latest 3400 ms/);
+    assert.match(svg, /<p class="chart-legend"><span class="key-lab">Lab reports<\/span><span class="key-line-field">Visitors&#39; p75 per day/);
+    assert.doesNotMatch(lineChart(timing, points), /chart-legend/, 'no legend without a line');
+  });
 });
 
