@@ -1,4 +1,5 @@
 import { CruxClient } from './core/field/crux.js';
+import { FieldAlertJob } from './scheduler/field-alerts.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { Agent } from './agent/agent.js';
 import { InProcessTransport } from './agent/in-process-transport.js';
@@ -216,6 +217,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   scanDiscovery = new ScanDiscoveryJob(scanWork);
   scanFollow = new ScanFollowJob(scanWork);
   const scanSchedules = new ScanScheduleJob({ intake: ctx.intake, plans: config.plans, catalog, log });
+  ctx.field.alerts = new FieldAlertJob(store, { links: () => new Links({ origin: config.publicUrl ?? listenOrigin() }, config),
+    email: mailer !== undefined, queued: () => dispatcher.wake() }, { outages: store.health, log });
   monitor.start();
   sweeper.start();
   testEvents.start();
@@ -224,6 +227,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   scanFollow.start();
   scanSchedules.start();
   ctx.field.rollup.start();
+  ctx.field.alerts.start();
   if (agent) {
     // Location 1 offers its browsers from the first request on.
     await agent.announce();
@@ -269,6 +273,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       // Beacons answered are committed already; the counts of refusals still waiting are committed now.
       await ctx.field.ingest.close();
       await ctx.field.rollup.stop();
+      await ctx.field.alerts?.stop();
       await store.close();
       await settings?.close();
     },

@@ -24,6 +24,7 @@ import { compileRequestSchema } from './validation.js';
 import { registerFieldBeacon } from './field-beacon.js';
 import { registerFieldRoutes } from './routes/field.js';
 import { registerLabFieldRoutes } from './routes/lab-field.js';
+import { registerFieldAlertRoutes } from './routes/field-alerts.js';
 
 /** Query strings as clients send them: raw `[` `]` kept in keys, repeated keys become arrays, `+` is a space. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
@@ -103,6 +104,7 @@ export async function buildServer(ctx: AppContext, mountWebApp?: (app: FastifyIn
   registerWebhookRoutes(router, ctx);
   registerFieldRoutes(router, ctx);
   registerLabFieldRoutes(router, ctx);
+  registerFieldAlertRoutes(router, ctx);
   errors.errorPage = mountWebApp?.(app);
   registerAgentProtocol(app, ctx);
   registerFieldBeacon(app, ctx.field.ingest, errors);

@@ -1,4 +1,5 @@
 import type { CruxClient } from '../core/field/crux.js';
+import type { FieldAlertJob } from '../scheduler/field-alerts.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Config } from '../config.js';
 import type { Principal } from '../core/accounts/accounts.js';
@@ -46,6 +47,8 @@ export interface AppContext {
     /** The one tag to paste for a site, and where its beacons go, on this service's origin (web/field-snippet.ts builds the tag). */
     snippetTag(origin: string, site: { id: string; sampleRate: number; keepQuery: boolean; honourGpc: boolean }): string;
     beaconUrl(origin: string, siteId: string): string;
+    /** The hourly judgement of field alert conditions (set once the service's deliveries exist). */
+    alerts?: FieldAlertJob;
   };
   /** Google's CrUX, when the operator set a key (config.crux); undefined: nothing is asked. */
   crux?: CruxClient;

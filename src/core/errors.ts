@@ -42,6 +42,7 @@ export const ERRORS = {
   E40416: { status: 404, title: 'PageSpeed files expired' },
   E40417: { status: 404, title: 'Tag not found' },
   E40418: { status: 404, title: 'Field site not found' },
+  E40419: { status: 404, title: 'Field alert condition not found' },
   E40500: { status: 405, title: 'Method not allowed' },
   // Statuses the spec's table has no code for, named in its pattern: answers of the HTTP layer (api/errors.ts).
   E40800: { status: 408, title: 'Request timeout' },

@@ -359,6 +359,7 @@ export interface Database {
   field_paths: FieldPathsTable;
   field_counts: FieldCountsTable;
   crux_cache: CruxCacheTable;
+  field_alert_conditions: FieldAlertConditionsTable;
 }
 
 /** A field site (migration 019): `origins` and `templates` are JSON arrays; `sample_rate` a percentage. */
@@ -446,4 +447,29 @@ export interface CruxCacheTable {
   /** The answer's record as JSON; null: CrUX has no record of the URL nor its origin. */
   body: string | null;
   fetched: number;
+}
+
+/** An alert condition on a field site's figure (migration 022; core/field/field-alerts.ts). */
+export interface FieldAlertConditionsTable {
+  id: string;
+  account_id: string;
+  site_id: string;
+  /** analysis/named-field-figures.ts: field_lcp_p75, field_inp_poor_share, … */
+  figure: string;
+  operator: string;
+  value: number;
+  /** mobile, tablet, desktop, or all. */
+  device: string;
+  /** '' for the whole site. */
+  template: string;
+  path: string;
+  window_days: number;
+  min_views: number;
+  enabled: number;
+  state: string;
+  state_since: number;
+  judged: number | null;
+  measured: number | null;
+  views: number | null;
+  created: number;
 }

@@ -59,7 +59,7 @@ for (const engine of engines()) describe(`web app: Account webhooks, recent test
     assert.match(page, /<h2 id="acc-webhooks">Webhooks<\/h2>/);
     assert.match(page, /No webhooks yet/);
     assert.match(page, /<label for="wh-url">URL<\/label><input id="wh-url" name="url" type="text"[^>]* aria-describedby="wh-url-hint"/);
-    for (const e of ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved', 'scan.completed', 'scan.alert']) {
+    for (const e of ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved', 'scan.completed', 'scan.alert', 'field.alert']) {
       assert.match(page, new RegExp(`<input type="checkbox" id="[^"]+" name="events" value="${e}" aria-describedby="[^"]+"> ${e}</label>`));
     }
     assert.match(page, />Add webhook<\/button>/);

@@ -14,6 +14,7 @@ import { SCAN_SCHEDULE_ROUTES, SCAN_SCHEDULE_SCHEMAS } from './scan-schedules.js
 import { TEST_ROUTES, TEST_SCHEMAS } from './tests.js';
 import { FIELD_ROUTES, FIELD_SCHEMAS } from './field.js';
 import { LAB_FIELD_ROUTES, LAB_FIELD_SCHEMAS } from './lab-field.js';
+import { FIELD_ALERT_ROUTES, FIELD_ALERT_SCHEMAS } from './field-alerts.js';
 import type { JsonSchema, RouteSchema } from './types.js';
 
 export type { BodySpec, JsonSchema, Method, ResponseDoc, RouteKey, RouteSchema } from './types.js';
@@ -29,6 +30,7 @@ export const ROUTE_SCHEMAS: Readonly<Record<string, RouteSchema>> = {
   ...SCAN_SCHEDULE_ROUTES,
   ...FIELD_ROUTES,
   ...LAB_FIELD_ROUTES,
+  ...FIELD_ALERT_ROUTES,
 };
 
 /** `components.schemas` of the document; `$ref`s in route schemas point here. */
@@ -45,6 +47,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...SCAN_SCHEDULE_SCHEMAS,
   ...FIELD_SCHEMAS,
   ...LAB_FIELD_SCHEMAS,
+  ...FIELD_ALERT_SCHEMAS,
 };
 
 export const COMPONENT_HEADERS: Readonly<Record<string, JsonSchema>> = HEADERS;

@@ -93,8 +93,8 @@ export function templateCandidates(site: Pick<FieldSite, 'templates'>, path: str
 }
 
 /** The Field screen's view of a site for a device and a path or template, over `days`. */
-export function fieldHref(siteId: string, device: FieldDevice, days: number, scope: { path?: string; template?: string | null }): string {
-  const q = new URLSearchParams({ device, days: String(days) });
+export function fieldHref(siteId: string, device: FieldDevice | undefined, days: number, scope: { path?: string; template?: string | null }): string {
+  const q = new URLSearchParams(device ? { device, days: String(days) } : { days: String(days) });
   if (scope.path !== undefined) q.set('path', scope.path);
   if (scope.template) q.set('template', scope.template);
   return `/field/${encodeURIComponent(siteId)}?${q.toString()}`;

@@ -3,7 +3,7 @@
  * the app's event choices), and the events a delivery may carry, which add the app's one-off test event
  * (notify/test-event.ts). The deliveries list filters on the latter (lists.ts).
  */
-export const WEBHOOK_EVENTS = ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved', 'scan.completed', 'scan.alert'] as const;
+export const WEBHOOK_EVENTS = ['test.completed', 'test.error', 'alert.triggered', 'alert.resolved', 'scan.completed', 'scan.alert', 'field.alert'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** "Send test event": delivered at once and recorded, never subscribed to. */

@@ -19,6 +19,7 @@ import { m018ScanDevices } from './018-scan-devices.js';
 import { m019Field } from './019-field.js';
 import { m020FieldPathIndex } from './020-field-path-index.js';
 import { m021CruxCache } from './021-crux-cache.js';
+import { m022FieldAlerts } from './022-field-alerts.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -158,4 +159,5 @@ export const migrations: Record<string, Migration> = {
   '019_field': m019Field,
   '020_field_path_index': m020FieldPathIndex,
   '021_crux_cache': m021CruxCache,
+  '022_field_alerts': m022FieldAlerts,
 };

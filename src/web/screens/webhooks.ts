@@ -27,6 +27,7 @@ const EVENT_HINTS: Record<WebhookEvent, string> = {
   'alert.resolved': 'a triggered alert condition resolved',
   'scan.completed': 'a site scan completed; the delivery carries its figures and its alerts’ verdicts',
   'scan.alert': 'an alert condition of a site scan triggered or resolved; the delivery names the pages',
+  'field.alert': 'an alert condition on real visitors\u2019 figures (a field site) triggered or resolved',
 };
 
 /** The newest deliveries of a webhook, as many as `size`. */
