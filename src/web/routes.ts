@@ -19,6 +19,7 @@ import { registerCompare } from './screens/compare.js';
 import { registerScanScreens } from './screens/scans.js';
 import { registerTagScreens } from './screens/tags.js';
 import { registerFieldScreens } from './screens/field.js';
+import { registerFieldAlertScreens } from './screens/field-alerts.js';
 import { registerAccountScreen } from './screens/account.js';
 import { registerReportPage } from './report-page.js';
 import { registerHelp } from './screens/help.js';
@@ -40,6 +41,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): (reply: F
   registerScanScreens(kit);
   registerTagScreens(kit);
   registerFieldScreens(kit);
+  registerFieldAlertScreens(kit);
   registerAccountScreen(kit);
   registerHelp(app, ctx);
   registerReportPage(app, ctx, registerReportScreens(kit));

@@ -30,7 +30,7 @@ fieldset{border:1px solid var(--line);border-radius:8px;padding:10px 14px 4px;ma
 legend{font-weight:650;padding:0 4px}
 .analyze-bar{display:flex;gap:10px;flex-wrap:wrap}.analyze-bar input{flex:1 1 240px}
 .error{background:#fdecea;border:1px solid #f5c2bd;color:#8a1c12;border-radius:8px;padding:10px 14px;margin:0 0 14px}
-.form-error{scroll-margin:96px 0}.form-error ul{margin:6px 0 0;padding-left:20px;overflow-wrap:anywhere}.form-error li{margin:2px 0}
+.form-error{scroll-margin:96px 0;overflow-wrap:anywhere}.form-error ul{margin:6px 0 0;padding-left:20px;overflow-wrap:anywhere}.form-error li{margin:2px 0}
 .form-error a{color:inherit;font-weight:600}
 .ok{background:#e7f6ec;border:1px solid #b5e2c4;color:#0b5a2c;border-radius:8px;padding:10px 14px;margin:0 0 14px}
 .signin{max-width:420px;margin:40px auto}.signin h1{text-align:center}
@@ -59,6 +59,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 /* A rated figure's cell (screens/figures.ts ratedCell): the report's Web Vitals colours */
 .lab-field h3{margin-top:0}table.list.lf-table{max-width:44rem}table.list.lf-table th{white-space:normal}table.list.lf-table th.lf-name{text-transform:none;font-size:14px;color:var(--ink);letter-spacing:0;font-weight:600}
 table.list.lf-table .lf-verdict td{white-space:normal}
+table.list.field-alerts-table td.wraps{white-space:normal;min-width:11em}.field-alerts-line{margin:-4px 0 12px}
 .lf-table .lf-metric+.lf-metric{border-top:1px solid var(--line)}.lf-table .lf-metric td,.lf-table .lf-metric th{border-bottom:0}
 .lf-n{display:block;font-size:.8em;color:var(--muted)}table.list td .lf-n{white-space:normal;min-width:7em}.lf-verdict td{padding-top:0;font-size:.92em}
 .lf-flag.lf-lab-better,.lf-flag.lf-lab-worse{display:block;border-left:3px solid var(--ok);padding-left:.5rem}.lf-flag.lf-lab-worse{border-left-color:var(--poor)}

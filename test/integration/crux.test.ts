@@ -152,7 +152,7 @@ for (const engine of engines()) {
         assert.match(text(res.html), /Google's CrUX figures are not shown: the operator sets WEBGAUGE_CRUX_API_KEY/, path);
       }
       assert.equal(crux.questions.length, before);
-      assert.equal(plain.app.crux, undefined);
+      assert.equal(plain.config.crux, undefined);
     });
   });
 }

@@ -166,7 +166,7 @@ export function fieldAlertText(c: Pick<FieldAlertRow, 'figure' | 'operator' | 'v
   const symbol = (OPERATOR_SYMBOLS as Record<string, string>)[c.operator] ?? c.operator;
   const scope = c.path ? `path ${c.path}` : c.template ? `template ${c.template}` : 'the whole site';
   return `${name} ${symbol} ${f ? formatNamedField(f, c.value) : c.value}, ${c.device === 'all' ? 'all devices' : c.device}, ${scope}, ` +
-    `last ${c.window_days} day${c.window_days === 1 ? '' : 's'}, at least ${c.min_views.toLocaleString('en')} page views`;
+    `last ${c.window_days} day${c.window_days === 1 ? '' : 's'}, at least ${c.min_views.toLocaleString('en')} page view${c.min_views === 1 ? '' : 's'}`;
 }
 
 /** The filters of a condition's scope, as the figures module reads them. */

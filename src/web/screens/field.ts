@@ -21,6 +21,8 @@ import {
   removeFieldSite, requireFieldSite, type FieldSite,
 } from '../../core/field/sites.js';
 import { labPagesOfPaths } from '../../core/field/lab-pages.js';
+import { fieldAlertsOfSite } from '../../core/field/field-alerts.js';
+import { fieldAlertsSummary } from './field-alerts.js';
 import type { FormFields, Visitor } from '../session.js';
 import { lineChart, type ChartMetric } from '../charts.js';
 import { actionButton, checked, csrfField, errorBox, esc, formField, formLines, formRefusal, seeOther, shell, type WebKit } from '../kit.js';
@@ -205,6 +207,7 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
       onPath ? none : readFieldBreakdown(store.db, site, q, 'connection', 10), onPath ? none : readFieldBreakdown(store.db, site, q, 'browser', 10),
       readFieldAttribution(store.db, site, q, 10),
     ]);
+    const alerts = await fieldAlertsOfSite(store.db, site.accountId, site.id);
     const labPages = await labPagesOfPaths(store.db, site, byPath.rows.map((r) => r.value));
     const tag = ctx.field.snippetTag(origin, site);
     const live = `<div class="card field-live" data-poll="${esc(`/field/${site.id}/live?days=${q.days}`)}">${liveParts(intake, q.days)}</div>`;
@@ -244,7 +247,7 @@ Core Web Vitals to this server: no cookie, no stored address or user agent, noth
       `${attributionList('CLS shift targets', 'attr-cls', attribution.clsTargets, 'cls')}</div></section>`;
     const settings = v.principal.role !== 'viewer' ? ` · <a href="/field/${esc(site.id)}/settings">Settings</a>` : '';
     const body = `<p class="tag-back"><a href="/field">All field sites</a>${settings}</p><h1>${esc(site.name)}</h1>` +
-      `<p class="muted">${site.origins.map(esc).join(', ')} · ${site.sampleRate}% of page views measured</p>` +
+      `<p class="muted">${site.origins.map(esc).join(', ')} · ${site.sampleRate}% of page views measured</p>${fieldAlertsSummary(site, alerts)}` +
       // Nothing measured in the window: the empty state (pointing at the snippet) alone, not nine empty tables.
       `${live}${snippet}<div class="field-controls">${toggle}</div>${filters}${cards}${chart}${total === 0 && attribution.views === 0 ? '' : breakdowns + attr}`;
     return shell(v, nonce, { title: `Field: ${site.name}`, active: 'field', body });

@@ -5,7 +5,7 @@
  * figures, sent as a visitor's browser would (text/plain, the page's Origin), read back as p75 cards within the
  * rollups' 1 %; the device toggle and a template's own view; another account's site is not found; the live count
  * without a reload and the refusals in words; "too few" under 50 page views; the window; a path with lab tests linking
- * its page; the Viewer role sees no form; Settings and Delete. Each screen passes checkScreen (axe, CSP, labels, 375 px).
+ * its page; the site's alerts (issue 51); the Viewer role sees no form; Settings and Delete. Each screen passes checkScreen (axe, CSP, labels, 375 px).
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -158,6 +158,39 @@ export function fieldSteps(state: () => SuiteState): void {
       'the filter cleared, the device and window kept');
     assert.equal(await page.$('.field-filters'), null, 'no filter shown');
     assert.match(await textOf(page, '#vitals-h + p'), /^60 page views on mobile devices/);
+  });
+
+  it('23c2. Alerts: each field named by its label; the API\'s refusal on the form; a condition added is not judged until judged, then triggered on the site\'s view; Delete asks', async () => {
+    const { server, page, ownerKey } = state();
+    await goto(page, `${server.base}${sitePath}`);
+    assert.match(await textOf(page, '.field-alerts-line'), /No alerts yet/);
+    await clickAndWait(page, aria('Alerts', 'link'));
+    assert.equal(await heading(page), 'Alerts of Fixture site');
+    assert.deepEqual((await fieldNames(page)).map((f) => f.name), ['Figure', 'Operator', 'Value', 'Device', 'Template', 'Path', 'Window (days)', 'Minimum page views']);
+    await checkScreen(page, 'field alerts');
+    const refused = await clickAndWait(page, aria('Add alert', 'button'));
+    assert.equal(refused.status(), 400);
+    assert.match(await textOf(page, '[role=alert]'), /value is required/);
+    await checkScreen(page, 'field alerts, refused', { reload: false });
+    await page.select(aria('Figure', 'combobox'), 'field_lcp_p75');
+    await page.locator(aria('Value', 'spinbutton')).fill('1');
+    await page.select(aria('Device', 'combobox'), 'mobile');
+    await page.locator(aria('Minimum page views', 'spinbutton')).fill('1');
+    const added = await clickAndWait(page, aria('Add alert', 'button'));
+    assert.equal(added.status(), 200);
+    assert.match(await textOf(page, '.field-alerts-table'), /LCP p75 > 1 ms, mobile, the whole site, last 7 days, at least 1 page view\s*Not judged yet/);
+    const id = sitePath.split('/')[2]!;
+    const conditions = (await call(server, 'GET', `/field_sites/${id}/alert_conditions`, { key: ownerKey })).body.data;
+    assert.equal(conditions.length, 1, 'added through core, read by the API');
+    const changes = await server.app.field.alerts!.judge(Date.now());
+    assert.deepEqual(changes.filter((c) => c.condition.id === conditions[0].id).map((c) => c.change), ['triggered']);
+    await goto(page, `${server.base}${sitePath}`);
+    assert.match(await textOf(page, '.field-alerts-line'), /1 alert condition, 1 triggered/);
+    await clickAndWait(page, aria('Alerts', 'link'));
+    assert.match(await textOf(page, '.field-alerts-table'), /Triggered since/);
+    page.once('dialog', (d) => void d.accept());
+    await clickAndWait(page, 'main .field-alerts-table button');
+    assert.match(await textOf(page, 'main'), /No alert conditions yet/);
   });
 
   it('23d. the Viewer role sees the figures and the snippet but no form; Settings change the site (a bad rate gets the API\'s message); Delete asks, then the site is gone', async () => {
