@@ -1,9 +1,12 @@
-/** Field alert conditions (migration 022): read and written by core/field/field-alerts.ts only. */
+/** Field alert conditions (migration 022) and their events (023): read and written by core/field/field-alerts.ts only. */
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from './db.js';
-import type { FieldAlertConditionsTable } from './schema.js';
+import { engineOf } from './engine.js';
+import { runListQuery, type ListPage, type ListQuery, type ListSpec } from './list-query.js';
+import type { FieldAlertConditionsTable, FieldAlertEventsTable } from './schema.js';
 
 export type FieldAlertRow = Selectable<FieldAlertConditionsTable>;
+export type FieldAlertEventRow = Selectable<FieldAlertEventsTable>;
 
 export function fieldAlertsOfSite(db: Db, accountId: string, siteId: string): Promise<FieldAlertRow[]> {
   return db.selectFrom('field_alert_conditions').selectAll().where('account_id', '=', accountId).where('site_id', '=', siteId)
@@ -53,4 +56,21 @@ export async function changeFieldAlertState(db: Db, id: string, to: string, at: 
 
 export async function noteFieldAlertJudged(db: Db, id: string, at: number, measured: number | null, views: number): Promise<void> {
   await db.updateTable('field_alert_conditions').set({ judged: at, measured, views }).where('id', '=', id).execute();
+}
+
+export async function insertFieldAlertEvent(db: Db, row: Insertable<FieldAlertEventsTable>): Promise<void> {
+  await db.insertInto('field_alert_events').values(row).execute();
+}
+
+/** A page of a site's alert events (the API's list query: filters, sort, cursor). */
+export function queryFieldAlertEvents(db: Db, accountId: string, siteId: string, spec: ListSpec<'field_alert_events'>, q: ListQuery): Promise<ListPage<FieldAlertEventRow>> {
+  const scope = db.selectFrom('field_alert_events').selectAll('field_alert_events')
+    .where('field_alert_events.account_id', '=', accountId).where('field_alert_events.site_id', '=', siteId);
+  return runListQuery(scope, spec, q, engineOf(db));
+}
+
+/** The site's latest events, newest first (the app's alerts screen). */
+export function recentFieldAlertEvents(db: Db, accountId: string, siteId: string, limit: number): Promise<FieldAlertEventRow[]> {
+  return db.selectFrom('field_alert_events').selectAll().where('account_id', '=', accountId).where('site_id', '=', siteId)
+    .orderBy('created', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

@@ -38,7 +38,7 @@ export async function updateFieldSite(db: Db, id: string, fields: Partial<Omit<F
 
 /** A site and everything collected for it (run it in a transaction). */
 export async function deleteFieldSite(db: Db, id: string): Promise<void> {
-  for (const t of ['field_views', 'field_rollups', 'field_paths', 'field_counts', 'field_alert_conditions'] as const) await db.deleteFrom(t).where('site_id', '=', id).execute();
+  for (const t of ['field_views', 'field_rollups', 'field_paths', 'field_counts', 'field_alert_conditions', 'field_alert_events'] as const) await db.deleteFrom(t).where('site_id', '=', id).execute();
   await db.deleteFrom('field_sites').where('id', '=', id).execute();
 }
 

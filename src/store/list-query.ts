@@ -37,7 +37,7 @@ export interface AttrSpec {
   nullable?: boolean;
 }
 
-export type ListTable = 'tests' | 'pages' | 'reports' | 'alert_events' | 'deliveries' | 'scan_pages' | 'scans';
+export type ListTable = 'tests' | 'pages' | 'reports' | 'alert_events' | 'field_alert_events' | 'deliveries' | 'scan_pages' | 'scans';
 
 export interface ListSpec<T extends ListTable = ListTable> {
   table: T;

@@ -360,6 +360,7 @@ export interface Database {
   field_counts: FieldCountsTable;
   crux_cache: CruxCacheTable;
   field_alert_conditions: FieldAlertConditionsTable;
+  field_alert_events: FieldAlertEventsTable;
 }
 
 /** A field site (migration 019): `origins` and `templates` are JSON arrays; `sample_rate` a percentage. */
@@ -471,5 +472,27 @@ export interface FieldAlertConditionsTable {
   judged: number | null;
   measured: number | null;
   views: number | null;
+  created: number;
+}
+
+/** A change of a field alert condition a judgement told (migration 023), with the condition's words at the time. */
+export interface FieldAlertEventsTable {
+  id: string;
+  account_id: string;
+  site_id: string;
+  condition_id: string;
+  /** triggered | resolved */
+  state: string;
+  figure: string;
+  operator: string;
+  /** The condition's value when it changed. */
+  threshold: number;
+  measured: number;
+  views: number;
+  device: string;
+  template: string;
+  path: string;
+  window_days: number;
+  min_views: number;
   created: number;
 }

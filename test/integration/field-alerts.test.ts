@@ -101,6 +101,17 @@ for (const engine of engines()) {
       const accountId = (await s.app.store.db.selectFrom('field_sites').select('account_id').where('id', '=', site.id).executeTakeFirstOrThrow()).account_id;
       const deliveries = await s.app.store.db.selectFrom('deliveries').select(['channel']).where('event', '=', 'field.alert').where('account_id', '=', accountId).execute();
       assert.deepEqual(deliveries.map((d) => d.channel).sort(), ['email', 'webhook'], 'one webhook delivery and one e-mail, however often judged');
+      assert.equal(payload.data.judged, a.state_since, 'the judgement that changed it');
+      const events = async (query = '') => (await call(s, 'GET', `/field_sites/${site.id}/alert_events${query}`, { key })).body;
+      const first = await events();
+      assert.equal(first.data.length, 1, 'one event, however often judged');
+      assert.equal(first.data[0].type, 'field_alert_event');
+      assert.deepEqual(
+        (({ condition, state, figure, operator, threshold, measured, page_views, device, window_days, min_views }) =>
+          ({ condition, state, figure, operator, threshold, measured, page_views, device, window_days, min_views }))(first.data[0].attributes),
+        { condition: condition.id, state: 'triggered', figure: 'field_inp_poor_share', operator: 'gt', threshold: 0.1, measured: 0.5, page_views: 60,
+          device: 'mobile', window_days: 7, min_views: 50 });
+      assert.match(first.data[0].links.field, new RegExp(`/field/${site.id}\\?device=mobile&days=7$`));
 
       // 300 good INPs: the share falls to 30 / 360: resolved, once.
       await sendFieldViews(s.base, site.id, viewsOf(300, `${ORIGIN}/p/3`, 'mobile', { inp: 60 }));
@@ -110,6 +121,14 @@ for (const engine of engines()) {
       await until(() => hits().length === 2);
       assert.equal(JSON.parse(hits()[1]!.body).data.state, 'resolved');
       assert.deepEqual(await restarted.judge(clock.now()), []);
+      assert.deepEqual((await events()).data.map((e: { attributes: { state: string } }) => e.attributes.state), ['resolved', 'triggered'], 'newest first');
+      assert.deepEqual((await events('?filter[state]=triggered')).data.map((e: { attributes: { state: string } }) => e.attributes.state), ['triggered']);
+      const site1 = (await call(s, 'GET', `/field_sites/${site.id}`, { key })).body.data;
+      assert.match(site1.links.alert_events, new RegExp(`/field_sites/${site.id}/alert_events$`));
+      assert.equal((await call(s, 'GET', `/field_sites/${site.id}/alert_events?filter[state]=sideways`, { key })).status, 400);
+      // Every change is in the outbox once: two webhook deliveries and two e-mails in all.
+      const all = await s.app.store.db.selectFrom('deliveries').select(['channel']).where('event', '=', 'field.alert').where('account_id', '=', accountId).execute();
+      assert.deepEqual(all.map((d) => d.channel).sort(), ['email', 'email', 'webhook', 'webhook']);
     });
 
     test('a p75 condition on a template and a device; a window that has passed no longer counts', async () => {
@@ -160,7 +179,8 @@ for (const engine of engines()) {
       assert.equal(patched.body.data.attributes.enabled, false);
 
       const other = await s.account({ plan: 'pro' });
-      for (const [method, p] of [['GET', path], ['POST', path], ['GET', `${path}/${c.id}`], ['PATCH', `${path}/${c.id}`], ['DELETE', `${path}/${c.id}`]] as const) {
+      for (const [method, p] of [['GET', path], ['POST', path], ['GET', `${path}/${c.id}`], ['PATCH', `${path}/${c.id}`], ['DELETE', `${path}/${c.id}`],
+        ['GET', `/field_sites/${site.id}/alert_events`]] as const) {
         const res = await call(s, method, p, { key: other, ...(method === 'POST' || method === 'PATCH' ? { body: body({ figure: 'field_lcp_p75', operator: 'gt', value: 1 }) } : {}) });
         assert.equal(res.status, 404, `${method} ${p}`);
         assert.equal(errorOf(res).code, 'E40418');

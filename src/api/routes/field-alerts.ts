@@ -6,15 +6,18 @@
 import type { FastifyRequest } from 'fastify';
 import { toSeconds, toSecondsOrNull } from '../../core/clock.js';
 import {
-  changeFieldAlert, createFieldAlert, fieldAlertHref, fieldAlertsOfSite, fieldAlertText, parseFieldAlertInput, removeFieldAlert, requireFieldAlert,
-  FIELD_ALERT_SHAPE, type FieldAlertRow,
+  changeFieldAlert, createFieldAlert, fieldAlertHref, fieldAlertsOfSite, fieldAlertText, listFieldAlertEvents, parseFieldAlertInput, removeFieldAlert,
+  requireFieldAlert, FIELD_ALERT_SHAPE, type FieldAlertEventRow, type FieldAlertRow,
 } from '../../core/field/field-alerts.js';
+import { FIELD_ALERT_EVENTS_LIST } from '../../core/vocabulary/lists.js';
 import { requireFieldSite } from '../../core/field/sites.js';
 import type { AppContext } from '../../context/app-context.js';
 import type { Links } from '../../context/links.js';
 import { principalOf } from '../auth.js';
 import { jsonApiBody } from '../body.js';
 import { JSONAPI } from '../errors.js';
+import { parseListQuery } from '../query.js';
+import { sendList } from './lists.js';
 import { resourceAttributes } from '../resource-body.js';
 import type { Router } from '../router.js';
 
@@ -32,6 +35,23 @@ export function fieldAlertResource(c: FieldAlertRow, links: Links) {
       measured: c.measured, page_views: c.views, text: fieldAlertText(c), created: toSeconds(c.created),
     },
     links: { self, field: `${links.origin}${fieldAlertHref(c)}` },
+  };
+}
+
+/** An event as the API shows it: the condition's words as they were when it changed. */
+export function fieldAlertEventResource(e: FieldAlertEventRow, links: Links) {
+  const condition = { ...e, value: e.threshold };
+  return {
+    type: 'field_alert_event', id: e.id,
+    attributes: {
+      condition: e.condition_id, state: e.state, figure: e.figure, operator: e.operator, threshold: e.threshold, measured: e.measured, page_views: e.views,
+      device: e.device, template: e.template, path: e.path, window_days: e.window_days, min_views: e.min_views, text: fieldAlertText(condition),
+      created: toSeconds(e.created),
+    },
+    links: {
+      condition: `${links.api}/field_sites/${encodeURIComponent(e.site_id)}/alert_conditions/${encodeURIComponent(e.condition_id)}`,
+      field: `${links.origin}${fieldAlertHref(condition)}`,
+    },
   };
 }
 
@@ -74,5 +94,12 @@ export function registerFieldAlertRoutes(r: Router, ctx: AppContext): void {
     const row = await requireFieldAlert(store.db, s, params(req).condition_id);
     await removeFieldAlert(store, principalOf(req), row);
     return reply.type(JSONAPI).send({ data: { type: TYPE, id: row.id } });
+  });
+
+  r.get('/field_sites/:id/alert_events', async (req, reply, links) => {
+    const q = parseListQuery(FIELD_ALERT_EVENTS_LIST, (req.query ?? {}) as Record<string, string | string[]>);
+    const s = await site(req);
+    const result = await listFieldAlertEvents(store.db, s, q);
+    return sendList(reply, req, links, q, result.rows.map((e) => fieldAlertEventResource(e, links)), result.hasNext);
   });
 }

@@ -36,7 +36,7 @@ export function registerFieldRoutes(r: Router, ctx: AppContext): void {
       raw_retention_days: s.rawRetentionDays, created: toSeconds(s.created),
       snippet: ctx.field.snippetTag(links.origin, s), beacon_url: ctx.field.beaconUrl(links.origin, s.id),
     },
-    links: { self: siteLink(links, s.id) },
+    links: { self: siteLink(links, s.id), alert_conditions: `${siteLink(links, s.id)}/alert_conditions`, alert_events: `${siteLink(links, s.id)}/alert_events` },
   });
   const site = (req: FastifyRequest) => requireFieldSite(store.db, principalOf(req).accountId, idOf(req));
 

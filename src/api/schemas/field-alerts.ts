@@ -1,8 +1,13 @@
 /** Alert conditions on real visitors' figures (issue 51): docs/field.md "Alerts on real visitors" says it in words. */
 import { NAMED_FIELD_FIGURE_NAMES } from '../../analysis/named-field-figures.js';
 import { FIELD_ALERT_DEFAULTS, FIELD_ALERT_DEVICES, FIELD_ALERT_OPERATORS, FIELD_ALERT_SHAPE, FIELD_ALERT_WINDOW_MAX } from '../../core/field/field-alerts.js';
-import { bool, document, errors, idParams, int, link, num, obj, ok, ref, resource, str } from './common.js';
+import { FIELD_ALERT_EVENTS_LIST } from '../../core/vocabulary/lists.js';
+import { parseListQuery } from '../query.js';
+import { bool, document, errors, idParams, int, link, listQuerySchema, num, obj, ok, ref, resource, str } from './common.js';
 import type { JsonSchema, RouteSchema } from './types.js';
+
+/** A page of a list, as every list of the API answers (links and meta for the cursor). */
+const list = (item: string) => obj({ data: { type: 'array', items: ref(item) }, links: ref('ListLinks'), meta: ref('ListMeta') }, ['data', 'links', 'meta']);
 
 const attributes = (required: string[]) => obj({
   figure: str('field_<lcp|inp|cls|fcp|ttfb>_p75 (ms; CLS unitless) or field_<…>_poor_share (0-1)', { enum: [...NAMED_FIELD_FIGURE_NAMES] }),
@@ -30,6 +35,15 @@ export const FIELD_ALERT_SCHEMAS: Record<string, JsonSchema> = {
   FieldAlertConditionList: obj({ data: { type: 'array', items: ref('FieldAlertCondition') }, links: ref('SelfLinks') }, ['data']),
   FieldAlertConditionRequest: obj({ data: obj({ type: str('field_alert_condition (may be omitted)', { enum: ['field_alert_condition'] }),
     attributes: attributes(['figure', 'operator', 'value']) }, ['attributes']) }, ['data']),
+  FieldAlertEvent: resource('field_alert_event', obj({
+    condition: str('condition ID (the condition may have changed or gone since: its words at the time are here)'),
+    state: str('triggered or resolved', { enum: ['triggered', 'resolved'] }),
+    figure: str(), operator: str(), threshold: num('the condition\'s value at the time'), measured: num('the figure over the window'),
+    page_views: int('the page views the figure was read from'), device: str(), template: str('"" for the whole site'), path: str('"" unless a path'),
+    window_days: int(), min_views: int(), text: str('the condition in words'), created: int('Unix seconds of the judgement'),
+  }, ['condition', 'state', 'figure', 'operator', 'threshold', 'measured', 'page_views', 'created']),
+  obj({ condition: link(), field: link('the Field screen\'s view of the figures the judgement read') })),
+  FieldAlertEventList: list('FieldAlertEvent'),
   FieldAlertConditionChangeRequest: obj({ data: obj({ type: str('field_alert_condition (may be omitted)', { enum: ['field_alert_condition'] }),
     attributes: attributes([]) }, ['attributes']) }, ['data']),
 };
@@ -68,5 +82,14 @@ export const FIELD_ALERT_ROUTES: Record<string, RouteSchema> = {
     operationId: 'deleteFieldAlertCondition', summary: 'Delete a field alert condition', description: 'It is judged no more.',
     tags: TAGS, params: conditionParams, validationErrorCode: 'E40000', paramsErrorCode: 'E40419',
     responses: { '200': ok('Deleted.', ref('Deleted')), ...errors('E40301', 'E40418', 'E40419') },
+  },
+  'GET /field_sites/:id/alert_events': {
+    operationId: 'listFieldAlertEvents', summary: 'List a field site\'s alert events',
+    description: 'Each time a condition triggered or resolved (told once through the webhook event field.alert and e-mail), newest first.',
+    tags: TAGS, params: siteParams, paramsErrorCode: 'E40418',
+    querystring: listQuerySchema(FIELD_ALERT_EVENTS_LIST, 'created descending'),
+    validationErrorCode: 'E40005',
+    explainQuery: (q) => void parseListQuery(FIELD_ALERT_EVENTS_LIST, q),
+    responses: { '200': ok('A page of events.', ref('FieldAlertEventList')), ...errors('E40005', 'E40006', 'E40007', 'E40008', 'E40418') },
   },
 };

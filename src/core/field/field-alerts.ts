@@ -13,24 +13,27 @@ import { ApiError, show } from '../errors.js';
 import { clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { NAMED_FIELD_FIGURE_NAMES, namedFieldFigure, fitsFieldLimit, fieldLimitKind, formatNamedField } from '../../analysis/named-field-figures.js';
-import { OPERATOR_SYMBOLS } from '../vocabulary/alert-operators.js';
+import { OPERATOR_SYMBOLS, type Operator } from '../vocabulary/alert-operators.js';
+import { FIELD_ALERT_EVENTS_LIST } from '../vocabulary/lists.js';
+import type { ListPage, ListQuery } from '../../store/list-query.js';
 import { FIELD_DEVICES, type FieldDevice } from './beacon.js';
 import { readFieldSummary, type FieldFilters } from './figures.js';
 import { fieldHref } from './lab-field.js';
 import type { FieldSite } from './sites.js';
 import type { Db, Store } from '../../store/db.js';
 import {
-  changeFieldAlertState, countFieldAlerts, deleteFieldAlert, enabledFieldAlerts, fieldAlert, fieldAlertsOfSite, insertFieldAlert, noteFieldAlertJudged,
-  updateFieldAlert, type FieldAlertRow,
+  changeFieldAlertState, countFieldAlerts, deleteFieldAlert, enabledFieldAlerts, fieldAlert, fieldAlertsOfSite, insertFieldAlert, insertFieldAlertEvent,
+  noteFieldAlertJudged, queryFieldAlertEvents, recentFieldAlertEvents, updateFieldAlert, type FieldAlertEventRow, type FieldAlertRow,
 } from '../../store/field-alerts.js';
 import { fieldSiteById } from '../../store/field.js';
 import { fieldSiteOf } from './sites.js';
 import { checkPathPattern } from '../../discovery/templates.js';
 
-export type { FieldAlertRow };
-export { fieldAlertsOfSite };
+export type { FieldAlertEventRow, FieldAlertRow };
+export { fieldAlertsOfSite, recentFieldAlertEvents };
 
-export const FIELD_ALERT_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
+/** The alert operators' thresholds (core/vocabulary/alert-operators.ts); a regression has no meaning on a window of visits. */
+export const FIELD_ALERT_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const satisfies readonly Exclude<Operator, 'regression'>[];
 export type FieldAlertOperator = (typeof FIELD_ALERT_OPERATORS)[number];
 export const FIELD_ALERT_DEVICES = ['all', ...FIELD_DEVICES] as const;
 export const FIELD_ALERT_DEFAULTS = { window_days: 7, min_views: 100 } as const;
@@ -249,13 +252,23 @@ export async function judgeFieldAlerts(store: Store, notify: FieldAlertNotify, n
     await store.db.transaction().execute(async (trx) => {
       const changed = await changeFieldAlertState(trx, c.id, verdict.state, now, verdict.measured, verdict.views);
       if (changed && change) {
-        const event: FieldAlertChange = { condition: { ...c, state: verdict.state }, site, change, measured: verdict.measured!, views: verdict.views };
+        const event: FieldAlertChange = { condition: { ...c, state: verdict.state, state_since: now }, site, change, measured: verdict.measured!, views: verdict.views };
+        await insertFieldAlertEvent(trx, {
+          id: newId(), account_id: c.account_id, site_id: c.site_id, condition_id: c.id, state: change, figure: c.figure, operator: c.operator,
+          threshold: c.value, measured: event.measured, views: event.views, device: c.device, template: c.template, path: c.path,
+          window_days: c.window_days, min_views: c.min_views, created: now,
+        });
         await notify(trx, event);
         changes.push(event);
       }
     });
   }
   return changes;
+}
+
+/** A page of a site's alert events (GET /field_sites/{id}/alert_events), newest first by default. */
+export function listFieldAlertEvents(db: Db, site: FieldSite, q: ListQuery): Promise<ListPage<FieldAlertEventRow>> {
+  return queryFieldAlertEvents(db, site.accountId, site.id, FIELD_ALERT_EVENTS_LIST, q);
 }
 
 /** The Field screen's view of a condition's figures (its site, scope, device and window). */

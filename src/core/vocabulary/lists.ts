@@ -128,6 +128,21 @@ export const ALERT_EVENTS_LIST: ListSpec<'alert_events'> = {
   defaultPageSize: 50,
 };
 
+/** A field site's alert events (GET /field_sites/{id}/alert_events), newest first. */
+export const FIELD_ALERT_EVENTS_LIST: ListSpec<'field_alert_events'> = {
+  table: 'field_alert_events',
+  attrs: {
+    state: { type: 'enum', values: ['triggered', 'resolved'], filter: true },
+    figure: { type: 'id', filter: true },
+    device: { type: 'id', filter: true },
+    created: time(true),
+    measured: metric('number', false),
+    views: metric('int', false),
+  },
+  defaultSort: [{ attr: 'created', desc: true }],
+  defaultPageSize: 50,
+};
+
 /** GET /webhooks/{id}/deliveries (issue 12): newest first. */
 export const DELIVERIES_LIST: ListSpec<'deliveries'> = {
   table: 'deliveries',

@@ -20,6 +20,7 @@ import { m019Field } from './019-field.js';
 import { m020FieldPathIndex } from './020-field-path-index.js';
 import { m021CruxCache } from './021-crux-cache.js';
 import { m022FieldAlerts } from './022-field-alerts.js';
+import { m023FieldAlertEvents } from './023-field-alert-events.js';
 
 /** One migration set for SQLite and PostgreSQL. `bigint` holds ms timestamps (pg parses int8 to number). */
 const m001: Migration = {
@@ -160,4 +161,5 @@ export const migrations: Record<string, Migration> = {
   '020_field_path_index': m020FieldPathIndex,
   '021_crux_cache': m021CruxCache,
   '022_field_alerts': m022FieldAlerts,
+  '023_field_alert_events': m023FieldAlertEvents,
 };
