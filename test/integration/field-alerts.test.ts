@@ -15,6 +15,7 @@ import { sendFieldViews, viewsOf } from '../helpers/field-views.js';
 import { call, engines, errorOf, startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, signedWith, type Receiver } from '../helpers/webhook-receiver.js';
 import { startSmtp, type SmtpInbox } from '../helpers/smtp.js';
+import { webSession } from '../helpers/web-session.js';
 import { clock } from '../../src/core/clock.js';
 
 const ORIGIN = 'https://shop.example';
@@ -148,6 +149,12 @@ for (const engine of engines()) {
       assert.equal(later.filter((x) => x.condition.id === c.id).length, 0);
       assert.equal((await call(s, 'GET', `/field_sites/${site.id}/alert_conditions/${c.id}`, { key })).body.data.attributes.state, 'triggered',
         'too few views keeps the last verdict');
+      // The app's Alerts screen says both, and lists the change.
+      const web = webSession(s);
+      const screen = await web.get(await web.signIn(key), `/field/${site.id}/alerts`);
+      assert.equal(screen.status, 200);
+      assert.match(screen.html, /Triggered since [^<]+ UTC; not judged since: only 0 of the 10 page views needed/);
+      assert.match(screen.html, /<table class="list field-alert-events">.*Triggered<\/span><\/td><td class="wraps">LCP p75 &gt; 2.50 s, desktop, template \/blog\/:slug, last 1 day, at least 10 page views/s);
     });
 
     test('bad input is the API\'s error and changes nothing; another account sees 404', async () => {

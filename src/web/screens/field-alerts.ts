@@ -9,7 +9,7 @@ import { NAMED_FIELD_FIGURES, formatNamedField, namedFieldFigure } from '../../a
 import { assertOwnerRole } from '../../core/accounts/roles.js';
 import {
   createFieldAlert, FIELD_ALERT_DEFAULTS, FIELD_ALERT_DEVICES, FIELD_ALERT_OPERATORS, FIELD_ALERT_WINDOW_MAX, fieldAlertHref, fieldAlertsOfSite,
-  fieldAlertText, parseFieldAlertInput, removeFieldAlert, requireFieldAlert, type FieldAlertRow,
+  fieldAlertText, parseFieldAlertInput, recentFieldAlertEvents, removeFieldAlert, requireFieldAlert, type FieldAlertEventRow, type FieldAlertRow,
 } from '../../core/field/field-alerts.js';
 import { fieldSiteNotFound, requireFieldSite, type FieldSite } from '../../core/field/sites.js';
 import { couldBeId } from '../../core/ids.js';
@@ -36,12 +36,20 @@ function attributesOf(f: AlertForm): Record<string, unknown> {
   };
 }
 
-/** "Triggered since 14:02 5 Dec", "Fine", "Not judged: 20 of 100 page views". */
+const viewsWords = (c: Pick<FieldAlertRow, 'views' | 'min_views'>) => `${(c.views ?? 0).toLocaleString('en')} of the ${c.min_views.toLocaleString('en')} page views needed`;
+
+/**
+ * "Triggered since 14:02 5 Dec", "Fine", "Not judged: 20 of 100 page views". A triggered condition whose window has
+ * fallen under its minimum stays triggered (no "resolved" on too few views) and says so.
+ */
 export function fieldAlertState(c: FieldAlertRow): { word: string; className: string } {
-  if (c.state === 'triggered') return { word: `Triggered since ${utcMinute(c.state_since)} UTC`, className: 'scan-alert-triggered' };
+  if (c.state === 'triggered') {
+    const under = c.judged !== null && c.judged > c.state_since && (c.views ?? 0) < c.min_views;
+    return { word: `Triggered since ${utcMinute(c.state_since)} UTC${under ? `; not judged since: only ${viewsWords(c)}` : ''}`, className: 'scan-alert-triggered' };
+  }
   if (c.state === 'fine') return { word: 'Fine', className: 'scan-alert-resolved' };
   if (c.judged === null) return { word: 'Not judged yet (every hour)', className: 'muted' };
-  return { word: `Not judged: ${(c.views ?? 0).toLocaleString('en')} of the ${c.min_views.toLocaleString('en')} page views needed`, className: 'muted' };
+  return { word: `Not judged: only ${viewsWords(c)}`, className: 'muted' };
 }
 
 /** The site view's line: how many conditions, how many triggered, and the way to them. */
@@ -67,6 +75,21 @@ function conditionsTable(v: Visitor, site: FieldSite, rows: readonly FieldAlertR
   }).join('');
   return `<div class="card tablewrap"><table class="list field-alerts-table"><thead><tr><th scope="col">Condition</th><th scope="col">State</th>` +
     `<th scope="col" class="num">Last measured</th>${owner ? '<th scope="col"><span class="visually-hidden">Actions</span></th>' : ''}</tr></thead><tbody>${items}</tbody></table></div>`;
+}
+
+/** The latest changes the judgements told (the API's GET /field_sites/{id}/alert_events has them all). */
+function eventsTable(rows: readonly FieldAlertEventRow[]): string {
+  if (rows.length === 0) return '<div class="card"><p class="muted">No condition has triggered yet.</p></div>';
+  const items = rows.map((e) => {
+    const condition = { ...e, value: e.threshold };
+    const f = namedFieldFigure(e.figure);
+    const measured = f ? formatNamedField(f, e.measured) : String(e.measured);
+    return `<tr><td>${esc(utcMinute(e.created))} UTC</td><td><span class="${e.state === 'triggered' ? 'scan-alert-triggered' : 'scan-alert-resolved'}">` +
+      `${e.state === 'triggered' ? 'Triggered' : 'Resolved'}</span></td><td class="wraps">${esc(fieldAlertText(condition))}</td>` +
+      `<td class="num"><a href="${esc(fieldAlertHref(condition))}">${esc(measured)}</a> <span class="muted">(${esc(e.views.toLocaleString('en'))} views)</span></td></tr>`;
+  }).join('');
+  return `<div class="card tablewrap"><table class="list field-alert-events"><thead><tr><th scope="col">When</th><th scope="col">Change</th>` +
+    `<th scope="col">Condition</th><th scope="col" class="num">Measured</th></tr></thead><tbody>${items}</tbody></table></div>`;
 }
 
 function newConditionForm(v: Visitor, site: FieldSite, f: AlertForm, error?: string): string {
@@ -97,12 +120,13 @@ export function registerFieldAlertScreens(kit: WebKit): void {
   }
 
   async function alertsScreen(v: Visitor, nonce: string, site: FieldSite, form?: AlertForm, error?: string): Promise<string> {
-    const rows = await fieldAlertsOfSite(store.db, site.accountId, site.id);
+    const [rows, events] = await Promise.all([fieldAlertsOfSite(store.db, site.accountId, site.id), recentFieldAlertEvents(store.db, site.accountId, site.id, 10)]);
     const owner = v.principal.role !== 'viewer';
     const body = `<p class="tag-back"><a href="/field/${esc(site.id)}">Back to ${esc(site.name)}</a></p><h1>Alerts of ${esc(site.name)}</h1>` +
       `<p class="muted">Conditions on real visitors' figures, judged every hour over their window, only on their minimum of page views. ` +
       `A condition that triggers or resolves is told once through the account's webhooks (event <code>field.alert</code>) and by e-mail.</p>` +
       `<section aria-labelledby="fa-list"><h2 id="fa-list">Conditions</h2>${conditionsTable(v, site, rows)}</section>` +
+      `<section aria-labelledby="fa-events"><h2 id="fa-events">Latest changes</h2>${eventsTable(events)}</section>` +
       (owner ? newConditionForm(v, site, form ?? blank, error) : '<p class="muted">The Viewer role sees the alerts; only the Owner role changes them.</p>');
     return shell(v, nonce, { title: `Alerts of ${site.name}`, active: 'field', body });
   }
