@@ -132,6 +132,25 @@ for (const engine of engines()) {
       assert.deepEqual(all.map((d) => d.channel).sort(), ['email', 'email', 'webhook', 'webhook']);
     });
 
+    test('two nodes judging at once tell a change once', async () => {
+      const key = await s.account({ plan: 'pro' });
+      const site = (await call(s, 'POST', '/field_sites', { key, body: { data: { type: 'field_site', attributes: { name: 'Twice', origins: [ORIGIN] } } } })).body.data;
+      const c = (await call(s, 'POST', `/field_sites/${site.id}/alert_conditions`, { key,
+        body: body({ figure: 'field_cls_poor_share', operator: 'gte', value: 0.5, min_views: 5 }) })).body.data;
+      await sendFieldViews(s.base, site.id, viewsOf(10, `${ORIGIN}/x`, 'tablet', { cls: 0.4 }));
+      await s.app.field.rollup.flush();
+      const notices = { links: () => new Links({ origin: s.base }, s.config), email: true, queued: () => undefined };
+      const nodes = [0, 1, 2, 3].map(() => new FieldAlertJob(s.app.store, notices, {}));
+      const at = clock.now();
+      const told = (await Promise.all(nodes.map((n) => n.judge(at)))).flat().filter((x) => x.condition.id === c.id);
+      assert.deepEqual(told.map((x) => x.change), ['triggered']);
+      const events = (await call(s, 'GET', `/field_sites/${site.id}/alert_events`, { key })).body.data;
+      assert.equal(events.length, 1);
+      const accountId = (await s.app.store.db.selectFrom('field_sites').select('account_id').where('id', '=', site.id).executeTakeFirstOrThrow()).account_id;
+      const deliveries = await s.app.store.db.selectFrom('deliveries').select(['channel']).where('event', '=', 'field.alert').where('account_id', '=', accountId).execute();
+      assert.deepEqual(deliveries.map((d) => d.channel), ['email'], 'one e-mail (no webhook subscribed)');
+    });
+
     test('a p75 condition on a template and a device; a window that has passed no longer counts', async () => {
       const key = await s.account({ plan: 'pro' });
       const site = (await call(s, 'POST', '/field_sites', { key, body: { data: { type: 'field_site', attributes: { name: 'Blog', origins: [ORIGIN], templates: ['/blog/:slug'] } } } })).body.data;
@@ -184,6 +203,19 @@ for (const engine of engines()) {
       assert.equal(patched.status, 200, patched.text);
       assert.equal(patched.body.data.attributes.value, 0.1);
       assert.equal(patched.body.data.attributes.enabled, false);
+      assert.equal(patched.body.data.attributes.state, 'not_judged', 'a changed or disabled condition starts over');
+
+      // The Viewer role reads the conditions and their events; only the Owner role changes them.
+      const ownerEmail = (await s.app.store.db.selectFrom('accounts').select('email').where('id', '=',
+        (await s.app.store.db.selectFrom('field_sites').select('account_id').where('id', '=', site.id).executeTakeFirstOrThrow()).account_id).executeTakeFirstOrThrow()).email;
+      const viewer = await s.account({ plan: 'pro', role: 'viewer', teamOf: ownerEmail });
+      assert.equal((await call(s, 'GET', path, { key: viewer })).body.data.length, 1);
+      assert.equal((await call(s, 'GET', `/field_sites/${site.id}/alert_events`, { key: viewer })).status, 200);
+      for (const [method, p] of [['POST', path], ['PATCH', `${path}/${c.id}`], ['DELETE', `${path}/${c.id}`]] as const) {
+        const res = await call(s, method, p, { key: viewer, ...(method === 'DELETE' ? {} : { body: body({ figure: 'field_lcp_p75', operator: 'gt', value: 1 }) }) });
+        assert.equal(res.status, 403, `${method} ${p}`);
+        assert.equal(errorOf(res).code, 'E40301');
+      }
 
       const other = await s.account({ plan: 'pro' });
       for (const [method, p] of [['GET', path], ['POST', path], ['GET', `${path}/${c.id}`], ['PATCH', `${path}/${c.id}`], ['DELETE', `${path}/${c.id}`],

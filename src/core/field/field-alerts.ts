@@ -150,8 +150,9 @@ export async function changeFieldAlert(store: Store, p: Principal, row: FieldAle
     if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
   }
   if (input.enabled !== undefined) set.enabled = input.enabled ? 1 : 0;
-  // A changed condition is a new question: judged afresh (no "resolved" for a condition that was only rewritten).
-  const changed = Object.keys(set).some((k) => k !== 'enabled');
+  // A changed condition is a new question, and a disabled one is asked no more: judged afresh (no "resolved" for a
+  // condition that was only rewritten or switched off), as a page's alert condition starts over.
+  const changed = Object.keys(set).some((k) => k !== 'enabled') || (input.enabled === false && row.enabled === 1);
   if (changed) Object.assign(set, { state: 'not_judged', state_since: clock.now(), judged: null, measured: null, views: null });
   if (Object.keys(set).length) await updateFieldAlert(store.db, row.id, set);
   return { ...row, ...set };
