@@ -137,7 +137,7 @@ for (const engine of engines()) {
       const site = (await call(s, 'POST', '/field_sites', { key, body: { data: { type: 'field_site', attributes: { name: 'Twice', origins: [ORIGIN] } } } })).body.data;
       const c = (await call(s, 'POST', `/field_sites/${site.id}/alert_conditions`, { key,
         body: body({ figure: 'field_cls_poor_share', operator: 'gte', value: 0.5, min_views: 5 }) })).body.data;
-      await sendFieldViews(s.base, site.id, viewsOf(10, `${ORIGIN}/x`, 'tablet', { cls: 0.4 }));
+      await sendFieldViews(s.base, site.id, viewsOf(10, `${ORIGIN}/x`, 'desktop', { cls: 0.4 }));
       await s.app.field.rollup.flush();
       const notices = { links: () => new Links({ origin: s.base }, s.config), email: true, queued: () => undefined };
       const nodes = [0, 1, 2, 3].map(() => new FieldAlertJob(s.app.store, notices, {}));
