@@ -6,7 +6,7 @@
 import { PeriodicJob, type PeriodicJobSettings } from '../lib/periodic-job.js';
 import { clock, toSeconds } from '../core/clock.js';
 import { FIELD_ALERT_INTERVAL_MS, fieldAlertHref, fieldAlertText, judgeFieldAlerts, type FieldAlertChange, type FieldAlertNotify } from '../core/field/field-alerts.js';
-import { namedFieldFigure, formatNamedField } from '../analysis/named-field-figures.js';
+import { namedFieldFigure, formatNamedFieldAgainst } from '../analysis/named-field-figures.js';
 import { queueEmail, queueWebhookEvent } from '../notify/outbox.js';
 import { esc, type MailMessage } from '../notify/email.js';
 import { accountById } from '../store/accounts.js';
@@ -38,7 +38,8 @@ export function fieldAlertPayload(c: FieldAlertChange, links: { origin: string; 
 export function fieldAlertMail(to: string, c: FieldAlertChange, link: string): MailMessage {
   const verb = c.change === 'triggered' ? 'Alert' : 'Resolved';
   const f = namedFieldFigure(c.condition.figure);
-  const measured = f ? formatNamedField(f, c.measured) : String(c.measured);
+  // Never printed like the limit when it differs from it (10.04 % is not "10 % > 10 %").
+  const measured = f ? formatNamedFieldAgainst(f, c.measured, c.condition.value)[0] : String(c.measured);
   const text = fieldAlertText(c.condition);
   const line = `${verb}: ${text} on ${c.site.name}: real visitors measured ${measured} over ${c.views.toLocaleString('en')} page views.`;
   return {
