@@ -2,13 +2,15 @@
 /**
  * Google's CrUX beside the lab (issue 51, point 4), on both engines, against a local server that answers in CrUX's
  * documented format (test/fixtures/crux-server.ts): a report, a page and a scan show CrUX's p75s labelled as Google's;
- * a URL without a record shows its origin's, said; asked at most once a day per URL and form factor, across a restart
- * (the answer kept in the store); a failure is not kept; the quota of 150 a minute holds; without a key nothing is
+ * a URL without a record shows its origin's, said (the origin asked once for all its URLs); asked at most once a day
+ * per URL and form factor, across a restart (the answer kept in the store) and for callers asking at once; a failure
+ * (429, 5xx, a wrong key, no answer in time) gives null, is logged without the key, held a minute and asked again
+ * after; the quota of 150 a minute holds; the history's weeks come oldest first, 40 at most; without a key nothing is
  * asked and the screens say how to add one; an internal address is never sent to Google.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CruxClient, CRUX_QUERIES_PER_MINUTE } from '../../src/core/field/crux.js';
+import { CruxClient, CruxQuota, CRUX_QUERIES_PER_MINUTE } from '../../src/core/field/crux.js';
 import { startCruxFixture, type CruxFixture } from '../fixtures/crux-server.js';
 import { accountIdOf, addReport, seedPage, seedScan } from '../helpers/seed.js';
 import { engines, startServer, type TestServer } from '../helpers/server.js';
@@ -18,12 +20,27 @@ import { clock } from '../../src/core/clock.js';
 const ORIGIN = 'https://shop.example';
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, ' ');
 const quiet = { warn: () => undefined };
+/** A client's log, kept to read. */
+const kept = () => {
+  const lines: string[] = [];
+  return { lines, warn: (obj: object, msg: string) => { lines.push(`${msg} ${JSON.stringify(obj)}`); } };
+};
+/** Runs `fn` with the clock moved on by ms, then moves it back. */
+async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  clock.advance(ms);
+  try {
+    return await fn();
+  } finally {
+    clock.advance(-ms);
+  }
+}
 
 for (const engine of engines()) {
   describe(`Google's CrUX on ${engine}`, () => {
     let crux: CruxFixture;
     let server: TestServer;
     let plain: TestServer;
+    const serverLog: string[] = [];
     before(async () => {
       crux = await startCruxFixture();
       crux.records.set(`${ORIGIN}/p/1 DESKTOP`, { p75: { lcp: 2100, inp: 180, cls: 0.08, fcp: 1200, ttfb: 600 },
@@ -31,7 +48,8 @@ for (const engine of engines()) {
       crux.records.set(`${ORIGIN}/p/2 DESKTOP`, { p75: { lcp: 2100 }, weeks: { lcp: [2600, null, 2400, 2300, 2100], cls: [0.12, null, 0.1, 0.09, 0.08] } });
       crux.records.set(`${ORIGIN} DESKTOP`, { p75: { lcp: 3300, inp: 250, cls: 0.2, fcp: 2000, ttfb: 900 } });
       [server, plain] = await Promise.all([
-        startServer({ engine, env: { WEBGAUGE_CRUX_API_KEY: crux.apiKey, WEBGAUGE_CRUX_BASE_URL: crux.base } }),
+        startServer({ engine, env: { WEBGAUGE_CRUX_API_KEY: crux.apiKey, WEBGAUGE_CRUX_BASE_URL: crux.base },
+          overrides: { logStream: { write: (line) => { serverLog.push(line); } } } }),
         startServer({ engine }),
       ]);
     });
@@ -66,18 +84,18 @@ for (const engine of engines()) {
       assert.equal(kept?.metrics.cls?.p75, 0.08, 'CLS\'s p75 came as a string');
       assert.ok(Math.abs(kept!.metrics.lcp!.good - 0.8) < 1e-9);
       assert.equal(crux.questions.length, before + 1, 'one question for three views and a restart');
+      // The same URL with a fragment (which no server sees) is the same question.
+      await restarted.record(`${ORIGIN}/p/1#reviews`, 'DESKTOP');
+      assert.equal(crux.questions.length, before + 1);
+      // The other form factor is another question.
+      assert.equal(await restarted.record(`${ORIGIN}/p/1`, 'PHONE'), null, 'no phone record of the URL nor of its origin');
+      assert.equal(crux.asked(`${ORIGIN}/p/1`, 'PHONE'), 1);
       // The next day: asked again.
-      const realNow = clock.now;
-      clock.now = () => realNow() + 86_400_000;
-      try {
-        await restarted.record(`${ORIGIN}/p/1`, 'DESKTOP');
-      } finally {
-        clock.now = realNow;
-      }
-      assert.equal(crux.questions.length, before + 2);
+      await later(86_400_000, () => restarted.record(`${ORIGIN}/p/1`, 'DESKTOP'));
+      assert.equal(crux.asked(`${ORIGIN}/p/1`, 'DESKTOP', 'queryRecord'), 2);
     });
 
-    test('a URL without a record shows its origin\'s, said; a failure is not kept; an internal address is never asked', async () => {
+    test('a URL without a record shows its origin\'s, said, the origin asked once for all its URLs; an internal address is never asked', async () => {
       const client = new CruxClient({ apiKey: crux.apiKey, baseUrl: crux.base }, server.app.store.db, quiet);
       const before = crux.questions.length;
       const r = await client.record(`${ORIGIN}/unknown`, 'DESKTOP');
@@ -85,23 +103,99 @@ for (const engine of engines()) {
       assert.equal(r?.key, ORIGIN);
       assert.equal(r?.metrics.lcp?.p75, 3300);
       assert.deepEqual(crux.questions.slice(before).map((q) => q.body.url ?? q.body.origin), [`${ORIGIN}/unknown`, ORIGIN]);
+      const other = await client.record(`${ORIGIN}/unknown-too`, 'DESKTOP');
+      assert.equal(other?.scope, 'origin');
+      assert.deepEqual(crux.questions.slice(before).map((q) => q.body.url ?? q.body.origin), [`${ORIGIN}/unknown`, ORIGIN, `${ORIGIN}/unknown-too`],
+        'the origin\'s record kept for the day serves its other URLs');
+      assert.equal((await client.originRecord(ORIGIN, 'DESKTOP'))?.metrics.lcp?.p75, 3300, 'a scan\'s origin: kept too');
+      assert.equal(crux.asked(ORIGIN, 'DESKTOP'), 1);
+
       assert.equal(await client.record('https://nowhere.example/x', 'PHONE'), null, 'no record of the URL nor its origin');
       const nothing = crux.questions.length;
       assert.equal(await client.record('https://nowhere.example/x', 'PHONE'), null);
       assert.equal(crux.questions.length, nothing, '"no record" is kept for the day too');
-
-      crux.failNext = 1;
-      assert.equal(await client.record(`${ORIGIN}/fails`, 'DESKTOP'), null, 'a 429: nothing shown');
-      const afterFailure = crux.questions.length;
-      const again = await client.record(`${ORIGIN}/fails`, 'DESKTOP');
-      assert.equal(again?.scope, 'origin', 'asked again after a failure');
-      assert.ok(crux.questions.length > afterFailure);
 
       const count = crux.questions.length;
       for (const url of ['http://127.0.0.1:8080/', 'http://intranet/p', 'http://localhost/', 'http://[::1]/', 'http://app.localhost/', 'ftp://x.example/']) {
         assert.equal(await client.record(url, 'DESKTOP'), null, url);
       }
       assert.equal(crux.questions.length, count, 'no internal address went to Google');
+    });
+
+    test('callers asking the same at once share one question', async () => {
+      crux.records.set(`${ORIGIN}/together PHONE`, { p75: { lcp: 1900 } });
+      const client = new CruxClient({ apiKey: crux.apiKey, baseUrl: crux.base }, server.app.store.db, quiet);
+      const again = new CruxClient({ apiKey: crux.apiKey, baseUrl: crux.base }, server.app.store.db, quiet);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => client.record(`${ORIGIN}/together`, 'PHONE')));
+      assert.ok(answers.every((a) => a?.metrics.lcp?.p75 === 1900 && a.scope === 'url'));
+      assert.equal(crux.asked(`${ORIGIN}/together`), 1);
+      assert.equal((await again.record(`${ORIGIN}/together`, 'PHONE'))?.metrics.lcp?.p75, 1900, 'a new client on the same store reads the kept answer');
+      assert.equal(crux.asked(`${ORIGIN}/together`), 1);
+    });
+
+    test('a 429, a 5xx, a wrong key or no answer in time: null, logged without the key, held a minute, asked again after', async () => {
+      crux.records.set(`${ORIGIN}/fails DESKTOP`, { p75: { lcp: 2222 } });
+      const log = kept();
+      // The quota on the wall clock: this test moves the service's clock a minute on and back, and a place taken in that
+      // minute would otherwise stand a minute ahead of every later question.
+      const client = new CruxClient({ apiKey: crux.apiKey, baseUrl: crux.base }, server.app.store.db, log,
+        { answerTimeoutMs: 300, quota: new CruxQuota(CRUX_QUERIES_PER_MINUTE, 2_000, () => Date.now()) });
+      crux.failNext = 1;
+      crux.failStatus = 429;
+      assert.equal(await client.record(`${ORIGIN}/fails`, 'DESKTOP'), null, 'a 429: nothing shown');
+      assert.equal(crux.asked(`${ORIGIN}/fails`), 1);
+      assert.equal(await client.record(`${ORIGIN}/fails`, 'DESKTOP'), null, 'held: not asked again at once');
+      assert.equal(await client.record(`${ORIGIN}/other`, 'DESKTOP'), null, 'after a 429 no question is asked for a minute');
+      assert.equal(crux.asked(`${ORIGIN}/fails`) + crux.asked(`${ORIGIN}/other`), 1);
+      const again = await later(61_000, () => client.record(`${ORIGIN}/fails`, 'DESKTOP'));
+      assert.equal(again?.metrics.lcp?.p75, 2222, 'asked again after the minute');
+      assert.equal(crux.asked(`${ORIGIN}/fails`), 2);
+      assert.equal((await client.record(`${ORIGIN}/fails`, 'DESKTOP'))?.metrics.lcp?.p75, 2222, 'then kept for the day');
+      assert.equal(crux.asked(`${ORIGIN}/fails`), 2);
+
+      crux.failNext = 1;
+      crux.failStatus = 503;
+      assert.equal(await client.history(`${ORIGIN}/fails`, 'DESKTOP'), null, 'a 503');
+      assert.equal(crux.asked(`${ORIGIN}/fails`, 'DESKTOP', 'queryHistoryRecord'), 1);
+
+      crux.delayMs = 600;
+      const t0 = performance.now();
+      assert.equal(await client.record(`${ORIGIN}/slow`, 'DESKTOP'), null, 'no answer in time');
+      assert.ok(performance.now() - t0 < 550, 'the caller is not held past the timeout');
+      crux.delayMs = 0;
+
+      const wrong = new CruxClient({ apiKey: 'not-the-key-42', baseUrl: crux.base }, server.app.store.db, log);
+      assert.equal(await wrong.record(`${ORIGIN}/p/9`, 'DESKTOP'), null, 'a wrong key');
+      assert.equal(crux.questions.at(-1)?.status, 400);
+
+      const lines = log.lines.join('\n');
+      assert.match(lines, /"status":429/);
+      assert.match(lines, /"status":503/);
+      assert.match(lines, /CrUX could not be asked/);
+      assert.match(lines, /"status":400/);
+      assert.ok(!lines.includes(crux.apiKey) && !lines.includes('not-the-key-42'), 'no key in the log');
+      const kept429 = await server.app.store.db.selectFrom('crux_cache').select('key').where('key', '=', `${ORIGIN}/slow`).execute();
+      assert.deepEqual(kept429, [], 'a failure is not kept for the day');
+    });
+
+    test('the history: weeks oldest first, 40 at most, weeks without data left out; the origin\'s when the URL has none', async () => {
+      const weeks = Array.from({ length: 45 }, (_, i) => (i % 10 === 3 ? null : 2000 + i));
+      crux.records.set(`${ORIGIN}/long PHONE`, { p75: { lcp: 2044 }, weeks: { lcp: weeks, cls: weeks.map((v) => (v === null ? null : 0.05)) } });
+      crux.records.set(`${ORIGIN} PHONE`, { p75: { lcp: 3000 }, weeks: { lcp: [3100, 3000] } });
+      const client = new CruxClient({ apiKey: crux.apiKey, baseUrl: crux.base }, server.app.store.db, quiet);
+      const h = await client.history(`${ORIGIN}/long`, 'PHONE');
+      assert.equal(h?.scope, 'url');
+      const sent = weeks.slice(-40).filter((v) => v !== null);
+      assert.deepEqual(h?.points.map((p) => p.p75.lcp), sent, 'the newest 40 weeks asked for, oldest first, nulls dropped');
+      assert.equal(h?.points.at(-1)?.last, '2026-11-28');
+      assert.equal(h?.points[0]?.p75.cls, 0.05);
+      assert.ok(h!.points.every((p, i) => i === 0 || p.last > h!.points[i - 1]!.last));
+      await client.history(`${ORIGIN}/long`, 'PHONE');
+      assert.equal(crux.asked(`${ORIGIN}/long`, 'PHONE', 'queryHistoryRecord'), 1, 'asked once a day');
+
+      const o = await client.history(`${ORIGIN}/no-history`, 'PHONE');
+      assert.equal(o?.scope, 'origin');
+      assert.deepEqual(o?.points.map((p) => p.p75.lcp), [3100, 3000]);
     });
 
     test('at most 150 questions a minute: the rest are not asked (nothing shown) rather than held', async () => {
@@ -153,6 +247,7 @@ for (const engine of engines()) {
       }
       assert.equal(crux.questions.length, before);
       assert.equal(plain.config.crux, undefined);
+      assert.ok(!serverLog.join('\n').includes(crux.apiKey), 'the keyed service never logged its key');
     });
   });
 }

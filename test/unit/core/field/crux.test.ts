@@ -1,7 +1,12 @@
-/** Google's CrUX answers read as documented (core/field/crux.ts), the form factor of a device, and what may be asked. */
+/**
+ * Google's CrUX answers read as documented (core/field/crux.ts), the form factor of a device, what may be asked, the
+ * quota's queue on a fake clock, and the settings.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { askableOrigin, cruxFormFactorOf, parseCruxHistory, parseCruxRecord } from '../../../../src/core/field/crux.js';
+import {
+  askableOrigin, CRUX_HISTORY_PERIODS, CruxQuota, cruxFormFactorOf, parseCruxHistory, parseCruxRecord,
+} from '../../../../src/core/field/crux.js';
 import { loadConfig } from '../../../../src/config.js';
 
 const date = (y: number, m: number, d: number) => ({ year: y, month: m, day: d });
@@ -43,6 +48,65 @@ describe("Google's CrUX", () => {
     assert.equal(h?.scope, 'origin');
   });
 
+  test('a history as CrUX sends it (histogramTimeseries with "NaN" densities, string p75s for CLS): the newest 40 weeks at most', () => {
+    const weeks = 45;
+    const periods = Array.from({ length: weeks }, (_, i) => {
+      const last = new Date(Date.UTC(2026, 10, 28) - (weeks - 1 - i) * 7 * 86_400_000);
+      const first = new Date(last.getTime() - 27 * 86_400_000);
+      const d = (t: Date) => date(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate());
+      return { firstDate: d(first), lastDate: d(last) };
+    });
+    const lcp = periods.map((_, i) => (i === 44 ? null : 2000 + i));
+    const h = parseCruxHistory({ record: {
+      key: { formFactor: 'PHONE', url: 'https://shop.example/p' },
+      metrics: {
+        largest_contentful_paint: {
+          histogramTimeseries: [{ start: 0, end: 2500, densities: lcp.map((v) => (v === null ? 'NaN' : 0.8)) },
+            { start: 2500, end: 4000, densities: lcp.map((v) => (v === null ? 'NaN' : 0.15)) }, { start: 4000, densities: lcp.map((v) => (v === null ? 'NaN' : 0.05)) }],
+          percentilesTimeseries: { p75s: lcp },
+        },
+        cumulative_layout_shift: { percentilesTimeseries: { p75s: lcp.map((v) => (v === null ? null : '0.07')) } },
+      },
+      collectionPeriods: periods,
+    } }, 'url', 'PHONE');
+    assert.equal(h?.key, 'https://shop.example/p');
+    assert.equal(h?.points.length, CRUX_HISTORY_PERIODS);
+    assert.deepEqual(h?.points.at(-1), { last: '2026-11-21', p75: { lcp: 2043, cls: 0.07 } }, 'the newest week with data last; the week without left out');
+    assert.equal(h?.points[0]?.p75.lcp, 2004, 'oldest first');
+    assert.ok(h!.points.every((p, i) => i === 0 || p.last > h!.points[i - 1]!.last));
+    assert.equal(parseCruxHistory({ record: { metrics: {} } }, 'url', 'PHONE'), undefined, 'no collectionPeriods: not of the documented shape');
+  });
+
+  test('the quota: 150 places a minute, first come first served, a place more than 2 s away refused at once (fake clock)', async () => {
+    let now = 1_000_000;
+    const slept: number[] = [];
+    const quota = new CruxQuota(150, 2_000, () => now, async (ms) => { slept.push(ms); });
+    const first = await Promise.all(Array.from({ length: 150 }, () => quota.take()));
+    assert.ok(first.every(Boolean));
+    assert.deepEqual(slept, [], 'the first 150 of a minute wait for nothing');
+    assert.equal(await quota.take(), false, 'the 151st in the same minute: its place is a minute away, refused');
+    now += 30_000;
+    assert.equal(await quota.take(), false, 'still 30 s away');
+    now += 28_500;
+    // 1.5 s before the minute is over: places free at +60 s are worth waiting for, in order.
+    assert.equal(await quota.take(), true);
+    assert.deepEqual(slept, [1_500]);
+    now += 1_000;
+    assert.equal(await quota.take(), true);
+    assert.deepEqual(slept, [1_500, 500]);
+    now += 500; // the minute is over: the first 150 places are free again, minus the two promised
+    const next = await Promise.all(Array.from({ length: 149 }, () => quota.take()));
+    assert.equal(next.filter(Boolean).length, 148, '148 places left in the new minute, the 149th is a minute away');
+    assert.equal(slept.length, 2, 'none of them waited');
+
+    // A refused question takes no place.
+    let t = 0;
+    const small = new CruxQuota(2, 2_000, () => t, async () => undefined);
+    assert.deepEqual([await small.take(), await small.take(), await small.take(), await small.take()], [true, true, false, false]);
+    t = 58_001;
+    assert.deepEqual([await small.take(), await small.take(), await small.take()], [true, true, false], 'two places at 60 s, not four');
+  });
+
   test('a phone test reads CrUX\'s phones, a desktop test its desktops', () => {
     assert.equal(cruxFormFactorOf('desktop'), 'DESKTOP');
     assert.equal(cruxFormFactorOf('phone-mid'), 'PHONE');
@@ -50,7 +114,7 @@ describe("Google's CrUX", () => {
   });
 
   test('only URLs on public host names may go to Google', () => {
-    assert.equal(askableOrigin('https://shop.example/p?q=1'), 'https://shop.example');
+    assert.equal(askableOrigin('https://shop.example/p?q=1#top'), 'https://shop.example');
     for (const url of ['http://127.0.0.1/', 'http://10.0.0.8:8080/', 'http://[::1]/', 'http://localhost/', 'http://app.localhost/', 'http://intranet/x', 'file:///etc/passwd', 'nope']) {
       assert.equal(askableOrigin(url), undefined, url);
     }
