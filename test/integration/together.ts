@@ -1,4 +1,4 @@
-// lane: pairs 170
+// lane: pairs 15
 /**
  * The shared lane: the integration files that load no page and hold nothing against the clock of the machine (their
  * first line says `// lane: shared`; test/helpers/lanes.ts finds them), in one process: each starts its own servers
