@@ -4,12 +4,10 @@
 # the run at once, naming the file and the lanes to choose from: no hand list here to forget a new file in.
 #
 #   // lane: alone     A file whose figures are held against truths measured on this machine (paint and frame times,
-#                      the emulated link's phases, observed TTI's quiet window behind every score, the run guard)
-#                      runs alone, after the rest, with the machine to itself.
+#                      the emulated link's phases, observed TTI's quiet window behind every score, leases and
+#                      heartbeats, the run guard) runs alone, after the rest, with the machine to itself.
 #   // lane: pairs N   Files that load pages but hold no timing against a truth (what they check is stored, refused,
-#                      rendered or restored; a killed agent's or server's test completed, which they wait for with
-#                      deadlines of tens of seconds around a 3 s lease renewed every second) run first, two at a
-#                      time, each its own process, beside the two runners
+#                      rendered or restored) run first, two at a time, each its own process, beside the two runners
 #                      of many files: the unit tests (test/unit/all.ts) and the shared lane
 #                      (test/integration/together.ts). N orders the lane, the longest first, so that the two workers
 #                      end together; the numbers go ten apart, so a new file takes a number between two others by

@@ -1,4 +1,4 @@
-// lane: pairs 47
+// lane: alone
 /**
  * kill -9 of an agent or of a whole server (real child processes, SIGKILL): the test it held never stays
  * `started`. Its lease runs out; a node that starts afterwards requeues it at once (not at its next periodic

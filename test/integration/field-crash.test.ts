@@ -1,4 +1,4 @@
-// lane: pairs 125
+// lane: alone
 /**
  * Nothing acknowledged is lost (issue 50, point 3): the service, as an operator runs it, takes a stream of beacons
  * from 16 concurrent senders and is killed with SIGKILL in the middle of it; every beacon it answered 204 is in the

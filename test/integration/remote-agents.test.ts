@@ -1,4 +1,4 @@
-// lane: pairs 5
+// lane: alone
 /**
  * Remote agents and locations, with every part a real process: the service (`webgauge serve --no-agent`, no
  * in-process agent), a location added and a token made with the operator's CLI, two agents of that location

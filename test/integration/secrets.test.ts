@@ -1,4 +1,4 @@
-// lane: pairs 115
+// lane: alone
 /**
  * A test's secrets (HTTP auth password, cookie values, however short) reach no artifact, no log line and no
  * database row in the clear, even when the page echoes them into its URLs, a link and a redirect's Location;
