@@ -100,17 +100,27 @@ describe('a phone\'s CPU, calibrated on this host', () => {
       const audits = (result.lighthouse as { audits: Record<string, { numericValue?: number }> }).audits;
       return { ms: audits['mainthread-work-breakdown']!.numericValue!, result };
     };
-    const desktop = await mainThread({});
     // The phone on a fast link: the CPU is what is measured here (slow 4G is the link's test, options.test).
     const cpu = cpuUsed('phone-mid', calibration, MID)!;
-    const phone = await mainThread({ device_class: 'phone-mid', throttle: '100000/100000/0' }, cpu);
-    assert.deepEqual(phone.result.cpu, cpu, 'the load ran on the rate it was given, and says so');
-    assert.equal(desktop.result.cpu, undefined);
-    const expected = desktop.ms * cpu.rate;
-    console.log(`main-thread time: desktop ${Math.round(desktop.ms)} ms, phone ${Math.round(phone.ms)} ms, rate ${cpu.rate}: ` +
-      `${(phone.ms / desktop.ms).toFixed(2)}× (expected ${cpu.rate}×, off by ${((phone.ms / expected - 1) * 100).toFixed(1)} %)`);
-    assert.ok(desktop.ms >= 250, `the desktop's main thread worked ${desktop.ms} ms (the page's script is ~300 ms here)`);
-    assert.ok(Math.abs(phone.ms - expected) <= expected * 0.15, `phone ${phone.ms} ms against desktop ${desktop.ms} ms × ${cpu.rate}`);
+    // The two loads are moments apart, and this VM's speed moves between moments (a clean-clone run read the desktop's
+    // ~300 ms of script as 584 ms once, and the ratio 2.31× for a rate of 3.04): like the benchmark above, the pair is
+    // judged up to ATTEMPTS times, and one pair must hold.
+    const tried: string[] = [];
+    let held = false;
+    for (let attempt = 0; attempt < ATTEMPTS && !held; attempt++) {
+      const desktop = await mainThread({});
+      const phone = await mainThread({ device_class: 'phone-mid', throttle: '100000/100000/0' }, cpu);
+      assert.deepEqual(phone.result.cpu, cpu, 'the load ran on the rate it was given, and says so');
+      assert.equal(desktop.result.cpu, undefined);
+      const expected = desktop.ms * cpu.rate;
+      const line = `desktop ${Math.round(desktop.ms)} ms, phone ${Math.round(phone.ms)} ms, rate ${cpu.rate}: ` +
+        `${(phone.ms / desktop.ms).toFixed(2)}× (off by ${((phone.ms / expected - 1) * 100).toFixed(1)} %)`;
+      console.log(`main-thread time: ${line}`);
+      tried.push(line);
+      assert.ok(desktop.ms >= 250, `the desktop's main thread worked ${desktop.ms} ms (the page's script is ~300 ms here)`);
+      held = Math.abs(phone.ms - expected) <= expected * 0.15;
+    }
+    assert.ok(held, `no pair of ${ATTEMPTS} held the phone's main-thread time within 15 % of the desktop's × the rate: ${tried.join(' | ')}`);
   });
 
   test('a slower host reaches the same throttled benchmark with a smaller rate', async () => {
