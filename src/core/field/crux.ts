@@ -214,7 +214,7 @@ export class CruxClient {
   private readonly quota: CruxQuota;
   private readonly answerTimeoutMs: number;
   private readonly failureHoldMs: number;
-  /** Queries sent, by endpoint (tests, /metrics). */
+  /** Queries sent, by endpoint (what the quota test counts; /metrics does not read it). */
   readonly counts = { record: 0, history: 0 };
 
   constructor(private readonly settings: { apiKey: string; baseUrl: string }, private readonly db: Db, private readonly log: CruxLog,
