@@ -57,14 +57,17 @@ after(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-/** Lighthouse's BenchmarkIndex in `p` under `rate`, measured now: the median of three runs (3 s; one run varies by ~10 %). */
-async function benchmarkAt(p: Page, rate: number): Promise<number> {
+/**
+ * Lighthouse's BenchmarkIndex in `p` under `rate`, measured now: the median of `runs` runs (about 1 s each; one run
+ * varies by up to 20 % here, and a throttled one most).
+ */
+async function benchmarkAt(p: Page, rate: number, runs = 3): Promise<number> {
   const session = await p.createCDPSession();
   try {
     await session.send('Emulation.setCPUThrottlingRate', { rate });
-    const runs: number[] = [];
-    for (let i = 0; i < 3; i++) runs.push(await p.evaluate(pageFunctions.computeBenchmarkIndex));
-    return runs.sort((x, y) => x - y)[1]!;
+    const read: number[] = [];
+    for (let i = 0; i < runs; i++) read.push(await p.evaluate(pageFunctions.computeBenchmarkIndex));
+    return read.sort((x, y) => x - y)[Math.floor(runs / 2)]!;
   } finally {
     await session.send('Emulation.setCPUThrottlingRate', { rate: 1 }).catch(() => undefined);
     await session.detach().catch(() => undefined);
@@ -74,23 +77,26 @@ async function benchmarkAt(p: Page, rate: number): Promise<number> {
 describe('a phone\'s CPU, calibrated on this host', () => {
   test('the benchmark measured again under each calibrated rate is within 10 % of its target', async () => {
     assert.ok(calibration.hostIndex > MID * 1.2, `this host (benchmark ${calibration.hostIndex}) must be faster than a mid-tier phone`);
-    // This machine's own speed moves by up to ~10 % from one moment to the next (a VM's CPU): as the agent does when its
-    // reading moves, a calibration is made again before it is judged, at most ATTEMPTS times.
+    // This machine's own speed moves from one moment to the next (a VM's CPU; a clean-clone run read the host as 2,320
+    // in one calibration and 3,011 moments later): as the agent does when its reading moves, a calibration is made
+    // again before a target is judged, at most ATTEMPTS times. Each target is its own calibration (a rate of its own,
+    // found by its own runs), so each must be met by one of them; a rate that did not slow the page never is.
     const tried: string[] = [];
-    let held = false;
-    for (let attempt = 0; attempt < ATTEMPTS && !held; attempt++) {
+    const held = new Set<number>();
+    for (let attempt = 0; attempt < ATTEMPTS && held.size < 2; attempt++) {
       const made = attempt === 0 ? calibration : (await calibrateCpu(page, [MID, LOW]))!;
       const again = [];
-      for (const s of made.settings) {
+      for (const s of made.settings.filter((s) => !held.has(s.target))) {
         assert.equal(s.reachable, true, `target ${s.target}`);
         assert.ok(s.rate > 1, `target ${s.target}: rate ${s.rate}`);
-        again.push({ s, measured: await benchmarkAt(page, s.rate) });
+        const measured = await benchmarkAt(page, s.rate, 5);
+        again.push(`${s.target}: ${Math.round(measured)} at rate ${s.rate}`);
+        if (Math.abs(measured - s.target) <= s.target * 0.1) held.add(s.target);
       }
-      tried.push(again.map(({ s, measured }) => `${s.target}: ${Math.round(measured)} at rate ${s.rate}`).join(', '));
-      held = again.every(({ s, measured }) => Math.abs(measured - s.target) <= s.target * 0.1);
+      tried.push(again.join(', '));
     }
     console.log(`measured again: ${tried.join(' | ')}`);
-    assert.ok(held, `no calibration of ${ATTEMPTS} held within 10 %: ${tried.join(' | ')}`);
+    assert.deepEqual([...held].sort((a, b) => b - a), [MID, LOW], `no calibration of ${ATTEMPTS} held within 10 %: ${tried.join(' | ')}`);
   });
 
   test('a page\'s fixed script work takes the desktop\'s main-thread time × the rate as a mid-tier phone (within 15 %)', async () => {

@@ -62,7 +62,11 @@ describe('lab beside field with a real browser', () => {
           const page = await browser.newPage();
           await page.setViewport({ width: 1200, height: 800 });
           await page.goto(`${url}?hold=${FIELD_HOLD_MS}`, { waitUntil: 'load' });
-          await page.waitForFunction('document.getElementById("hero").complete');
+          // The image's own LCP entry, not just its bytes: hidden before the frame that paints it, the page's LCP would
+          // rightly be the text's, painted long before the hold ended.
+          await page.evaluate(`new Promise((resolve) => new PerformanceObserver((list, observer) => {
+            if (list.getEntries().some((e) => e.element && e.element.id === 'hero')) { observer.disconnect(); resolve(); }
+          }).observe({ type: 'largest-contentful-paint', buffered: true }))`);
           const other = await browser.newPage();
           await other.bringToFront();
           await page.waitForFunction('document.visibilityState === "hidden"');
