@@ -35,7 +35,7 @@ legend{font-weight:650;padding:0 4px}
 .ok{background:#e7f6ec;border:1px solid #b5e2c4;color:#0b5a2c;border-radius:8px;padding:10px 14px;margin:0 0 14px}
 .signin{max-width:420px;margin:40px auto}.signin h1{text-align:center}
 .signin .card{margin-bottom:16px}.signin h2{font-size:16px}
-.tablewrap{overflow-x:auto}
+.tablewrap{overflow-x:auto;position:relative}
 /* A box that scrolls sideways (client script: .scrolls, named and focusable) shades the edge its content goes on past:
    the white covers scroll with the content, the shades stay at the box's edges. */
 .scrolls{background:linear-gradient(90deg,#fff 40%,#fff0) 0 0/32px 100% no-repeat local,linear-gradient(270deg,#fff 40%,#fff0) 100% 0/32px 100% no-repeat local,
@@ -59,7 +59,7 @@ table.list td,table.list th{white-space:nowrap}table.list td.url{white-space:nor
 /* A rated figure's cell (screens/figures.ts ratedCell): the report's Web Vitals colours */
 .lab-field h3{margin-top:0}table.list.lf-table{max-width:44rem}table.list.lf-table th{white-space:normal}table.list.lf-table th.lf-name{text-transform:none;font-size:14px;color:var(--ink);letter-spacing:0;font-weight:600}
 table.list.lf-table .lf-verdict td{white-space:normal}
-table.list.field-alerts-table td.wraps{white-space:normal;min-width:11em}.field-alerts-line{margin:-4px 0 12px}
+table.list.field-alerts-table td.wraps,table.list.field-alert-events td.wraps{white-space:normal;min-width:11em}.field-alerts-line{margin:-4px 0 12px}
 .lf-table .lf-metric+.lf-metric{border-top:1px solid var(--line)}.lf-table .lf-metric td,.lf-table .lf-metric th{border-bottom:0}
 .lf-n{display:block;font-size:.8em;color:var(--muted)}table.list td .lf-n{white-space:normal;min-width:7em}.lf-verdict td{padding-top:0;font-size:.92em}
 .lf-flag.lf-lab-better,.lf-flag.lf-lab-worse{display:block;border-left:3px solid var(--ok);padding-left:.5rem}.lf-flag.lf-lab-worse{border-left-color:var(--poor)}

@@ -188,6 +188,9 @@ export function fieldSteps(state: () => SuiteState): void {
     assert.match(await textOf(page, '.field-alerts-line'), /1 alert condition, 1 triggered/);
     await clickAndWait(page, aria('Alerts', 'link'));
     assert.match(await textOf(page, '.field-alerts-table'), /Triggered since/);
+    assert.match(await textOf(page, '.field-alert-events'), /Triggered\s*LCP p75 > 1 ms, mobile/);
+    // With a condition (its Delete column's hidden heading) and a change listed: neither may widen the page at 375 px.
+    await checkScreen(page, 'field alerts, a condition triggered');
     page.once('dialog', (d) => void d.accept());
     await clickAndWait(page, 'main .field-alerts-table button');
     assert.match(await textOf(page, 'main'), /No alert conditions yet/);
