@@ -29,10 +29,14 @@ import { CHROME } from '../helpers/run-spec.js';
 
 const MID = 1000;
 const LOW = 264;
-/** Calibrations made before a check is judged: this VM's speed moves by up to ~10 % between moments. */
-const ATTEMPTS = 4;
+/**
+ * Calibrations made before a check is judged: this VM's speed moves by up to a third between seconds, and one in two
+ * or three calibrations of the low-tier phone missed in clean-clone runs (264 read as 177, then 395, then 258); six
+ * leave one failing run in 64 when half of them miss, and an attempt costs only when the one before missed.
+ */
+const ATTEMPTS = 6;
 /** The slowed host's benchmark is noisier (its stop/run cycle is kept by timers): more calibrations before it is judged. */
-const SLOWED_ATTEMPTS = 6;
+const SLOWED_ATTEMPTS = 8;
 
 let site: FixtureSite;
 let browser: Browser;
