@@ -6,11 +6,12 @@
  * - a page with a fixed amount of script work (fixture /cpu-work) loaded as a desktop and as a mid-tier phone: the
  *   phone's main-thread time is the desktop's × the calibrated rate, within 15 %;
  * - two hosts of different speed (the second browser really slowed: its processes stopped half of every 20 ms, as a
- *   CPU shared with another machine would be) reach the same throttled benchmark, within 10 %, with different rates.
+ *   CPU shared with another machine would be) each reach the target benchmark within 10 %, with different rates.
  * This VM's speed moves by up to a third from one second to the next (a clean-clone run re-measured a rate calibrated
  * for 1000 as 632, the median of five runs), so a check is judged after a fresh calibration, up to ATTEMPTS times
  * (SLOWED_ATTEMPTS for the slowed host, whose stop/run cycle is noisier), as the agent calibrates again when its
- * reading moves; each target, and each host, on its own calibrations. Alone: the figures are the machine's, and another test's load beside them would be in them.
+ * reading moves; each target, and each host, on its own calibrations. Alone: the figures are the machine's, and
+ * another test's load beside them would be in them.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
