@@ -17,7 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
 import { buildFieldSnippet, SNIPPET_LIMIT } from '../../scripts/build-field-snippet.js';
-import { PAGES, startFieldFixture, type FieldFixture } from '../fixtures/field/site.js';
+import { heroPainted, hideByAnotherTab, PAGES, startFieldFixture, type FieldFixture } from '../fixtures/field/site.js';
 import { launchBrowser } from '../helpers/browser.js';
 
 /** One frame at 60 Hz: what a time read in the page may be off by against the server's own clock. */
@@ -71,14 +71,6 @@ describe('the field snippet in Chromium', () => {
     return what();
   }
 
-  /** Hide a page: another tab to the front (closed again once the page says it is hidden). */
-  async function hide(page: Page): Promise<void> {
-    const other = await browser.newPage();
-    await other.bringToFront();
-    await page.waitForFunction('document.visibilityState === "hidden"');
-    await other.close();
-  }
-
   async function open(site: Variant, name: string, o: { query?: string; setup?: string[]; viewport?: { width: number; height: number } } = {}): Promise<Page> {
     const page = await browser.newPage();
     await page.setViewport(o.viewport ?? { width: 1200, height: 800 });
@@ -116,8 +108,8 @@ describe('the field snippet in Chromium', () => {
     await page.waitForFunction('document.getElementById("hero").complete');
     lag.disable();
     const lagMs = lag.max / 1e6;
-    await sleep(200);
-    await hide(page);
+    await heroPainted(page);
+    await hideByAnotherTab(page);
     const [beacon] = await waitFor(() => beaconsOf('main', 'lcp'), 1);
     await page.close();
     assert.ok(beacon, 'a beacon came');
@@ -165,7 +157,7 @@ describe('the field snippet in Chromium', () => {
     const page = await open('main', 'cls', { viewport: PAGES.cls.viewport });
     await page.waitForSelector('.banner');
     await sleep(200);
-    await hide(page);
+    await hideByAnotherTab(page);
     const [beacon] = await waitFor(() => beaconsOf('main', 'cls'), 1);
     await page.close();
     const cls = beacon?.body.cls;
@@ -184,7 +176,7 @@ describe('the field snippet in Chromium', () => {
     await page.goBack();
     assert.equal(await page.evaluate('window.__restored'), true, 'the page came back from the back-forward cache');
     await sleep(200);
-    await hide(page);
+    await hideByAnotherTab(page);
     const beacons = await waitFor(() => beaconsOf('main', 'a'), 2);
     await page.close();
     assert.deepEqual(beacons.map((b) => b.body.nav), ['navigate', 'back-forward-cache']);
@@ -194,11 +186,11 @@ describe('the field snippet in Chromium', () => {
     const page = await open('main', 'plain', { query: '?q=secret#frag' });
     await sleep(100);
     assert.deepEqual(await page.evaluate('[document.cookie, localStorage.length, sessionStorage.length]'), ['', 0, 0]);
-    await hide(page);
+    await hideByAnotherTab(page);
     await waitFor(() => beaconsOf('main', 'plain'), 1);
     await page.bringToFront();
     await page.waitForFunction('document.visibilityState === "visible"');
-    await hide(page);
+    await hideByAnotherTab(page);
     await sleep(300);
     const beacons = beaconsOf('main', 'plain');
     assert.equal(beacons.length, 1, 'one beacon');
@@ -211,7 +203,7 @@ describe('the field snippet in Chromium', () => {
 
     const kept = await open('keep', 'plain', { query: '?q=kept#frag' });
     await sleep(100);
-    await hide(kept);
+    await hideByAnotherTab(kept);
     const [k] = await waitFor(() => beaconsOf('keep', 'plain'), 1);
     await kept.close();
     assert.equal(k?.body.url, `${fx.siteOrigin}/keep/plain?q=kept`);
@@ -221,7 +213,7 @@ describe('the field snippet in Chromium', () => {
     const out = await open('none', 'plain-sample', { setup: [COUNT_SNIPPET_CALLS] });
     await sleep(300);
     assert.equal(await out.evaluate('window.__snippetCalls'), 0, 'no observer or listener of the snippet');
-    await hide(out);
+    await hideByAnotherTab(out);
     await sleep(500);
     await out.close();
     assert.equal(beaconsOf('none', 'plain-sample').length, 0);
@@ -230,7 +222,7 @@ describe('the field snippet in Chromium', () => {
     const inn = await open('main', 'plain-sample', { setup: [COUNT_SNIPPET_CALLS] });
     await sleep(300);
     assert.ok((await inn.evaluate('window.__snippetCalls')) as number > 0, 'the count sees the snippet when it measures');
-    await hide(inn);
+    await hideByAnotherTab(inn);
     await waitFor(() => beaconsOf('main', 'plain-sample'), before + 1);
     await inn.close();
     assert.equal(beaconsOf('main', 'plain-sample').length, before + 1);
@@ -241,14 +233,14 @@ describe('the field snippet in Chromium', () => {
     await sleep(300);
     assert.equal(await honoured.evaluate('navigator.globalPrivacyControl'), true);
     assert.equal(await honoured.evaluate('window.__snippetCalls'), 0);
-    await hide(honoured);
+    await hideByAnotherTab(honoured);
     await sleep(500);
     await honoured.close();
     assert.equal(beaconsOf('main', 'plain-gpc').length, 0);
 
     const ignored = await open('nogpc', 'plain-gpc', { setup: [GPC] });
     await sleep(100);
-    await hide(ignored);
+    await hideByAnotherTab(ignored);
     const beacons = await waitFor(() => beaconsOf('nogpc', 'plain-gpc'), 1);
     await ignored.close();
     assert.equal(beacons.length, 1);
